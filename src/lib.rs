@@ -1,0 +1,53 @@
+//! # xla-shape
+//!
+//! XLA's shape data model in pure Rust: read, check, convert and reason
+//! about XLA shapes without linking XLA.
+//!
+//! - [`proto`]: the wire types of `xla/xla_data.proto` (prost), holding
+//!   anything that is on the wire;
+//! - [`Shape`], [`ArrayShape`], [`Layout`], [`Tile`], [`SplitConfig`],
+//!   [`ProgramShape`], [`ShapeIndex`], [`PrimitiveType`]: validated types.
+//!   Converting a proto into them runs XLA's `FromProto` and validation,
+//!   with XLA's error messages; converting back is XLA's `ToProto`, and the
+//!   encoding is byte-identical to XLA's.
+//!
+//! XLA itself (jaxlib 0.10.2) is the reference for every behaviour; the
+//! deliberate differences are listed in `docs/differences.md`.
+//!
+//! ```
+//! use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape, Tile};
+//!
+//! // bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}, as a TPU stores it.
+//! let layout = Layout::new([3, 2, 0, 1])
+//!     .with_tiles(vec![Tile::new([8, 128])?, Tile::new([2, 1])?]);
+//! let shape = Shape::from(
+//!     ArrayShape::new(PrimitiveType::Bf16, [8, 1, 1280, 16384])?.with_layout(Some(layout))?,
+//! );
+//! assert_eq!(shape.to_string(), "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}");
+//!
+//! // Its ShapeProto bytes are what XLA writes, and decode back to it.
+//! let bytes = shape.to_proto_bytes();
+//! assert_eq!(bytes.len(), 41);
+//! assert_eq!(Shape::from_proto_bytes(&bytes)?, shape);
+//!
+//! // Invalid input is rejected with XLA's message.
+//! let err = Shape::from_proto_bytes(&[0x10, 0x0b, 0x1a, 0x01, 0x7f, 0x2a, 0x02, 0x0a, 0x00]);
+//! assert_eq!(
+//!     err.unwrap_err().to_string(),
+//!     "layout minor_to_major field contains 0 elements, but shape has 1 dimensions: {}; shape: f32[127]"
+//! );
+//! # Ok::<(), xla_shape::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod error;
+mod model;
+pub mod proto;
+mod text;
+
+pub use error::{Error, ErrorKind, Location, Result};
+pub use model::{
+    ArrayShape, Layout, LayoutEqual, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape,
+    ShapeEqual, ShapeIndex, SplitConfig, Tile,
+};

@@ -1,0 +1,351 @@
+//! [`Layout`]: how an array's elements are placed in memory.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+use crate::model::primitive_type::PrimitiveType;
+use crate::model::shape::Shape;
+use crate::model::tile::{SplitConfig, Tile};
+
+/// An array layout (XLA's `Layout`): the minor-to-major dimension order and
+/// the optional attributes printed in HLO text as
+/// `{minor_to_major:T(tiles)L(n)#(t)*(t)E(n)S(n)SC(...)P(shape)M(n)}`.
+///
+/// A `Layout` on its own holds what XLA's `Layout` holds; whether it fits a
+/// shape (right length, a permutation, no sparse-only attributes, valid
+/// tiles) is checked when it is put on a [`Shape`], with XLA's messages.
+///
+/// ```
+/// use xla_shape::{Layout, Tile};
+/// let l = Layout::new([1, 0])
+///     .with_tiles(vec![Tile::new([8, 128]).unwrap(), Tile::new([2, 1]).unwrap()])
+///     .with_memory_space(1);
+/// assert_eq!(l.to_string(), "{1,0:T(8,128)(2,1)S(1)}");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub(crate) minor_to_major: Vec<i64>,
+    pub(crate) tiles: Vec<Tile>,
+    pub(crate) tail_padding_alignment_in_elements: i64,
+    pub(crate) index_primitive_type: PrimitiveType,
+    pub(crate) pointer_primitive_type: PrimitiveType,
+    pub(crate) element_size_in_bits: i64,
+    pub(crate) memory_space: i64,
+    pub(crate) split_configs: Vec<SplitConfig>,
+    pub(crate) physical_shape: Option<Box<Shape>>,
+    pub(crate) dynamic_shape_metadata_prefix_bytes: i64,
+}
+
+impl Default for Layout {
+    /// XLA's `Layout()`: empty minor_to_major, alignment 1, nothing else.
+    fn default() -> Self {
+        Layout {
+            minor_to_major: Vec::new(),
+            tiles: Vec::new(),
+            tail_padding_alignment_in_elements: 1,
+            index_primitive_type: PrimitiveType::Invalid,
+            pointer_primitive_type: PrimitiveType::Invalid,
+            element_size_in_bits: 0,
+            memory_space: 0,
+            split_configs: Vec::new(),
+            physical_shape: None,
+            dynamic_shape_metadata_prefix_bytes: 0,
+        }
+    }
+}
+
+impl Layout {
+    /// XLA's memory space 0 (`kDefaultMemorySpace`).
+    pub const DEFAULT_MEMORY_SPACE: i64 = 0;
+    /// XLA's `kGenericFastMemorySpace`.
+    pub const GENERIC_FAST_MEMORY_SPACE: i64 = 1;
+    /// XLA's `kHostMemorySpace`.
+    pub const HOST_MEMORY_SPACE: i64 = 5;
+
+    /// A layout with this minor-to-major order and no other attribute.
+    pub fn new(minor_to_major: impl Into<Vec<i64>>) -> Self {
+        Layout {
+            minor_to_major: minor_to_major.into(),
+            ..Layout::default()
+        }
+    }
+
+    /// With these tiles (replacing any).
+    pub fn with_tiles(mut self, tiles: Vec<Tile>) -> Self {
+        self.tiles = tiles;
+        self
+    }
+
+    /// With `L(n)`: the element count after tiling is padded to a multiple
+    /// of `n`.
+    ///
+    /// # Errors
+    ///
+    /// `n < 1` (XLA aborts: `Check failed: value >= 1`).
+    pub fn with_tail_padding_alignment_in_elements(mut self, n: i64) -> Result<Self> {
+        if n < 1 {
+            return Err(Error::invalid_argument(format!(
+                "tail_padding_alignment_in_elements must be >= 1, got {n} (XLA: Check failed: value >= 1)"
+            )));
+        }
+        self.tail_padding_alignment_in_elements = n;
+        Ok(self)
+    }
+
+    /// With `#(t)`, the index type of a sparse array (`Invalid` = none).
+    pub fn with_index_primitive_type(mut self, t: PrimitiveType) -> Self {
+        self.index_primitive_type = t;
+        self
+    }
+
+    /// With `*(t)`, the pointer type of a sparse array (`Invalid` = none).
+    pub fn with_pointer_primitive_type(mut self, t: PrimitiveType) -> Self {
+        self.pointer_primitive_type = t;
+        self
+    }
+
+    /// With `E(n)`: bits per element in memory (0 = natural size).
+    pub fn with_element_size_in_bits(mut self, bits: i64) -> Self {
+        self.element_size_in_bits = bits;
+        self
+    }
+
+    /// With `S(n)`: the memory space.
+    pub fn with_memory_space(mut self, memory_space: i64) -> Self {
+        self.memory_space = memory_space;
+        self
+    }
+
+    /// With these split configs (replacing any).
+    pub fn with_split_configs(mut self, split_configs: Vec<SplitConfig>) -> Self {
+        self.split_configs = split_configs;
+        self
+    }
+
+    /// With `P(shape)`, the physical shape of a sparse array.
+    pub fn with_physical_shape(mut self, shape: Option<Shape>) -> Self {
+        self.physical_shape = shape.map(Box::new);
+        self
+    }
+
+    /// With `M(n)`: bytes of dynamic-shape metadata before the data.
+    pub fn with_dynamic_shape_metadata_prefix_bytes(mut self, bytes: i64) -> Self {
+        self.dynamic_shape_metadata_prefix_bytes = bytes;
+        self
+    }
+
+    /// Logical dimension numbers, most minor first.
+    pub fn minor_to_major(&self) -> &[i64] {
+        &self.minor_to_major
+    }
+
+    /// The tiles, in the order they are applied.
+    pub fn tiles(&self) -> &[Tile] {
+        &self.tiles
+    }
+
+    /// `L(n)`; 1 when not set.
+    pub fn tail_padding_alignment_in_elements(&self) -> i64 {
+        self.tail_padding_alignment_in_elements
+    }
+
+    /// `#(t)`; `Invalid` when not set.
+    pub fn index_primitive_type(&self) -> PrimitiveType {
+        self.index_primitive_type
+    }
+
+    /// `*(t)`; `Invalid` when not set.
+    pub fn pointer_primitive_type(&self) -> PrimitiveType {
+        self.pointer_primitive_type
+    }
+
+    /// `E(n)`; 0 (natural size) when not set.
+    pub fn element_size_in_bits(&self) -> i64 {
+        self.element_size_in_bits
+    }
+
+    /// `S(n)`; 0 when not set.
+    pub fn memory_space(&self) -> i64 {
+        self.memory_space
+    }
+
+    /// The split configs.
+    pub fn split_configs(&self) -> &[SplitConfig] {
+        &self.split_configs
+    }
+
+    /// `P(shape)`, if any.
+    pub fn physical_shape(&self) -> Option<&Shape> {
+        self.physical_shape.as_deref()
+    }
+
+    /// `M(n)`; 0 when not set.
+    pub fn dynamic_shape_metadata_prefix_bytes(&self) -> i64 {
+        self.dynamic_shape_metadata_prefix_bytes
+    }
+
+    /// Mutable access to the minor-to-major order (validity is checked
+    /// again when the layout is put on a shape).
+    pub fn minor_to_major_mut(&mut self) -> &mut Vec<i64> {
+        &mut self.minor_to_major
+    }
+
+    /// Mutable access to the tiles.
+    pub fn tiles_mut(&mut self) -> &mut Vec<Tile> {
+        &mut self.tiles
+    }
+
+    /// Mutable access to the split configs.
+    pub fn split_configs_mut(&mut self) -> &mut Vec<SplitConfig> {
+        &mut self.split_configs
+    }
+
+    /// XLA's `Layout::DeleteDimension`: removes logical dimension `d` from
+    /// minor_to_major and renumbers the dimensions above it. Other
+    /// attributes are kept.
+    ///
+    /// # Panics
+    ///
+    /// If `d` is not in minor_to_major's index range (XLA CHECK-fails).
+    pub fn delete_dimension(&mut self, d: i64) {
+        assert!(
+            d >= 0 && (d as usize) < self.minor_to_major.len(),
+            "delete_dimension: {d} is out of range for {self}"
+        );
+        self.minor_to_major.retain(|&x| x != d);
+        for x in &mut self.minor_to_major {
+            if *x > d {
+                *x -= 1;
+            }
+        }
+    }
+
+    /// Equality under `options` (XLA's `Layout::Equal`).
+    pub fn equal_with(&self, other: &Layout, options: &LayoutEqual) -> bool {
+        self.minor_to_major == other.minor_to_major
+            && (options.ignore_tiles || self.tiles == other.tiles)
+            && (options.ignore_tail_padding_alignment_in_elements
+                || self.tail_padding_alignment_in_elements
+                    == other.tail_padding_alignment_in_elements)
+            && (options.ignore_index_primitive_type
+                || self.index_primitive_type == other.index_primitive_type)
+            && (options.ignore_pointer_primitive_type
+                || self.pointer_primitive_type == other.pointer_primitive_type)
+            && (options.ignore_element_size
+                || self.element_size_in_bits == other.element_size_in_bits)
+            && (options.ignore_memory_space || self.memory_space == other.memory_space)
+            && (options.ignore_split_configs || self.split_configs == other.split_configs)
+            && (options.ignore_physical_shape || self.physical_shape == other.physical_shape)
+    }
+}
+
+impl PartialEq for Layout {
+    /// XLA's `Layout::operator==`: every attribute except `M(n)`
+    /// (`dynamic_shape_metadata_prefix_bytes`), which XLA never compares.
+    fn eq(&self, other: &Self) -> bool {
+        self.equal_with(other, &LayoutEqual::default())
+    }
+}
+
+impl Eq for Layout {}
+
+impl std::hash::Hash for Layout {
+    /// Hashes what XLA's `AbslHashValue` hashes (not the physical shape,
+    /// not `M(n)`), so equal layouts hash equally.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.minor_to_major.hash(state);
+        self.tiles.hash(state);
+        self.element_size_in_bits.hash(state);
+        self.index_primitive_type.hash(state);
+        self.pointer_primitive_type.hash(state);
+        self.memory_space.hash(state);
+        self.split_configs.hash(state);
+        self.tail_padding_alignment_in_elements.hash(state);
+    }
+}
+
+impl fmt::Display for Layout {
+    /// XLA's `Layout::ToString`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        crate::text::printer::write_layout(&mut s, self);
+        f.write_str(&s)
+    }
+}
+
+/// The options of XLA's `Layout::Equal`: which attributes to skip.
+/// `minor_to_major` is always compared.
+///
+/// ```
+/// use xla_shape::{Layout, LayoutEqual, Tile};
+/// let a = Layout::new([0, 1, 2]).with_tiles(vec![Tile::new([42, 44]).unwrap()]);
+/// let b = Layout::new([0, 1, 2]);
+/// assert_ne!(a, b);
+/// assert!(a.equal_with(&b, &LayoutEqual::default().ignore_tiles()));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayoutEqual {
+    ignore_tiles: bool,
+    ignore_tail_padding_alignment_in_elements: bool,
+    ignore_index_primitive_type: bool,
+    ignore_pointer_primitive_type: bool,
+    ignore_element_size: bool,
+    ignore_memory_space: bool,
+    ignore_split_configs: bool,
+    ignore_physical_shape: bool,
+}
+
+impl LayoutEqual {
+    /// XLA's `IgnoreTiles`.
+    pub fn ignore_tiles(mut self) -> Self {
+        self.ignore_tiles = true;
+        self
+    }
+    /// XLA's `IgnoreTailPaddingAlignmentInElements`.
+    pub fn ignore_tail_padding_alignment_in_elements(mut self) -> Self {
+        self.ignore_tail_padding_alignment_in_elements = true;
+        self
+    }
+    /// XLA's `IgnoreIndexPrimitiveType`.
+    pub fn ignore_index_primitive_type(mut self) -> Self {
+        self.ignore_index_primitive_type = true;
+        self
+    }
+    /// XLA's `IgnorePointerPrimitiveType`.
+    pub fn ignore_pointer_primitive_type(mut self) -> Self {
+        self.ignore_pointer_primitive_type = true;
+        self
+    }
+    /// XLA's `IgnoreElementSize`.
+    pub fn ignore_element_size(mut self) -> Self {
+        self.ignore_element_size = true;
+        self
+    }
+    /// XLA's `IgnoreMemorySpace`.
+    pub fn ignore_memory_space(mut self) -> Self {
+        self.ignore_memory_space = true;
+        self
+    }
+    /// XLA's `IgnoreSplitConfigs`.
+    pub fn ignore_split_configs(mut self) -> Self {
+        self.ignore_split_configs = true;
+        self
+    }
+    /// XLA's `IgnorePhysicalShape`.
+    pub fn ignore_physical_shape(mut self) -> Self {
+        self.ignore_physical_shape = true;
+        self
+    }
+    /// XLA's `MinorToMajorOnly`: ignores tiles, index and pointer types,
+    /// memory space, physical shape, element size and tail padding, but
+    /// (as upstream) **not** split configs.
+    pub fn minor_to_major_only(self) -> Self {
+        self.ignore_tiles()
+            .ignore_index_primitive_type()
+            .ignore_pointer_primitive_type()
+            .ignore_memory_space()
+            .ignore_physical_shape()
+            .ignore_element_size()
+            .ignore_tail_padding_alignment_in_elements()
+    }
+}

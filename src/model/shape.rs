@@ -1,0 +1,588 @@
+//! [`Shape`] and [`ArrayShape`]: validated XLA shapes.
+
+use std::fmt;
+
+use crate::error::Result;
+use crate::model::layout::{Layout, LayoutEqual};
+use crate::model::primitive_type::PrimitiveType;
+use crate::model::validate;
+
+/// A valid XLA shape (XLA's `Shape`): exactly one of an array, a tuple, a
+/// token, an opaque value or a buffer.
+///
+/// A `Shape` always passes XLA's `ValidateShapeWithOptionalLayout`: its
+/// element types are valid, dimensions are non-negative (or unbounded
+/// dynamic), sizes do not overflow, and every layout fits its array. Invalid
+/// shapes are rejected when they are built, decoded or parsed, with XLA's
+/// message.
+///
+/// `==` is XLA's `Shape::operator==` (layouts compared, `M(n)` ignored);
+/// [`Shape::equal_with`] takes XLA's `Shape::Equal` options.
+///
+/// ```
+/// use xla_shape::{ArrayShape, PrimitiveType, Shape};
+/// let a = ArrayShape::new(PrimitiveType::F32, [2, 3]).unwrap();
+/// let t = Shape::Tuple(vec![Shape::Array(a), Shape::Token]);
+/// assert_eq!(t.to_string(), "(f32[2,3]{1,0}, token[])");
+/// let bytes = t.to_proto_bytes();
+/// assert_eq!(Shape::from_proto_bytes(&bytes).unwrap(), t);
+/// ```
+#[derive(Clone, Debug)]
+pub enum Shape {
+    /// An array: element type, dimensions, optional layout.
+    Array(ArrayShape),
+    /// A tuple of shapes; the empty tuple is XLA's "nil".
+    Tuple(Vec<Shape>),
+    /// `token[]`.
+    Token,
+    /// `opaque[]`.
+    Opaque,
+    /// `b(shape)`: a buffer holding an array.
+    Buffer(Box<Shape>),
+}
+
+/// A valid array shape: element type, dimensions (static, bounded dynamic
+/// or unbounded dynamic), and an optional [`Layout`] that fits them.
+///
+/// ```
+/// use xla_shape::{ArrayShape, Layout, PrimitiveType};
+/// let a = ArrayShape::new(PrimitiveType::Bf16, [8, 128]).unwrap();
+/// assert_eq!(a.dimensions(), [8, 128]);
+/// assert_eq!(a.layout().unwrap().minor_to_major(), [1, 0]);
+/// let err = a.clone().with_layout(Some(Layout::new([1, 1]))).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "layout minor_to_major field has duplicate values: {1, 1}; shape: bf16[8,128]"
+/// );
+/// ```
+#[derive(Clone, Debug)]
+pub struct ArrayShape {
+    pub(crate) element_type: PrimitiveType,
+    pub(crate) dimensions: Vec<i64>,
+    pub(crate) dynamic: Vec<bool>,
+    pub(crate) layout: Option<Layout>,
+}
+
+impl ArrayShape {
+    /// XLA's `Shape::kUnboundedSize`: the size of an unbounded dynamic
+    /// dimension (`?` in HLO text).
+    pub const UNBOUNDED_SIZE: i64 = i64::MIN;
+
+    /// An array of `element_type` with `dimensions` and XLA's default
+    /// (descending, row-major) layout, as `ShapeUtil::MakeValidatedShape`:
+    /// a dimension equal to [`UNBOUNDED_SIZE`](Self::UNBOUNDED_SIZE) is
+    /// unbounded dynamic, every other one static.
+    ///
+    /// # Errors
+    ///
+    /// XLA's messages: `Unsupported element type: TOKEN` for a non-array
+    /// type, `Invalid dimension size -1, is_dynamic=false`, `overflow in
+    /// static extent product: dimes=[...]`.
+    #[doc(alias = "MakeValidatedShape")]
+    pub fn new(element_type: PrimitiveType, dimensions: impl Into<Vec<i64>>) -> Result<Self> {
+        let dimensions = dimensions.into();
+        let dynamic: Vec<bool> = dimensions
+            .iter()
+            .map(|&d| d == Self::UNBOUNDED_SIZE)
+            .collect();
+        Self::with_dynamic_dimensions(element_type, dimensions, dynamic)
+    }
+
+    /// Like [`new`](Self::new), with an explicit dynamic flag per
+    /// dimension (XLA's `MakeValidatedShape(t, dims, dynamic_dims)`).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), and `dynamic dimensions size 1 did not match
+    /// number of dimensions 2` when the lengths differ.
+    pub fn with_dynamic_dimensions(
+        element_type: PrimitiveType,
+        dimensions: impl Into<Vec<i64>>,
+        dynamic: impl Into<Vec<bool>>,
+    ) -> Result<Self> {
+        validate::make_validated_array(element_type, dimensions.into(), dynamic.into())
+    }
+
+    /// An array from all its parts, checked as XLA's
+    /// `ValidateShapeWithOptionalLayout` checks it. `dynamic` is empty (all
+    /// static) or has one flag per dimension.
+    ///
+    /// # Errors
+    ///
+    /// Every rule of XLA's validation, with its message.
+    pub fn from_parts(
+        element_type: PrimitiveType,
+        dimensions: Vec<i64>,
+        dynamic: Vec<bool>,
+        layout: Option<Layout>,
+    ) -> Result<Self> {
+        validate::array_from_parts(element_type, dimensions, dynamic, layout)
+    }
+
+    /// This array with `layout` instead of its own (`None` removes it).
+    ///
+    /// # Errors
+    ///
+    /// The layout does not fit (XLA's `ValidateLayoutForShape` messages).
+    pub fn with_layout(mut self, layout: Option<Layout>) -> Result<Self> {
+        if let Some(l) = &layout {
+            validate::validate_layout_for_array(
+                l,
+                self.element_type,
+                &self.dimensions,
+                &self.dynamic,
+            )?;
+        }
+        self.layout = layout;
+        Ok(self)
+    }
+
+    /// The element type (an array type).
+    pub fn element_type(&self) -> PrimitiveType {
+        self.element_type
+    }
+
+    /// Number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.dimensions.len()
+    }
+
+    /// Dimension sizes in logical order: upper bounds for bounded dynamic
+    /// dimensions, [`UNBOUNDED_SIZE`](Self::UNBOUNDED_SIZE) for unbounded
+    /// ones.
+    pub fn dimensions(&self) -> &[i64] {
+        &self.dimensions
+    }
+
+    /// The size of dimension `i`.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= rank()`.
+    pub fn dimension(&self, i: usize) -> i64 {
+        self.dimensions[i]
+    }
+
+    /// One flag per dimension: true where the dimension is dynamic.
+    pub fn dynamic_dimensions(&self) -> &[bool] {
+        &self.dynamic
+    }
+
+    /// Whether dimension `i` is dynamic.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= rank()`.
+    pub fn is_dynamic_dimension(&self, i: usize) -> bool {
+        self.dynamic[i]
+    }
+
+    /// Whether dimension `i` is static.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= rank()`.
+    pub fn is_static_dimension(&self, i: usize) -> bool {
+        !self.dynamic[i]
+    }
+
+    /// XLA's `is_unbounded_dynamic_dimension`: the size is
+    /// [`UNBOUNDED_SIZE`](Self::UNBOUNDED_SIZE) (the flag is not looked at).
+    ///
+    /// # Panics
+    ///
+    /// If `i >= rank()`.
+    pub fn is_unbounded_dynamic_dimension(&self, i: usize) -> bool {
+        self.dimensions[i] == Self::UNBOUNDED_SIZE
+    }
+
+    /// XLA's `is_bounded_dynamic_dimension`: dynamic with an upper bound.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= rank()`.
+    pub fn is_bounded_dynamic_dimension(&self, i: usize) -> bool {
+        self.dynamic[i] && self.dimensions[i] != Self::UNBOUNDED_SIZE
+    }
+
+    /// The layout, if the array has one.
+    pub fn layout(&self) -> Option<&Layout> {
+        self.layout.as_ref()
+    }
+
+    /// Whether the array has a layout.
+    pub fn has_layout(&self) -> bool {
+        self.layout.is_some()
+    }
+
+    /// Removes the layout.
+    pub fn clear_layout(&mut self) {
+        self.layout = None;
+    }
+
+    /// No dynamic dimension.
+    pub fn is_static(&self) -> bool {
+        !self.dynamic.iter().any(|&d| d)
+    }
+
+    fn equal_with(&self, other: &ArrayShape, o: &ShapeEqual) -> bool {
+        if !o.ignore_element_type {
+            let same = if o.ignore_fp_precision {
+                (self.element_type.is_floating_point() && other.element_type.is_floating_point())
+                    || self.element_type == other.element_type
+            } else {
+                self.element_type == other.element_type
+            };
+            if !same {
+                return false;
+            }
+        }
+        if self.rank() != other.rank() {
+            return false;
+        }
+        if !o.ignore_dimensions {
+            for (&a, &b) in self.dimensions.iter().zip(&other.dimensions) {
+                if o.ignore_dynamic_dimension
+                    && (a == Self::UNBOUNDED_SIZE || b == Self::UNBOUNDED_SIZE)
+                {
+                    continue;
+                }
+                if a != b {
+                    return false;
+                }
+            }
+        }
+        if !o.ignore_layout {
+            match (&self.layout, &other.layout) {
+                (None, None) => {}
+                (Some(a), Some(b)) => {
+                    if !a.equal_with(b, &o.layout_options()) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        o.ignore_dynamic_dimension || self.dynamic == other.dynamic
+    }
+}
+
+impl Shape {
+    /// The element type field of this shape's proto: the array's element
+    /// type, or `Tuple`, `Token`, `OpaqueType`, `Buffer`.
+    pub fn element_type(&self) -> PrimitiveType {
+        match self {
+            Shape::Array(a) => a.element_type,
+            Shape::Tuple(_) => PrimitiveType::Tuple,
+            Shape::Token => PrimitiveType::Token,
+            Shape::Opaque => PrimitiveType::OpaqueType,
+            Shape::Buffer(_) => PrimitiveType::Buffer,
+        }
+    }
+
+    /// Whether this is an array.
+    pub fn is_array(&self) -> bool {
+        matches!(self, Shape::Array(_))
+    }
+
+    /// Whether this is a tuple.
+    pub fn is_tuple(&self) -> bool {
+        matches!(self, Shape::Tuple(_))
+    }
+
+    /// Whether this is `token[]`.
+    pub fn is_token(&self) -> bool {
+        matches!(self, Shape::Token)
+    }
+
+    /// Whether this is `opaque[]`.
+    pub fn is_opaque(&self) -> bool {
+        matches!(self, Shape::Opaque)
+    }
+
+    /// Whether this is a buffer.
+    pub fn is_buffer(&self) -> bool {
+        matches!(self, Shape::Buffer(_))
+    }
+
+    /// The array, if this is one.
+    pub fn as_array(&self) -> Option<&ArrayShape> {
+        match self {
+            Shape::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The tuple elements, if this is a tuple.
+    pub fn tuple_shapes(&self) -> Option<&[Shape]> {
+        match self {
+            Shape::Tuple(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The shape inside a buffer, if this is one.
+    pub fn buffer_shape(&self) -> Option<&Shape> {
+        match self {
+            Shape::Buffer(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The array's dimensions; empty for every other shape.
+    pub fn dimensions(&self) -> &[i64] {
+        match self {
+            Shape::Array(a) => &a.dimensions,
+            _ => &[],
+        }
+    }
+
+    /// The array's layout; `None` for arrays without one and every other
+    /// shape.
+    pub fn layout(&self) -> Option<&Layout> {
+        self.as_array().and_then(ArrayShape::layout)
+    }
+
+    /// XLA's `is_static`: no dynamic dimension anywhere (tuples: all
+    /// elements static; tokens, opaque and buffers: static).
+    pub fn is_static(&self) -> bool {
+        match self {
+            Shape::Array(a) => a.is_static(),
+            Shape::Tuple(t) => t.iter().all(Shape::is_static),
+            _ => true,
+        }
+    }
+
+    /// `!is_static()`.
+    pub fn is_dynamic(&self) -> bool {
+        !self.is_static()
+    }
+
+    /// XLA's `is_unbounded_dynamic`: some array dimension anywhere is
+    /// unbounded.
+    pub fn is_unbounded_dynamic(&self) -> bool {
+        match self {
+            Shape::Array(a) => a.dimensions.contains(&ArrayShape::UNBOUNDED_SIZE),
+            Shape::Tuple(t) => t.iter().any(Shape::is_unbounded_dynamic),
+            _ => false,
+        }
+    }
+
+    /// XLA's `is_bounded_dynamic`: some array dimension anywhere is bounded
+    /// dynamic.
+    pub fn is_bounded_dynamic(&self) -> bool {
+        match self {
+            Shape::Array(a) => (0..a.rank()).any(|i| a.is_bounded_dynamic_dimension(i)),
+            Shape::Tuple(t) => t.iter().any(Shape::is_bounded_dynamic),
+            _ => false,
+        }
+    }
+
+    /// XLA's `AreAllLeavesIntegers`: every leaf is an integral array (an
+    /// empty tuple: true; PRED, floats, tokens, opaque: false).
+    pub fn are_all_leaves_integers(&self) -> bool {
+        match self {
+            Shape::Tuple(t) => t.iter().all(Shape::are_all_leaves_integers),
+            other => other.element_type().is_integral(),
+        }
+    }
+
+    /// Equality under XLA's `Shape::Equal` options.
+    ///
+    /// ```
+    /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape, ShapeEqual};
+    /// let b = Shape::from(ArrayShape::new(PrimitiveType::F32, [3, 2]).unwrap());
+    /// let a = Shape::from(
+    ///     ArrayShape::new(PrimitiveType::F32, [3, 2]).unwrap()
+    ///         .with_layout(Some(Layout::new([0, 1]))).unwrap(),
+    /// );
+    /// assert_ne!(a, b);
+    /// assert!(a.equal_with(&b, &ShapeEqual::default().ignore_layout()));
+    /// ```
+    pub fn equal_with(&self, other: &Shape, o: &ShapeEqual) -> bool {
+        if let Shape::Tuple(a) = self {
+            return match other {
+                Shape::Tuple(b) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.equal_with(y, o))
+                }
+                _ => false,
+            };
+        }
+        if self.is_buffer() || other.is_buffer() {
+            if !o.ignore_buffer {
+                return match (self, other) {
+                    (Shape::Buffer(a), Shape::Buffer(b)) => a == b,
+                    _ => false,
+                };
+            }
+            // Upstream compares the underlying shapes with default equality.
+            let (a, b) = (
+                self.underlying_buffer_shape(),
+                other.underlying_buffer_shape(),
+            );
+            return a.equal_with(b, &ShapeEqual::default());
+        }
+        match (self, other) {
+            (Shape::Array(a), Shape::Array(b)) => a.equal_with(b, o),
+            (Shape::Array(_), _) => false,
+            _ => self.element_type() == other.element_type(),
+        }
+    }
+}
+
+impl Shape {
+    fn underlying_buffer_shape(&self) -> &Shape {
+        match self {
+            Shape::Buffer(b) => b,
+            other => other,
+        }
+    }
+}
+
+impl PartialEq for Shape {
+    /// XLA's `Shape::operator==` (`Shape::Equal()` with default options).
+    fn eq(&self, other: &Self) -> bool {
+        self.equal_with(other, &ShapeEqual::default())
+    }
+}
+
+impl Eq for Shape {}
+
+impl PartialEq for ArrayShape {
+    /// XLA's `Shape::operator==` on arrays.
+    fn eq(&self, other: &Self) -> bool {
+        self.equal_with(other, &ShapeEqual::default())
+    }
+}
+
+impl Eq for ArrayShape {}
+
+impl From<ArrayShape> for Shape {
+    fn from(a: ArrayShape) -> Self {
+        Shape::Array(a)
+    }
+}
+
+impl fmt::Display for Shape {
+    /// XLA's `ShapeUtil::HumanStringWithLayout` (what `operator<<` prints).
+    /// The alternate form `{:#}` is `ShapeUtil::HumanString`, without layouts.
+    ///
+    /// ```
+    /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape};
+    /// let s = Shape::from(
+    ///     ArrayShape::new(PrimitiveType::F32, [2, 3]).unwrap()
+    ///         .with_layout(Some(Layout::new([0, 1]))).unwrap(),
+    /// );
+    /// assert_eq!(s.to_string(), "f32[2,3]{0,1}");
+    /// assert_eq!(format!("{s:#}"), "f32[2,3]");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        crate::text::printer::write_shape(&mut s, self, !f.alternate());
+        f.write_str(&s)
+    }
+}
+
+impl fmt::Display for ArrayShape {
+    /// As [`Shape`]'s `Display`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        crate::text::printer::write_array(&mut s, self, !f.alternate());
+        f.write_str(&s)
+    }
+}
+
+/// The options of XLA's `Shape::Equal`: what to leave out of a comparison.
+///
+/// ```
+/// use xla_shape::{ArrayShape, PrimitiveType, Shape, ShapeEqual};
+/// let a = Shape::from(ArrayShape::new(PrimitiveType::F32, [4, 3]).unwrap());
+/// let b = Shape::from(ArrayShape::new(PrimitiveType::F16, [4, 3]).unwrap());
+/// assert!(a.equal_with(&b, &ShapeEqual::default().ignore_fp_precision()));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShapeEqual {
+    ignore_layout: bool,
+    ignore_tiles_in_layout: bool,
+    ignore_element_size_in_layout: bool,
+    ignore_memory_space_in_layout: bool,
+    ignore_tail_padding_alignment_in_elements_in_layout: bool,
+    ignore_split_config_in_layout: bool,
+    ignore_element_type: bool,
+    ignore_fp_precision: bool,
+    ignore_dynamic_dimension: bool,
+    ignore_dimensions: bool,
+    ignore_buffer: bool,
+}
+
+macro_rules! shape_equal_option {
+    ($($(#[$doc:meta])* $name:ident;)*) => {
+        impl ShapeEqual {
+            $(
+                $(#[$doc])*
+                pub fn $name(mut self) -> Self {
+                    self.$name = true;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+shape_equal_option! {
+    /// XLA's `IgnoreLayout`.
+    ignore_layout;
+    /// XLA's `IgnoreTilesInLayout`.
+    ignore_tiles_in_layout;
+    /// XLA's `IgnoreElementSizeInLayout`.
+    ignore_element_size_in_layout;
+    /// XLA's `IgnoreMemorySpaceInLayout`.
+    ignore_memory_space_in_layout;
+    /// XLA's `IgnoreTailPaddingAlignmentInElements`.
+    ignore_tail_padding_alignment_in_elements_in_layout;
+    /// XLA's `IgnoreSplitConfigInLayout`.
+    ignore_split_config_in_layout;
+    /// XLA's `IgnoreElementType`.
+    ignore_element_type;
+    /// XLA's `IgnoreFpPrecision`: any two floating types compare equal.
+    ignore_fp_precision;
+    /// XLA's `IgnoreDynamicDimension`: dynamic flags are not compared, and
+    /// a dimension unbounded on either side matches any size.
+    ignore_dynamic_dimension;
+    /// XLA's `IgnoreDimensions` (ranks must still match).
+    ignore_dimensions;
+    /// XLA's `IgnoreBuffer`: a buffer compares as the array inside it.
+    ignore_buffer;
+}
+
+impl ShapeEqual {
+    /// XLA's `MinorToMajorOnlyInLayout`: ignores tiles, element size, memory
+    /// space, tail padding and split configs of layouts.
+    pub fn minor_to_major_only_in_layout(self) -> Self {
+        self.ignore_tiles_in_layout()
+            .ignore_element_size_in_layout()
+            .ignore_memory_space_in_layout()
+            .ignore_tail_padding_alignment_in_elements_in_layout()
+            .ignore_split_config_in_layout()
+    }
+
+    fn layout_options(&self) -> LayoutEqual {
+        let mut l = LayoutEqual::default();
+        if self.ignore_tiles_in_layout {
+            l = l.ignore_tiles();
+        }
+        if self.ignore_element_size_in_layout {
+            l = l.ignore_element_size();
+        }
+        if self.ignore_memory_space_in_layout {
+            l = l.ignore_memory_space();
+        }
+        if self.ignore_tail_padding_alignment_in_elements_in_layout {
+            l = l.ignore_tail_padding_alignment_in_elements();
+        }
+        if self.ignore_split_config_in_layout {
+            l = l.ignore_split_configs();
+        }
+        l
+    }
+}

@@ -1,0 +1,314 @@
+//! XLA's shape validation (`ShapeUtil::ValidateShapeWithOptionalLayout`,
+//! `LayoutUtil::ValidateLayoutForShape`) and the validated constructors
+//! built on it. Messages are XLA's, word for word.
+
+use crate::error::{Error, Result};
+use crate::model::layout::Layout;
+use crate::model::primitive_type::PrimitiveType;
+use crate::model::shape::ArrayShape;
+use crate::proto::LayoutProto;
+use crate::text::printer;
+
+/// What validation needs to know about a layout; implemented for the model
+/// [`Layout`] and for the raw [`LayoutProto`], so one set of rules serves
+/// both the decoder and the constructors.
+pub(crate) trait LayoutFacts {
+    fn minor_to_major(&self) -> &[i64];
+    fn tail_padding_alignment(&self) -> i64;
+    fn has_index_primitive_type(&self) -> bool;
+    fn has_pointer_primitive_type(&self) -> bool;
+    fn has_physical_shape(&self) -> bool;
+    /// XLA's "invalid tiles": some tile is empty or has a 0 bound.
+    fn has_invalid_tiles(&self) -> bool;
+    fn element_size_in_bits(&self) -> i64;
+}
+
+impl LayoutFacts for Layout {
+    fn minor_to_major(&self) -> &[i64] {
+        &self.minor_to_major
+    }
+    fn tail_padding_alignment(&self) -> i64 {
+        self.tail_padding_alignment_in_elements
+    }
+    fn has_index_primitive_type(&self) -> bool {
+        self.index_primitive_type != PrimitiveType::Invalid
+    }
+    fn has_pointer_primitive_type(&self) -> bool {
+        self.pointer_primitive_type != PrimitiveType::Invalid
+    }
+    fn has_physical_shape(&self) -> bool {
+        self.physical_shape.is_some()
+    }
+    fn has_invalid_tiles(&self) -> bool {
+        self.tiles.iter().any(|t| invalid_tile(t.dimensions()))
+    }
+    fn element_size_in_bits(&self) -> i64 {
+        self.element_size_in_bits
+    }
+}
+
+impl LayoutFacts for LayoutProto {
+    fn minor_to_major(&self) -> &[i64] {
+        &self.minor_to_major
+    }
+    fn tail_padding_alignment(&self) -> i64 {
+        // Layout::FromProto reads 0 (absent) as 1 and rejects negatives.
+        match self.tail_padding_alignment_in_elements {
+            0 => 1,
+            n => n,
+        }
+    }
+    fn has_index_primitive_type(&self) -> bool {
+        self.index_primitive_type != 0
+    }
+    fn has_pointer_primitive_type(&self) -> bool {
+        self.pointer_primitive_type != 0
+    }
+    fn has_physical_shape(&self) -> bool {
+        self.physical_shape.is_some()
+    }
+    fn has_invalid_tiles(&self) -> bool {
+        self.tiles.iter().any(|t| invalid_tile(&t.dimensions))
+    }
+    fn element_size_in_bits(&self) -> i64 {
+        self.element_size_in_bits
+    }
+}
+
+fn invalid_tile(bounds: &[i64]) -> bool {
+    bounds.is_empty() || bounds.contains(&0)
+}
+
+/// `ShapeUtil::HumanString` of an array given by its parts (which need not
+/// be valid: messages print what they reject).
+fn human(t: PrimitiveType, dims: &[i64], dynamic: &[bool]) -> String {
+    let mut s = String::new();
+    printer::write_array_parts(&mut s, t, dims, dynamic);
+    s
+}
+
+/// XLA's `ShapeError`: `Shape Error: <message> Shape(<type>): <shape>`.
+pub(crate) fn shape_error(message: &str, t: PrimitiveType, human: &str) -> Error {
+    Error::invalid_shape(format!(
+        "Shape Error: {message} Shape({}): {human}",
+        t.lowercase_name()
+    ))
+}
+
+/// The array rules of XLA's `ValidateNonLayoutProperties`
+/// (`ValidateDimensions`, then `ValidateShapeSize`).
+pub(crate) fn validate_array_dimensions(
+    t: PrimitiveType,
+    dims: &[i64],
+    dynamic: &[bool],
+) -> Result<()> {
+    let mut product: i64 = 1;
+    let mut overflow = false;
+    for (i, &d) in dims.iter().enumerate() {
+        if d == ArrayShape::UNBOUNDED_SIZE {
+            continue;
+        }
+        if d < 0 {
+            return Err(shape_error(
+                &format!("Negative dimension at index {i}: {d}."),
+                t,
+                &human(t, dims, dynamic),
+            ));
+        }
+        match product.checked_mul(d) {
+            Some(p) => product = p,
+            None => overflow = true,
+        }
+    }
+    if overflow {
+        return Err(shape_error(
+            "Dimensions overflow.",
+            t,
+            &human(t, dims, dynamic),
+        ));
+    }
+    let byte_width = t.byte_width().unwrap_or(1);
+    if product.checked_mul(byte_width).is_none() {
+        return Err(Error::invalid_shape(format!(
+            "Shape {} size may overflow int64_t.",
+            human(t, dims, dynamic)
+        )));
+    }
+    Ok(())
+}
+
+fn join(values: &[i64], sep: &str) -> String {
+    let mut s = String::new();
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            s.push_str(sep);
+        }
+        s.push_str(&v.to_string());
+    }
+    s
+}
+
+/// XLA's `LayoutUtil::ValidateLayoutForShape` for an array shape.
+pub(crate) fn validate_layout_for_array(
+    layout: &impl LayoutFacts,
+    t: PrimitiveType,
+    dims: &[i64],
+    dynamic: &[bool],
+) -> Result<()> {
+    let mtm = layout.minor_to_major();
+    let rank = dims.len();
+    let shape = || human(t, dims, dynamic);
+    if mtm.len() != rank {
+        return Err(Error::invalid_layout(format!(
+            "layout minor_to_major field contains {} elements, but shape has {} dimensions: {{{}}}; shape: {}",
+            mtm.len(),
+            rank,
+            join(mtm, ", "),
+            shape()
+        )));
+    }
+    let mut seen = vec![false; rank];
+    for &d in mtm {
+        if d < 0 || d as u64 >= rank as u64 {
+            return Err(Error::invalid_layout(format!(
+                "layout minor_to_major field has out-of-bounds value: {{{}}}; shape: {}",
+                join(mtm, ", "),
+                shape()
+            )));
+        }
+        if std::mem::replace(&mut seen[d as usize], true) {
+            return Err(Error::invalid_layout(format!(
+                "layout minor_to_major field has duplicate values: {{{}}}; shape: {}",
+                join(mtm, ", "),
+                shape()
+            )));
+        }
+    }
+    if layout.tail_padding_alignment() <= 0 {
+        return Err(Error::invalid_layout(format!(
+            "layout tail_padding_alignment_in_elements field is <= 0: {}",
+            layout.tail_padding_alignment()
+        )));
+    }
+    if layout.has_index_primitive_type() {
+        return Err(Error::invalid_layout(format!(
+            "layout has a index_primitive_type, but is not a sparse array: {}",
+            shape()
+        )));
+    }
+    if layout.has_pointer_primitive_type() {
+        return Err(Error::invalid_layout(format!(
+            "layout has a pointer_primitive_type, but is not a sparse array: {}",
+            shape()
+        )));
+    }
+    if layout.has_physical_shape() {
+        return Err(Error::invalid_layout(format!(
+            "layout has a physical_shape, but is not a sparse array: {}",
+            shape()
+        )));
+    }
+    if layout.has_invalid_tiles() {
+        return Err(Error::invalid_layout(format!(
+            "layout has invalid tiles: {}",
+            shape()
+        )));
+    }
+    if layout.element_size_in_bits() < 0 {
+        return Err(Error::invalid_layout(format!(
+            "layout element_size_in_bits field is negative: {}",
+            layout.element_size_in_bits()
+        )));
+    }
+    Ok(())
+}
+
+/// The error for a non-array element type given where an array is needed
+/// (XLA's `MakeValidatedShapeWithDenseLayout` wording).
+pub(crate) fn require_array_type(t: PrimitiveType) -> Result<()> {
+    if t.is_array_type() {
+        Ok(())
+    } else if t == PrimitiveType::Invalid {
+        Err(shape_error("Invalid element type.", t, &human(t, &[], &[])))
+    } else {
+        Err(Error::invalid_argument(format!(
+            "Unsupported element type: {}",
+            t.as_str_name()
+        )))
+    }
+}
+
+/// `ArrayShape::from_parts`: the full `ValidateShapeWithOptionalLayout`.
+pub(crate) fn array_from_parts(
+    t: PrimitiveType,
+    dimensions: Vec<i64>,
+    mut dynamic: Vec<bool>,
+    layout: Option<Layout>,
+) -> Result<ArrayShape> {
+    require_array_type(t)?;
+    if dynamic.is_empty() {
+        dynamic = vec![false; dimensions.len()];
+    } else if dynamic.len() != dimensions.len() {
+        return Err(Error::invalid_argument(format!(
+            "dynamic dimensions size {} did not match number of dimensions {}",
+            dynamic.len(),
+            dimensions.len()
+        )));
+    }
+    validate_array_dimensions(t, &dimensions, &dynamic)?;
+    if let Some(l) = &layout {
+        validate_layout_for_array(l, t, &dimensions, &dynamic)?;
+    }
+    Ok(ArrayShape {
+        element_type: t,
+        dimensions,
+        dynamic,
+        layout,
+    })
+}
+
+/// XLA's `ShapeUtil::MakeValidatedShape(t, dims, dynamic)`: checked
+/// dimensions and the default descending layout.
+pub(crate) fn make_validated_array(
+    t: PrimitiveType,
+    dimensions: Vec<i64>,
+    dynamic: Vec<bool>,
+) -> Result<ArrayShape> {
+    if dynamic.len() != dimensions.len() {
+        return Err(Error::invalid_argument(format!(
+            "dynamic dimensions size {} did not match number of dimensions {}",
+            dynamic.len(),
+            dimensions.len()
+        )));
+    }
+    require_array_type(t)?;
+    let mut product = t.byte_width().unwrap_or(1);
+    let mut overflow = false;
+    for (&d, &dyn_) in dimensions.iter().zip(&dynamic) {
+        if !(d >= 0 || (dyn_ && d == ArrayShape::UNBOUNDED_SIZE)) {
+            return Err(Error::invalid_argument(format!(
+                "Invalid dimension size {d}, is_dynamic={dyn_}"
+            )));
+        }
+        if d != ArrayShape::UNBOUNDED_SIZE {
+            match product.checked_mul(d) {
+                Some(p) => product = p,
+                None => overflow = true,
+            }
+        }
+    }
+    if overflow {
+        return Err(Error::invalid_argument(format!(
+            "overflow in static extent product: dimes=[{}]",
+            join(&dimensions, ",")
+        )));
+    }
+    let rank = dimensions.len() as i64;
+    let layout = Layout::new((0..rank).rev().collect::<Vec<_>>());
+    Ok(ArrayShape {
+        element_type: t,
+        dimensions,
+        dynamic,
+        layout: Some(layout),
+    })
+}

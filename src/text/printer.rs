@@ -1,0 +1,224 @@
+//! XLA's printed forms: `ShapeUtil::HumanString(WithLayout)`,
+//! `Layout::ToString`, `Tile::ToString`, `SplitConfig::ToString` and the
+//! program-shape string. Everything appends to a `String` without going
+//! through `fmt`, which keeps printing a shape in the tens of nanoseconds.
+
+use crate::model::layout::Layout;
+use crate::model::primitive_type::PrimitiveType;
+use crate::model::program_shape::ProgramShape;
+use crate::model::shape::{ArrayShape, Shape};
+use crate::model::tile::{SplitConfig, Tile};
+
+/// Appends the decimal form of `v`.
+pub(crate) fn push_i64(out: &mut String, v: i64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push('-');
+    }
+    // The buffer holds ASCII digits only.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+/// `HumanString` (or `HumanStringWithLayout` when `with_layout`).
+pub(crate) fn write_shape(out: &mut String, shape: &Shape, with_layout: bool) {
+    match shape {
+        Shape::Array(a) => write_array(out, a, with_layout),
+        Shape::Tuple(elements) => {
+            out.push('(');
+            for (i, e) in elements.iter().enumerate() {
+                if i > 0 {
+                    if i % 5 == 0 {
+                        out.push_str(", /*index=");
+                        push_i64(out, i as i64);
+                        out.push_str("*/");
+                    } else {
+                        out.push_str(", ");
+                    }
+                }
+                write_shape(out, e, with_layout);
+            }
+            out.push(')');
+        }
+        Shape::Token => out.push_str("token[]"),
+        Shape::Opaque => out.push_str("opaque[]"),
+        Shape::Buffer(inner) => {
+            out.push_str("b(");
+            write_shape(out, inner, with_layout);
+            out.push(')');
+        }
+    }
+}
+
+/// An array: type, dimensions and, when `with_layout`, the layout (omitted
+/// for a scalar whose layout prints `{}`).
+pub(crate) fn write_array(out: &mut String, a: &ArrayShape, with_layout: bool) {
+    write_array_parts(
+        out,
+        a.element_type(),
+        a.dimensions(),
+        a.dynamic_dimensions(),
+    );
+    if let (true, Some(layout)) = (with_layout, a.layout()) {
+        let start = out.len();
+        write_layout(out, layout);
+        if a.rank() == 0 && &out[start..] == "{}" {
+            out.truncate(start);
+        }
+    }
+}
+
+/// `HumanString` of an array given by parts; `dynamic` may be empty (all
+/// static).
+pub(crate) fn write_array_parts(
+    out: &mut String,
+    t: PrimitiveType,
+    dims: &[i64],
+    dynamic: &[bool],
+) {
+    out.push_str(t.lowercase_name());
+    out.push('[');
+    for (i, &d) in dims.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if dynamic.get(i).copied().unwrap_or(false) {
+            if d == ArrayShape::UNBOUNDED_SIZE {
+                out.push('?');
+                continue;
+            }
+            out.push_str("<=");
+        }
+        push_i64(out, d);
+    }
+    out.push(']');
+}
+
+/// `Tile::ToString`.
+pub(crate) fn write_tile(out: &mut String, tile: &Tile) {
+    out.push('(');
+    for (i, &d) in tile.dimensions().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if d >= 0 {
+            push_i64(out, d);
+        } else if d == Tile::COMBINE_DIMENSION {
+            out.push('*');
+        } else {
+            out.push_str("Invalid value ");
+            push_i64(out, d);
+        }
+    }
+    out.push(')');
+}
+
+/// `SplitConfig::ToString`.
+pub(crate) fn write_split_config(out: &mut String, split: &SplitConfig) {
+    out.push('(');
+    push_i64(out, split.dimension());
+    out.push(':');
+    for (i, &x) in split.split_indices().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_i64(out, x);
+    }
+    out.push(')');
+}
+
+fn write_integral_type(out: &mut String, t: PrimitiveType) {
+    out.push_str(if t.is_integral() {
+        t.lowercase_name()
+    } else {
+        "invalid"
+    });
+}
+
+/// `Layout::ToString`: `{minor_to_major:T..L..#..*..E..S..SC..P..M..}`.
+pub(crate) fn write_layout(out: &mut String, l: &Layout) {
+    out.push('{');
+    for (i, &d) in l.minor_to_major().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_i64(out, d);
+    }
+    let colon_at = out.len();
+    out.push(':');
+    if !l.tiles().is_empty() {
+        out.push('T');
+        for t in l.tiles() {
+            write_tile(out, t);
+        }
+    }
+    if l.tail_padding_alignment_in_elements() != 1 {
+        out.push_str("L(");
+        push_i64(out, l.tail_padding_alignment_in_elements());
+        out.push(')');
+    }
+    if l.index_primitive_type() != PrimitiveType::Invalid {
+        out.push_str("#(");
+        write_integral_type(out, l.index_primitive_type());
+        out.push(')');
+    }
+    if l.pointer_primitive_type() != PrimitiveType::Invalid {
+        out.push_str("*(");
+        write_integral_type(out, l.pointer_primitive_type());
+        out.push(')');
+    }
+    if l.element_size_in_bits() != 0 {
+        out.push_str("E(");
+        push_i64(out, l.element_size_in_bits());
+        out.push(')');
+    }
+    if l.memory_space() != 0 {
+        out.push_str("S(");
+        push_i64(out, l.memory_space());
+        out.push(')');
+    }
+    if !l.split_configs().is_empty() {
+        out.push_str("SC");
+        for s in l.split_configs() {
+            write_split_config(out, s);
+        }
+    }
+    if let Some(p) = l.physical_shape() {
+        out.push_str("P(");
+        write_shape(out, p, true);
+        out.push(')');
+    }
+    if l.dynamic_shape_metadata_prefix_bytes() > 0 {
+        out.push_str("M(");
+        push_i64(out, l.dynamic_shape_metadata_prefix_bytes());
+        out.push(')');
+    }
+    if out.len() == colon_at + 1 {
+        out.truncate(colon_at);
+    }
+    out.push('}');
+}
+
+/// `ShapeUtil::HumanString(ProgramShape)`.
+pub(crate) fn write_program_shape(out: &mut String, p: &ProgramShape) {
+    out.push('(');
+    for (i, (name, shape)) in p.parameter_names().iter().zip(p.parameters()).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(if name.is_empty() { "(unknown)" } else { name });
+        out.push_str(": ");
+        write_shape(out, shape, false);
+    }
+    out.push_str(") -> ");
+    write_shape(out, p.result(), false);
+}
