@@ -42,9 +42,17 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod formats;
+pub mod index_util;
+pub mod layout_util;
 mod model;
+pub mod primitive_util;
 pub mod proto;
-mod text;
+pub mod relayout;
+pub mod shape_util;
+pub mod strides;
+pub mod text;
+pub mod tiling;
 
 pub use error::{Error, ErrorKind, Location, Result};
 pub use model::{

@@ -1,0 +1,2 @@
+//! XLA's `IndexUtil`: multidimensional index <-> linear index (tiles ignored,
+//! as upstream).

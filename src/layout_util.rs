@@ -1,0 +1,1 @@
+//! XLA's `LayoutUtil`: making, validating, comparing and querying layouts.

@@ -1,0 +1,1 @@
+//! XLA's `primitive_util`, as free functions over [`PrimitiveType`](crate::PrimitiveType).

@@ -1,0 +1,1 @@
+//! Copying array data between layouts.
