@@ -65,7 +65,8 @@ impl Error {
         }
     }
 
-    pub(crate) fn at(mut self, location: Location) -> Self {
+    /// This error, located at `location` in parsed text.
+    pub fn at(mut self, location: Location) -> Self {
         self.location = Some(location);
         self
     }
@@ -99,9 +100,6 @@ impl Error {
     }
     pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidArgument, message)
-    }
-    pub(crate) fn overflow(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Overflow, message)
     }
 }
 

@@ -8,12 +8,14 @@ use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile};
-use crate::model::validate::{self, shape_error};
+use crate::model::validate::{self, LayoutFacts, shape_error};
+use crate::model::wire;
 use crate::proto::{LayoutProto, ProgramShapeProto, ShapeProto, SplitConfigProto, TileProto};
 
-/// The deepest nesting accepted, counted in messages below the root
-/// (tuple elements, buffer contents, physical shapes): protobuf's default
-/// recursion limit, which C++ and the Python runtime apply when decoding.
+/// The deepest nesting accepted, counted in messages below the root (a
+/// tuple element is one level, a layout one, its physical shape one more):
+/// protobuf's default recursion limit, which C++ and the Python runtime
+/// apply when decoding.
 pub const MAX_NESTING_DEPTH: usize = 100;
 
 /// The category `FromProto` gives an element-type number: unknown numbers
@@ -28,9 +30,103 @@ fn too_deep() -> Error {
     ))
 }
 
+/// What a `ShapeProto` carries, held in the model's own containers before
+/// XLA's `FromProto` checks and validation run over it. The wire decoder
+/// fills it directly; a `ShapeProto` is moved into it.
+#[derive(Debug, Default)]
+pub(crate) struct RawShape {
+    pub(crate) element_type: i32,
+    pub(crate) dimensions: Vec<i64>,
+    pub(crate) dynamic: Vec<bool>,
+    pub(crate) tuple_shapes: Vec<RawShape>,
+    pub(crate) layout: Option<RawLayout>,
+}
+
+/// What a `LayoutProto` carries (the fields XLA reads), unchecked.
+#[derive(Debug, Default)]
+pub(crate) struct RawLayout {
+    pub(crate) minor_to_major: Vec<i64>,
+    pub(crate) tiles: Vec<Tile>,
+    pub(crate) tail_padding_alignment_in_elements: i64,
+    pub(crate) index_primitive_type: i32,
+    pub(crate) pointer_primitive_type: i32,
+    pub(crate) element_size_in_bits: i64,
+    pub(crate) memory_space: i64,
+    pub(crate) split_configs: Vec<SplitConfig>,
+    pub(crate) physical_shape: Option<Box<RawShape>>,
+    pub(crate) dynamic_shape_metadata_prefix_bytes: i64,
+}
+
+impl From<ShapeProto> for RawShape {
+    fn from(p: ShapeProto) -> RawShape {
+        RawShape {
+            element_type: p.element_type,
+            dimensions: p.dimensions,
+            dynamic: p.is_dynamic_dimension,
+            tuple_shapes: p.tuple_shapes.into_iter().map(RawShape::from).collect(),
+            layout: p.layout.map(|l| RawLayout::from(*l)),
+        }
+    }
+}
+
+impl From<LayoutProto> for RawLayout {
+    fn from(p: LayoutProto) -> RawLayout {
+        RawLayout {
+            minor_to_major: p.minor_to_major,
+            tiles: p
+                .tiles
+                .into_iter()
+                .map(|t| Tile::from_bounds_unchecked(&t.dimensions))
+                .collect(),
+            tail_padding_alignment_in_elements: p.tail_padding_alignment_in_elements,
+            index_primitive_type: p.index_primitive_type,
+            pointer_primitive_type: p.pointer_primitive_type,
+            element_size_in_bits: p.element_size_in_bits,
+            memory_space: p.memory_space,
+            split_configs: p
+                .split_configs
+                .into_iter()
+                .map(|s| SplitConfig::new(s.dimension, s.split_indices))
+                .collect(),
+            physical_shape: p.physical_shape.map(|s| Box::new(RawShape::from(*s))),
+            dynamic_shape_metadata_prefix_bytes: p.dynamic_shape_metadata_prefix_bytes,
+        }
+    }
+}
+
+impl LayoutFacts for RawLayout {
+    fn minor_to_major(&self) -> &[i64] {
+        &self.minor_to_major
+    }
+    fn tail_padding_alignment(&self) -> i64 {
+        // Layout::FromProto reads 0 (absent) as 1 and rejects negatives.
+        match self.tail_padding_alignment_in_elements {
+            0 => 1,
+            n => n,
+        }
+    }
+    fn has_index_primitive_type(&self) -> bool {
+        self.index_primitive_type != 0
+    }
+    fn has_pointer_primitive_type(&self) -> bool {
+        self.pointer_primitive_type != 0
+    }
+    fn has_physical_shape(&self) -> bool {
+        self.physical_shape.is_some()
+    }
+    fn has_invalid_tiles(&self) -> bool {
+        self.tiles
+            .iter()
+            .any(|t| validate::invalid_tile(t.dimensions()))
+    }
+    fn element_size_in_bits(&self) -> i64 {
+        self.element_size_in_bits
+    }
+}
+
 /// Pass 1: the checks of XLA's `Shape::FromProto` / `Layout::FromProto`
 /// (its `RET_CHECK`s), over the whole tree, before any validation.
-fn check_from_proto(p: &ShapeProto, depth: usize) -> Result<()> {
+fn check_from_proto(p: &RawShape, depth: usize) -> Result<()> {
     if depth > MAX_NESTING_DEPTH {
         return Err(too_deep());
     }
@@ -49,16 +145,15 @@ fn check_from_proto(p: &ShapeProto, depth: usize) -> Result<()> {
             }
             check_from_proto(&p.tuple_shapes[0], depth + 1)?;
         }
-        t if t.is_array_type() => {
-            if !p.is_dynamic_dimension.is_empty()
-                && p.is_dynamic_dimension.len() != p.dimensions.len()
-            {
-                return Err(Error::malformed(format!(
-                    "Malformed shape proto: number of is_dynamic_dimension fields ({}) does not match number of dimension fields ({}).",
-                    p.is_dynamic_dimension.len(),
-                    p.dimensions.len()
-                )));
-            }
+        t if t.is_array_type()
+            && !p.dynamic.is_empty()
+            && p.dynamic.len() != p.dimensions.len() =>
+        {
+            return Err(Error::malformed(format!(
+                "Malformed shape proto: number of is_dynamic_dimension fields ({}) does not match number of dimension fields ({}).",
+                p.dynamic.len(),
+                p.dimensions.len()
+            )));
         }
         _ => {}
     }
@@ -69,7 +164,7 @@ fn check_from_proto(p: &ShapeProto, depth: usize) -> Result<()> {
                 t.as_str_name()
             )));
         }
-        check_layout_from_proto(layout, depth)?;
+        check_layout_from_proto(layout, depth + 1)?;
     }
     Ok(())
 }
@@ -77,13 +172,16 @@ fn check_from_proto(p: &ShapeProto, depth: usize) -> Result<()> {
 /// The `RET_CHECK`s of XLA's `Layout::FromProto` and `Tile::FromProto`.
 /// Unlike XLA, a `*` tile bound (`INT64_MIN`) is accepted, so that what
 /// `ToProto` writes can be read back (docs/differences.md).
-fn check_layout_from_proto(p: &LayoutProto, depth: usize) -> Result<()> {
+fn check_layout_from_proto(p: &RawLayout, depth: usize) -> Result<()> {
+    if depth > MAX_NESTING_DEPTH {
+        return Err(too_deep());
+    }
     for tile in &p.tiles {
-        if let Some(d) = tile
-            .dimensions
+        let bad = tile
+            .dimensions()
             .iter()
-            .find(|&&d| d < 0 && d != Tile::COMBINE_DIMENSION)
-        {
+            .find(|&&d| d < 0 && d != Tile::COMBINE_DIMENSION);
+        if let Some(d) = bad {
             return Err(Error::malformed(format!(
                 "Malformed layout proto: tile dimension {d} is negative (dimension >= 0)"
             )));
@@ -102,7 +200,7 @@ fn check_layout_from_proto(p: &LayoutProto, depth: usize) -> Result<()> {
 }
 
 /// Pass 2: XLA's `ValidateNonLayoutProperties`, over the whole tree.
-fn check_non_layout(p: &ShapeProto) -> Result<()> {
+fn check_non_layout(p: &RawShape) -> Result<()> {
     match element_type_of(p.element_type) {
         PrimitiveType::Invalid => Err(shape_error(
             "Invalid element type.",
@@ -112,38 +210,48 @@ fn check_non_layout(p: &ShapeProto) -> Result<()> {
         PrimitiveType::Tuple => p.tuple_shapes.iter().try_for_each(check_non_layout),
         PrimitiveType::Buffer => check_non_layout(&p.tuple_shapes[0]),
         PrimitiveType::Token | PrimitiveType::OpaqueType => Ok(()),
-        t => validate::validate_array_dimensions(t, &p.dimensions, &p.is_dynamic_dimension),
+        t => validate::validate_array_dimensions(t, &p.dimensions, &p.dynamic),
     }
 }
 
 /// Pass 3: XLA's `ValidateLayoutInShape` (missing layouts allowed), while
-/// building the model shape.
-fn build(p: &ShapeProto) -> Result<Shape> {
+/// building the model shape from the raw tree's own vectors.
+fn build(p: RawShape) -> Result<Shape> {
     Ok(match element_type_of(p.element_type) {
-        PrimitiveType::Tuple => {
-            Shape::Tuple(p.tuple_shapes.iter().map(build).collect::<Result<_>>()?)
-        }
-        PrimitiveType::Buffer => Shape::Buffer(Box::new(build(&p.tuple_shapes[0])?)),
+        PrimitiveType::Tuple => Shape::Tuple(
+            p.tuple_shapes
+                .into_iter()
+                .map(build)
+                .collect::<Result<_>>()?,
+        ),
+        PrimitiveType::Buffer => match p.tuple_shapes.into_iter().next() {
+            Some(inner) => Shape::Buffer(Box::new(build(inner)?)),
+            None => {
+                return Err(Error::malformed(
+                    "Buffer shape must have exactly one tuple shape.",
+                ));
+            }
+        },
         PrimitiveType::Token => Shape::Token,
         PrimitiveType::OpaqueType => Shape::Opaque,
         t => {
-            let dynamic = if p.is_dynamic_dimension.is_empty() {
+            let dynamic = if p.dynamic.is_empty() {
                 vec![false; p.dimensions.len()]
             } else {
-                p.is_dynamic_dimension.clone()
+                p.dynamic
             };
-            let layout = match &p.layout {
-                Some(lp) => {
-                    validate::validate_layout_for_array(&**lp, t, &p.dimensions, &dynamic)?;
+            let layout = match p.layout {
+                Some(l) => {
+                    validate::validate_layout_for_array(&l, t, &p.dimensions, &dynamic)?;
                     // Validation has ruled out a physical shape and the
                     // sparse index types, so nothing below can fail.
-                    Some(layout_fields_from_proto(lp, None))
+                    Some(layout_fields(l, None))
                 }
                 None => None,
             };
             Shape::Array(ArrayShape {
                 element_type: t,
-                dimensions: p.dimensions.clone(),
+                dimensions: p.dimensions,
                 dynamic,
                 layout,
             })
@@ -151,16 +259,12 @@ fn build(p: &ShapeProto) -> Result<Shape> {
     })
 }
 
-/// The fields of `Layout::FromProto`, with the physical shape (and the
-/// sparse index types, which must be known numbers) supplied by the caller.
-fn layout_fields_from_proto(p: &LayoutProto, physical_shape: Option<Shape>) -> Layout {
+/// The fields of `Layout::FromProto`, with the physical shape supplied by
+/// the caller. The vectors are moved, not copied.
+fn layout_fields(p: RawLayout, physical_shape: Option<Shape>) -> Layout {
     Layout {
-        minor_to_major: p.minor_to_major.clone(),
-        tiles: p
-            .tiles
-            .iter()
-            .map(|t| Tile::from_vec_unchecked(t.dimensions.clone()))
-            .collect(),
+        minor_to_major: p.minor_to_major,
+        tiles: p.tiles,
         tail_padding_alignment_in_elements: match p.tail_padding_alignment_in_elements {
             0 => 1,
             n => n,
@@ -169,20 +273,41 @@ fn layout_fields_from_proto(p: &LayoutProto, physical_shape: Option<Shape>) -> L
         pointer_primitive_type: element_type_of(p.pointer_primitive_type),
         element_size_in_bits: p.element_size_in_bits,
         memory_space: p.memory_space,
-        split_configs: p
-            .split_configs
-            .iter()
-            .map(|s| SplitConfig::new(s.dimension, s.split_indices.clone()))
-            .collect(),
+        split_configs: p.split_configs,
         physical_shape: physical_shape.map(Box::new),
         dynamic_shape_metadata_prefix_bytes: p.dynamic_shape_metadata_prefix_bytes,
     }
 }
 
-pub(crate) fn shape_from_proto(p: &ShapeProto) -> Result<Shape> {
-    check_from_proto(p, 0)?;
-    check_non_layout(p)?;
+/// XLA's `FromProto` and validation, over a raw tree (its vectors become
+/// the shape's).
+pub(crate) fn shape_from_raw(p: RawShape) -> Result<Shape> {
+    check_from_proto(&p, 0)?;
+    check_non_layout(&p)?;
     build(p)
+}
+
+/// XLA's `Layout::FromProto` of a raw layout. The physical shape, if any,
+/// is converted (and so validated) as a [`Shape`]; an index or pointer type
+/// number the schema does not know is rejected.
+pub(crate) fn layout_from_raw(mut p: RawLayout) -> Result<Layout> {
+    check_layout_from_proto(&p, 0)?;
+    for (what, n) in [
+        ("index", p.index_primitive_type),
+        ("pointer", p.pointer_primitive_type),
+    ] {
+        if PrimitiveType::from_number(n).is_none() {
+            return Err(Error::malformed(format!(
+                "Malformed layout proto: unknown {what}_primitive_type {n}"
+            )));
+        }
+    }
+    let physical = p
+        .physical_shape
+        .take()
+        .map(|b| shape_from_raw(*b))
+        .transpose()?;
+    Ok(layout_fields(p, physical))
 }
 
 impl TryFrom<&ShapeProto> for Shape {
@@ -198,14 +323,14 @@ impl TryFrom<&ShapeProto> for Shape {
     /// and [`InvalidLayout`](crate::ErrorKind::InvalidLayout) for what
     /// validation rejects, with XLA's messages.
     fn try_from(p: &ShapeProto) -> Result<Shape> {
-        shape_from_proto(p)
+        shape_from_raw(RawShape::from(p.clone()))
     }
 }
 
 impl TryFrom<ShapeProto> for Shape {
     type Error = Error;
     fn try_from(p: ShapeProto) -> Result<Shape> {
-        shape_from_proto(&p)
+        shape_from_raw(RawShape::from(p))
     }
 }
 
@@ -268,23 +393,7 @@ impl TryFrom<&LayoutProto> for Layout {
     /// (and so validated) as a [`Shape`]; an index or pointer type number
     /// that the schema does not know is rejected (XLA keeps it).
     fn try_from(p: &LayoutProto) -> Result<Layout> {
-        check_layout_from_proto(p, 0)?;
-        for (what, n) in [
-            ("index", p.index_primitive_type),
-            ("pointer", p.pointer_primitive_type),
-        ] {
-            if PrimitiveType::from_number(n).is_none() {
-                return Err(Error::malformed(format!(
-                    "Malformed layout proto: unknown {what}_primitive_type {n}"
-                )));
-            }
-        }
-        let physical = p
-            .physical_shape
-            .as_deref()
-            .map(Shape::try_from)
-            .transpose()?;
-        Ok(layout_fields_from_proto(p, physical))
+        layout_from_raw(RawLayout::from(p.clone()))
     }
 }
 
@@ -301,7 +410,7 @@ impl TryFrom<&TileProto> for Tile {
     /// XLA's `Tile::FromProto`, accepting `*` bounds (see
     /// docs/differences.md).
     fn try_from(p: &TileProto) -> Result<Tile> {
-        Tile::new(p.dimensions.clone())
+        Tile::new(&p.dimensions)
     }
 }
 
@@ -373,8 +482,7 @@ impl Shape {
     /// assert_eq!(s.to_proto_bytes(), [0x10, 0x0b, 0x1a, 0x01, 0x02, 0x32, 0x01, 0x00]);
     /// ```
     pub fn from_proto_bytes(bytes: &[u8]) -> Result<Shape> {
-        let p = <ShapeProto as prost::Message>::decode(bytes)?;
-        shape_from_proto(&p)
+        shape_from_raw(wire::decode_shape(bytes)?)
     }
 
     /// This shape as a `ShapeProto`: XLA's `ToProto`.
@@ -384,7 +492,9 @@ impl Shape {
 
     /// The serialized `ShapeProto`, byte-identical to what XLA writes.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        prost::Message::encode_to_vec(&self.to_proto())
+        let mut out = Vec::with_capacity(wire::shape_len(self));
+        wire::put_shape(&mut out, self);
+        out
     }
 }
 
@@ -395,8 +505,7 @@ impl Layout {
     ///
     /// As [`Shape::from_proto_bytes`].
     pub fn from_proto_bytes(bytes: &[u8]) -> Result<Layout> {
-        let p = <LayoutProto as prost::Message>::decode(bytes)?;
-        Layout::try_from(&p)
+        layout_from_raw(wire::decode_layout(bytes)?)
     }
 
     /// This layout as a `LayoutProto`: XLA's `ToProto`.
@@ -406,7 +515,9 @@ impl Layout {
 
     /// The serialized `LayoutProto`, byte-identical to what XLA writes.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        prost::Message::encode_to_vec(&self.to_proto())
+        let mut out = Vec::with_capacity(wire::layout_message_len(self));
+        wire::put_layout_message(&mut out, self);
+        out
     }
 }
 

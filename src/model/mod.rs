@@ -8,6 +8,7 @@ pub(crate) mod shape;
 pub(crate) mod shape_index;
 pub(crate) mod tile;
 pub(crate) mod validate;
+pub(crate) mod wire;
 
 pub use convert::MAX_NESTING_DEPTH;
 pub use layout::{Layout, LayoutEqual};

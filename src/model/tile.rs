@@ -20,9 +20,30 @@ use crate::error::{Error, Result};
 /// assert_eq!(Tile::new([2, Tile::COMBINE_DIMENSION, 128]).unwrap().to_string(), "(2,*,128)");
 /// assert!(Tile::new([-2]).is_err());
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone)]
 pub struct Tile {
-    dimensions: Vec<i64>,
+    bounds: Bounds,
+}
+
+/// Up to [`INLINE`] bounds are kept in place: tiles rarely have more, and
+/// decoding a tiled layout then allocates nothing per tile.
+#[derive(Clone)]
+enum Bounds {
+    Inline { len: u8, dims: [i64; INLINE] },
+    Heap(Vec<i64>),
+}
+
+const INLINE: usize = 4;
+
+impl Default for Tile {
+    fn default() -> Self {
+        Tile {
+            bounds: Bounds::Inline {
+                len: 0,
+                dims: [0; INLINE],
+            },
+        }
+    }
 }
 
 impl Tile {
@@ -36,15 +57,18 @@ impl Tile {
     /// A negative bound other than [`COMBINE_DIMENSION`](Self::COMBINE_DIMENSION)
     /// (XLA aborts: `Tile dimension size needs to be minimum int64_t value if
     /// it's negative. Value is -2`).
-    pub fn new(dimensions: impl Into<Vec<i64>>) -> Result<Self> {
-        let dimensions = dimensions.into();
-        check_tile_bounds(&dimensions)?;
-        Ok(Tile { dimensions })
+    pub fn new(dimensions: impl AsRef<[i64]>) -> Result<Self> {
+        let dimensions = dimensions.as_ref();
+        check_tile_bounds(dimensions)?;
+        Ok(Tile::from_bounds_unchecked(dimensions))
     }
 
     /// The bounds, most major first.
     pub fn dimensions(&self) -> &[i64] {
-        &self.dimensions
+        match &self.bounds {
+            Bounds::Inline { len, dims } => &dims[..*len as usize],
+            Bounds::Heap(v) => v,
+        }
     }
 
     /// The bound at `i` (most major first).
@@ -53,11 +77,54 @@ impl Tile {
     ///
     /// If `i` is not less than the number of bounds.
     pub fn dimension(&self, i: usize) -> i64 {
-        self.dimensions[i]
+        self.dimensions()[i]
     }
 
-    pub(crate) fn from_vec_unchecked(dimensions: Vec<i64>) -> Self {
-        Tile { dimensions }
+    /// A tile holding `bounds` as they are; the decoder checks them later.
+    pub(crate) fn from_bounds_unchecked(bounds: &[i64]) -> Self {
+        let mut t = Tile::default();
+        for &b in bounds {
+            t.push_unchecked(b);
+        }
+        t
+    }
+
+    /// Appends a bound without checking it.
+    pub(crate) fn push_unchecked(&mut self, bound: i64) {
+        match &mut self.bounds {
+            Bounds::Inline { len, dims } if (*len as usize) < INLINE => {
+                dims[*len as usize] = bound;
+                *len += 1;
+            }
+            Bounds::Inline { len, dims } => {
+                let mut v = dims[..*len as usize].to_vec();
+                v.push(bound);
+                self.bounds = Bounds::Heap(v);
+            }
+            Bounds::Heap(v) => v.push(bound),
+        }
+    }
+}
+
+impl PartialEq for Tile {
+    fn eq(&self, other: &Self) -> bool {
+        self.dimensions() == other.dimensions()
+    }
+}
+
+impl Eq for Tile {}
+
+impl std::hash::Hash for Tile {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.dimensions().hash(state);
+    }
+}
+
+impl fmt::Debug for Tile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tile")
+            .field("dimensions", &self.dimensions())
+            .finish()
     }
 }
 

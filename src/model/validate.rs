@@ -6,11 +6,10 @@ use crate::error::{Error, Result};
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::ArrayShape;
-use crate::proto::LayoutProto;
 use crate::text::printer;
 
 /// What validation needs to know about a layout; implemented for the model
-/// [`Layout`] and for the raw [`LayoutProto`], so one set of rules serves
+/// [`Layout`] and for the decoder's raw layout, so one set of rules serves
 /// both the decoder and the constructors.
 pub(crate) trait LayoutFacts {
     fn minor_to_major(&self) -> &[i64];
@@ -47,35 +46,7 @@ impl LayoutFacts for Layout {
     }
 }
 
-impl LayoutFacts for LayoutProto {
-    fn minor_to_major(&self) -> &[i64] {
-        &self.minor_to_major
-    }
-    fn tail_padding_alignment(&self) -> i64 {
-        // Layout::FromProto reads 0 (absent) as 1 and rejects negatives.
-        match self.tail_padding_alignment_in_elements {
-            0 => 1,
-            n => n,
-        }
-    }
-    fn has_index_primitive_type(&self) -> bool {
-        self.index_primitive_type != 0
-    }
-    fn has_pointer_primitive_type(&self) -> bool {
-        self.pointer_primitive_type != 0
-    }
-    fn has_physical_shape(&self) -> bool {
-        self.physical_shape.is_some()
-    }
-    fn has_invalid_tiles(&self) -> bool {
-        self.tiles.iter().any(|t| invalid_tile(&t.dimensions))
-    }
-    fn element_size_in_bits(&self) -> i64 {
-        self.element_size_in_bits
-    }
-}
-
-fn invalid_tile(bounds: &[i64]) -> bool {
+pub(crate) fn invalid_tile(bounds: &[i64]) -> bool {
     bounds.is_empty() || bounds.contains(&0)
 }
 
@@ -167,7 +138,13 @@ pub(crate) fn validate_layout_for_array(
             shape()
         )));
     }
-    let mut seen = vec![false; rank];
+    // Dimensions seen so far: a bit mask, or a vector past 64 dimensions.
+    let mut mask = 0u64;
+    let mut seen = if rank > 64 {
+        vec![false; rank]
+    } else {
+        Vec::new()
+    };
     for &d in mtm {
         if d < 0 || d as u64 >= rank as u64 {
             return Err(Error::invalid_layout(format!(
@@ -176,7 +153,15 @@ pub(crate) fn validate_layout_for_array(
                 shape()
             )));
         }
-        if std::mem::replace(&mut seen[d as usize], true) {
+        let repeated = if rank > 64 {
+            std::mem::replace(&mut seen[d as usize], true)
+        } else {
+            let bit = 1u64 << d;
+            let was = mask & bit != 0;
+            mask |= bit;
+            was
+        };
+        if repeated {
             return Err(Error::invalid_layout(format!(
                 "layout minor_to_major field has duplicate values: {{{}}}; shape: {}",
                 join(mtm, ", "),
