@@ -100,6 +100,7 @@ impl Error {
     pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidArgument, message)
     }
+    #[allow(dead_code)] // for the size arithmetic of the utility modules
     pub(crate) fn overflow(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Overflow, message)
     }
