@@ -59,6 +59,13 @@ fn benches(c: &mut Criterion) {
     g.bench_function("decode_Shape_validated", |b| {
         b.iter(|| Shape::decode(black_box(&bytes[..])).unwrap())
     });
+    let descriptor = prost_reflect::ReflectMessage::descriptor(&proto);
+    g.bench_function("decode_prost_reflect_DynamicMessage", |b| {
+        b.iter(|| {
+            prost_reflect::DynamicMessage::decode(descriptor.clone(), black_box(&bytes[..]))
+                .unwrap()
+        })
+    });
     g.bench_function("decode_lossless", |b| {
         b.iter(|| LosslessMessage::decode_as::<ShapeProto>(black_box(&bytes[..])).unwrap())
     });

@@ -311,3 +311,22 @@ fn lossless_messages_convert_to_model_types() {
         "a xla.ShapeProto cannot be read as a xla.LayoutProto"
     );
 }
+
+#[test]
+fn well_known_types_use_their_json_form() {
+    // The proto3 JSON mapping writes a Timestamp as RFC 3339 text in UTC
+    // ("1972-01-01T10:00:20.021Z" in the spec's example); one second after
+    // the epoch is:
+    let t = prost_types::Timestamp {
+        seconds: 1,
+        nanos: 0,
+    };
+    assert_eq!(formats::to_json(&t), r#""1970-01-01T00:00:01Z""#);
+    // A value the mapping cannot write (past year 9999, which Google's
+    // runtime refuses) is written field by field rather than failing.
+    let t = prost_types::Timestamp {
+        seconds: i64::MAX,
+        nanos: 0,
+    };
+    assert_eq!(formats::to_json(&t), r#"{"seconds":"9223372036854775807"}"#);
+}

@@ -297,13 +297,16 @@ impl Serialize for JsonView<'_> {
             .starts_with("google.protobuf.")
         {
             // Well-known types have their own JSON forms, which
-            // prost-reflect knows (the XLA schema uses none).
+            // prost-reflect knows (the XLA schema uses none). Where it
+            // refuses a value (a timestamp out of range), the message is
+            // written field by field instead.
             let options =
                 prost_reflect::SerializeOptions::new().use_proto_field_name(self.proto_field_names);
-            return self
-                .message
-                .to_dynamic()
-                .serialize_with_options(serializer, &options);
+            let dynamic = self.message.to_dynamic();
+            let mut probe = serde_json::Serializer::new(std::io::sink());
+            if dynamic.serialize_with_options(&mut probe, &options).is_ok() {
+                return dynamic.serialize_with_options(serializer, &options);
+            }
         }
         let mut map = serializer.serialize_map(None)?;
         for (desc, field) in self.message.fields() {

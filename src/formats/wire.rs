@@ -8,7 +8,7 @@ use std::fmt;
 
 use bytes::{BufMut, Bytes};
 use prost::encoding::{self, WireType};
-use prost_reflect::{FieldDescriptor, Kind, MapKey, MessageDescriptor, Value};
+use prost_reflect::{Cardinality, FieldDescriptor, Kind, MapKey, MessageDescriptor, Value};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
@@ -292,17 +292,23 @@ fn scalar(kind: &Kind, r: &mut Reader<'_>) -> Result<Value> {
 
 /// Whether a field of `desc` may be read from wire type `wire`; anything
 /// else is kept as an unknown field, as Google's runtimes do.
-fn accepts(desc: &FieldDescriptor, wire: WireType) -> bool {
-    let kind = desc.kind();
+fn accepts(desc: &FieldDescriptor, kind: &Kind, repeated: bool, wire: WireType) -> bool {
     if desc.is_group() {
         return false;
     }
-    let natural = wire_type_of(&kind);
-    if desc.is_list() && natural != WireType::LengthDelimited {
+    let natural = wire_type_of(kind);
+    if repeated && natural != WireType::LengthDelimited {
         // Packed or not, whatever the schema says.
         return wire == natural || wire == WireType::LengthDelimited;
     }
     wire == natural
+}
+
+/// A field of the schema, read with a wire type it accepts.
+struct KnownField {
+    desc: FieldDescriptor,
+    kind: Kind,
+    repeated: bool,
 }
 
 impl Decoder {
@@ -316,12 +322,20 @@ impl Decoder {
         while !r.done() {
             let start = r.pos;
             let (number, wire) = r.key()?;
-            let field = message
-                .descriptor
-                .get_field(number)
-                .filter(|f| accepts(f, wire));
+            let field = message.descriptor.get_field(number).and_then(|desc| {
+                let kind = desc.kind();
+                let repeated = desc.cardinality() == Cardinality::Repeated;
+                accepts(&desc, &kind, repeated, wire).then_some((desc, kind, repeated))
+            });
             match field {
-                Some(desc) => self.merge_field(message, desc, wire, &mut r, start, depth)?,
+                Some((desc, kind, repeated)) => {
+                    let field = KnownField {
+                        desc,
+                        kind,
+                        repeated,
+                    };
+                    self.merge_field(message, field, wire, &mut r, start, depth)?
+                }
                 None => {
                     r.skip(number, wire, depth, self.max_depth)?;
                     message.unknown.extend_from_slice(&bytes[start..r.pos]);
@@ -352,15 +366,20 @@ impl Decoder {
     fn merge_field(
         &self,
         message: &mut LosslessMessage,
-        desc: FieldDescriptor,
+        field: KnownField,
         wire: WireType,
         r: &mut Reader<'_>,
         field_start: usize,
         depth: usize,
     ) -> Result<()> {
+        let KnownField {
+            desc,
+            kind,
+            repeated,
+        } = field;
         let number = desc.number();
-        let kind = desc.kind();
-        if desc.is_map() {
+        let is_map = repeated && matches!(&kind, Kind::Message(m) if m.is_map_entry());
+        if is_map {
             let entry_bytes = r.len_delimited()?;
             let Kind::Message(entry_desc) = &kind else {
                 return Ok(());
@@ -384,7 +403,7 @@ impl Decoder {
             }
             return Ok(());
         }
-        if desc.is_list() {
+        if repeated {
             match &kind {
                 Kind::Message(m) => {
                     let bytes = r.len_delimited()?;
