@@ -1,0 +1,544 @@
+//! The wire format under [`LosslessMessage`]: reading fields as Google's
+//! runtimes do (unknown numbers and wrong wire types kept as unknown
+//! fields, messages merged, the last scalar winning, oneofs cleared), and
+//! writing values by their field's kind.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use bytes::{BufMut, Bytes};
+use prost::encoding::{self, WireType};
+use prost_reflect::{Cardinality, FieldDescriptor, Kind, MapKey, MessageDescriptor, Value};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::formats::lossless::{Field, LosslessMessage, MapValue};
+use crate::formats::{MAX_DEPTH, is_default_value};
+
+pub(crate) fn len_delimited_len(number: u32, len: usize) -> usize {
+    encoding::key_len(number) + encoding::encoded_len_varint(len as u64) + len
+}
+
+/// The kinds of a map entry's key and value.
+pub(crate) fn entry_kinds(kind: &Kind) -> Option<(Kind, Kind)> {
+    match kind {
+        Kind::Message(entry) => Some((
+            entry.map_entry_key_field().kind(),
+            entry.map_entry_value_field().kind(),
+        )),
+        _ => None,
+    }
+}
+
+/// A map entry is written with both its key and its value, even when they
+/// hold their defaults, as Google's runtimes write it.
+pub(crate) fn entry_len(kinds: &(Kind, Kind), key: &MapKey, value: &MapValue) -> usize {
+    let key_len = encoding::key_len(1) + value_len(&Value::from(key.clone()), &kinds.0);
+    key_len
+        + match value {
+            MapValue::Scalar(v) => encoding::key_len(2) + value_len(v, &kinds.1),
+            MapValue::Message(m) => len_delimited_len(2, m.encoded_len()),
+        }
+}
+
+pub(crate) fn encode_entry(
+    kinds: &(Kind, Kind),
+    key: &MapKey,
+    value: &MapValue,
+    buf: &mut impl BufMut,
+) {
+    encoding::encode_key(1, wire_type_of(&kinds.0), buf);
+    encode_value(&Value::from(key.clone()), &kinds.0, buf);
+    match value {
+        MapValue::Scalar(v) => {
+            encoding::encode_key(2, wire_type_of(&kinds.1), buf);
+            encode_value(v, &kinds.1, buf);
+        }
+        MapValue::Message(m) => {
+            encoding::encode_key(2, WireType::LengthDelimited, buf);
+            encoding::encode_varint(m.encoded_len() as u64, buf);
+            m.encode_raw(buf);
+        }
+    }
+}
+
+pub(crate) fn wire_type_of(kind: &Kind) -> WireType {
+    match kind {
+        Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => WireType::SixtyFourBit,
+        Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => WireType::ThirtyTwoBit,
+        Kind::String | Kind::Bytes | Kind::Message(_) => WireType::LengthDelimited,
+        Kind::Int32
+        | Kind::Int64
+        | Kind::Uint32
+        | Kind::Uint64
+        | Kind::Sint32
+        | Kind::Sint64
+        | Kind::Bool
+        | Kind::Enum(_) => WireType::Varint,
+    }
+}
+
+pub(crate) fn value_len(v: &Value, kind: &Kind) -> usize {
+    match Stored::of(v, kind) {
+        Stored::Varint(n) => encoding::encoded_len_varint(n),
+        Stored::Fixed32(_) => 4,
+        Stored::Fixed64(_) => 8,
+        Stored::Bytes(b) => encoding::encoded_len_varint(b.len() as u64) + b.len(),
+    }
+}
+
+pub(crate) fn encode_value(v: &Value, kind: &Kind, buf: &mut impl BufMut) {
+    match Stored::of(v, kind) {
+        Stored::Varint(n) => encoding::encode_varint(n, buf),
+        Stored::Fixed32(n) => buf.put_u32_le(n),
+        Stored::Fixed64(n) => buf.put_u64_le(n),
+        Stored::Bytes(b) => {
+            encoding::encode_varint(b.len() as u64, buf);
+            buf.put_slice(b);
+        }
+    }
+}
+
+/// How a non-message value of a field of `kind` is written on the wire.
+enum Stored<'a> {
+    Varint(u64),
+    Fixed32(u32),
+    Fixed64(u64),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Stored<'a> {
+    fn of(v: &'a Value, kind: &Kind) -> Stored<'a> {
+        match (v, kind) {
+            (Value::I32(n), Kind::Sint32) => {
+                Stored::Varint(u64::from(((n << 1) ^ (n >> 31)) as u32))
+            }
+            (Value::I64(n), Kind::Sint64) => Stored::Varint(((n << 1) ^ (n >> 63)) as u64),
+            (Value::I32(n), Kind::Sfixed32) => Stored::Fixed32(*n as u32),
+            (Value::U32(n), Kind::Fixed32) => Stored::Fixed32(*n),
+            (Value::I64(n), Kind::Sfixed64) => Stored::Fixed64(*n as u64),
+            (Value::U64(n), Kind::Fixed64) => Stored::Fixed64(*n),
+            (Value::F32(f), _) => Stored::Fixed32(f.to_bits()),
+            (Value::F64(f), _) => Stored::Fixed64(f.to_bits()),
+            (Value::Bool(b), _) => Stored::Varint(u64::from(*b)),
+            // int32 and enums are sign-extended to ten bytes when negative.
+            (Value::I32(n), _) | (Value::EnumNumber(n), _) => Stored::Varint(*n as i64 as u64),
+            (Value::I64(n), _) => Stored::Varint(*n as u64),
+            (Value::U32(n), _) => Stored::Varint(u64::from(*n)),
+            (Value::U64(n), _) => Stored::Varint(*n),
+            (Value::String(s), _) => Stored::Bytes(s.as_bytes()),
+            (Value::Bytes(b), _) => Stored::Bytes(b),
+            // Messages, lists and maps are never stored as scalars.
+            (Value::Message(_) | Value::List(_) | Value::Map(_), _) => Stored::Bytes(&[]),
+        }
+    }
+}
+
+pub(crate) struct Decoder {
+    /// Messages allowed below the outermost one.
+    pub(crate) max_depth: usize,
+}
+
+fn decode_error(message: impl fmt::Display) -> Error {
+    Error::new(
+        ErrorKind::Decode,
+        format!("failed to decode protobuf message: {message}"),
+    )
+}
+
+fn too_deep() -> Error {
+    decode_error(format!(
+        "messages nested more than {MAX_DEPTH} levels deep (protobuf's recursion limit)"
+    ))
+}
+
+/// A cursor over a byte slice.
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, pos: 0 }
+    }
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn done(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+
+    fn varint(&mut self) -> Result<u64> {
+        let mut rest = &self.bytes[self.pos..];
+        let before = rest.len();
+        let v = encoding::decode_varint(&mut rest).map_err(decode_error)?;
+        self.pos += before - rest.len();
+        Ok(v)
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.bytes.len() - self.pos < n {
+            return Err(decode_error("buffer underflow"));
+        }
+        let s = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn fixed32(&mut self) -> Result<u32> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn fixed64(&mut self) -> Result<u64> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    fn len_delimited(&mut self) -> Result<&'a [u8]> {
+        let len = self.varint()?;
+        let len = usize::try_from(len).map_err(|_| decode_error("buffer underflow"))?;
+        self.take(len)
+    }
+
+    /// A field key: number and wire type.
+    pub(crate) fn key(&mut self) -> Result<(u32, WireType)> {
+        let key = self.varint()?;
+        if key > u64::from(u32::MAX) {
+            return Err(decode_error(format!("invalid key value: {key}")));
+        }
+        let wire = WireType::try_from(key & 7).map_err(decode_error)?;
+        let number = (key >> 3) as u32;
+        if number == 0 {
+            return Err(decode_error("invalid tag value: 0"));
+        }
+        Ok((number, wire))
+    }
+
+    /// Skips the value of a field with wire type `wire`; groups are
+    /// matched up to their end tag, counting towards the depth limit.
+    pub(crate) fn skip(
+        &mut self,
+        number: u32,
+        wire: WireType,
+        depth: usize,
+        max_depth: usize,
+    ) -> Result<()> {
+        match wire {
+            WireType::Varint => self.varint().map(drop),
+            WireType::ThirtyTwoBit => self.take(4).map(drop),
+            WireType::SixtyFourBit => self.take(8).map(drop),
+            WireType::LengthDelimited => self.len_delimited().map(drop),
+            WireType::StartGroup => {
+                if depth + 1 > max_depth {
+                    return Err(too_deep());
+                }
+                loop {
+                    if self.done() {
+                        return Err(decode_error("unexpected end of group"));
+                    }
+                    let (n, w) = self.key()?;
+                    if w == WireType::EndGroup {
+                        if n != number {
+                            return Err(decode_error("unexpected end group tag"));
+                        }
+                        return Ok(());
+                    }
+                    self.skip(n, w, depth + 1, max_depth)?;
+                }
+            }
+            WireType::EndGroup => Err(decode_error("unexpected end group tag")),
+        }
+    }
+}
+
+/// Reads one non-message value of a field of `kind` (the wire type has
+/// been checked against the kind).
+fn scalar(kind: &Kind, r: &mut Reader<'_>) -> Result<Value> {
+    Ok(match kind {
+        Kind::Int32 => Value::I32(r.varint()? as i32),
+        Kind::Int64 => Value::I64(r.varint()? as i64),
+        Kind::Uint32 => Value::U32(r.varint()? as u32),
+        Kind::Uint64 => Value::U64(r.varint()?),
+        Kind::Sint32 => {
+            let n = r.varint()? as u32;
+            Value::I32(((n >> 1) as i32) ^ -((n & 1) as i32))
+        }
+        Kind::Sint64 => {
+            let n = r.varint()?;
+            Value::I64(((n >> 1) as i64) ^ -((n & 1) as i64))
+        }
+        Kind::Bool => Value::Bool(r.varint()? != 0),
+        Kind::Enum(_) => Value::EnumNumber(r.varint()? as i32),
+        Kind::Fixed32 => Value::U32(r.fixed32()?),
+        Kind::Sfixed32 => Value::I32(r.fixed32()? as i32),
+        Kind::Float => Value::F32(f32::from_bits(r.fixed32()?)),
+        Kind::Fixed64 => Value::U64(r.fixed64()?),
+        Kind::Sfixed64 => Value::I64(r.fixed64()? as i64),
+        Kind::Double => Value::F64(f64::from_bits(r.fixed64()?)),
+        Kind::String => {
+            let b = r.len_delimited()?;
+            let s = std::str::from_utf8(b)
+                .map_err(|_| decode_error("invalid string value: data is not UTF-8 encoded"))?;
+            Value::String(s.to_owned())
+        }
+        Kind::Bytes => Value::Bytes(Bytes::copy_from_slice(r.len_delimited()?)),
+        // Messages are decoded by the caller.
+        Kind::Message(_) => return Err(decode_error("unexpected message value")),
+    })
+}
+
+/// Whether a field of `desc` may be read from wire type `wire`; anything
+/// else is kept as an unknown field, as Google's runtimes do.
+fn accepts(desc: &FieldDescriptor, kind: &Kind, repeated: bool, wire: WireType) -> bool {
+    if desc.is_group() {
+        return false;
+    }
+    let natural = wire_type_of(kind);
+    if repeated && natural != WireType::LengthDelimited {
+        // Packed or not, whatever the schema says.
+        return wire == natural || wire == WireType::LengthDelimited;
+    }
+    wire == natural
+}
+
+/// A field of the schema, read with a wire type it accepts.
+struct KnownField {
+    desc: FieldDescriptor,
+    kind: Kind,
+    repeated: bool,
+}
+
+impl Decoder {
+    pub(crate) fn merge(
+        &self,
+        message: &mut LosslessMessage,
+        bytes: &[u8],
+        depth: usize,
+    ) -> Result<()> {
+        let mut r = Reader::new(bytes);
+        while !r.done() {
+            let start = r.pos;
+            let (number, wire) = r.key()?;
+            let field = message.descriptor.get_field(number).and_then(|desc| {
+                let kind = desc.kind();
+                let repeated = desc.cardinality() == Cardinality::Repeated;
+                accepts(&desc, &kind, repeated, wire).then_some((desc, kind, repeated))
+            });
+            match field {
+                Some((desc, kind, repeated)) => {
+                    let field = KnownField {
+                        desc,
+                        kind,
+                        repeated,
+                    };
+                    self.merge_field(message, field, wire, &mut r, start, depth)?
+                }
+                None => {
+                    r.skip(number, wire, depth, self.max_depth)?;
+                    message.unknown.extend_from_slice(&bytes[start..r.pos]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn nested(
+        &self,
+        descriptor: MessageDescriptor,
+        bytes: &[u8],
+        depth: usize,
+    ) -> Result<LosslessMessage> {
+        let mut m = LosslessMessage::new(descriptor);
+        self.merge_nested(&mut m, bytes, depth)?;
+        Ok(m)
+    }
+
+    fn merge_nested(&self, m: &mut LosslessMessage, bytes: &[u8], depth: usize) -> Result<()> {
+        if depth + 1 > self.max_depth {
+            return Err(too_deep());
+        }
+        self.merge(m, bytes, depth + 1)
+    }
+
+    fn merge_field(
+        &self,
+        message: &mut LosslessMessage,
+        field: KnownField,
+        wire: WireType,
+        r: &mut Reader<'_>,
+        field_start: usize,
+        depth: usize,
+    ) -> Result<()> {
+        let KnownField {
+            desc,
+            kind,
+            repeated,
+        } = field;
+        let number = desc.number();
+        let is_map = repeated && matches!(&kind, Kind::Message(m) if m.is_map_entry());
+        if is_map {
+            let entry_bytes = r.len_delimited()?;
+            let Kind::Message(entry_desc) = &kind else {
+                return Ok(());
+            };
+            match self.map_entry(entry_desc, entry_bytes, depth)? {
+                Some((key, value)) => {
+                    if let Field::Map(entries) = &mut message
+                        .fields
+                        .entry(number)
+                        .or_insert_with(|| (desc.clone(), Field::Map(BTreeMap::new())))
+                        .1
+                    {
+                        entries.insert(key, value);
+                    }
+                }
+                // upb keeps an entry with unknown fields as an unknown
+                // field of the map's message, whole, as it came.
+                None => message
+                    .unknown
+                    .extend_from_slice(&r.bytes[field_start..r.pos]),
+            }
+            return Ok(());
+        }
+        if repeated {
+            match &kind {
+                Kind::Message(m) => {
+                    let bytes = r.len_delimited()?;
+                    let value = self.nested(m.clone(), bytes, depth)?;
+                    match &mut message
+                        .fields
+                        .entry(number)
+                        .or_insert_with(|| (desc.clone(), Field::Messages(Vec::new())))
+                        .1
+                    {
+                        Field::Messages(ms) => ms.push(value),
+                        other => *other = Field::Messages(vec![value]),
+                    }
+                }
+                _ => {
+                    let mut values = Vec::new();
+                    if wire == WireType::LengthDelimited && wire_type_of(&kind) != wire {
+                        let packed = r.len_delimited()?;
+                        let mut pr = Reader::new(packed);
+                        while !pr.done() {
+                            values.push(scalar(&kind, &mut pr)?);
+                        }
+                    } else {
+                        values.push(scalar(&kind, r)?);
+                    }
+                    if values.is_empty() {
+                        return Ok(());
+                    }
+                    match &mut message
+                        .fields
+                        .entry(number)
+                        .or_insert_with(|| (desc.clone(), Field::List(Vec::new())))
+                        .1
+                    {
+                        Field::List(vs) => vs.extend(values),
+                        other => *other = Field::List(values),
+                    }
+                }
+            }
+            return Ok(());
+        }
+        // A singular field: setting it clears the other fields of its oneof.
+        if let Some(oneof) = desc.containing_oneof() {
+            for other in oneof.fields() {
+                if other.number() != number {
+                    message.fields.remove(&other.number());
+                }
+            }
+        }
+        match &kind {
+            Kind::Message(m) => {
+                let bytes = r.len_delimited()?;
+                match message.fields.get_mut(&number) {
+                    // A message given twice is merged.
+                    Some((_, Field::Message(existing))) => {
+                        self.merge_nested(existing, bytes, depth)?
+                    }
+                    _ => {
+                        let value = self.nested(m.clone(), bytes, depth)?;
+                        message
+                            .fields
+                            .insert(number, (desc, Field::Message(Box::new(value))));
+                    }
+                }
+            }
+            _ => {
+                let value = scalar(&kind, r)?;
+                if !desc.supports_presence() && is_default_value(&value) {
+                    // The last value wins, and a default is no value.
+                    message.fields.remove(&number);
+                } else {
+                    message.fields.insert(number, (desc, Field::Scalar(value)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A map entry's key and value (defaults where absent), or `None` when
+    /// the entry carries fields other than a well-typed key and value.
+    fn map_entry(
+        &self,
+        entry: &MessageDescriptor,
+        bytes: &[u8],
+        depth: usize,
+    ) -> Result<Option<(MapKey, MapValue)>> {
+        if depth + 1 > self.max_depth {
+            return Err(too_deep());
+        }
+        let key_field = entry.map_entry_key_field();
+        let value_field = entry.map_entry_value_field();
+        let key_kind = key_field.kind();
+        let value_kind = value_field.kind();
+        let mut key = Value::default_value(&key_kind);
+        let mut value: Option<MapValue> = None;
+        let mut has_unknown = false;
+        let mut r = Reader::new(bytes);
+        while !r.done() {
+            let (number, wire) = r.key()?;
+            if number == 1 && wire == wire_type_of(&key_kind) {
+                key = scalar(&key_kind, &mut r)?;
+            } else if number == 2 && wire == wire_type_of(&value_kind) {
+                match &value_kind {
+                    Kind::Message(m) => {
+                        let b = r.len_delimited()?;
+                        match &mut value {
+                            Some(MapValue::Message(existing)) => {
+                                self.merge_nested(existing, b, depth + 1)?
+                            }
+                            _ => {
+                                value =
+                                    Some(MapValue::Message(self.nested(m.clone(), b, depth + 1)?))
+                            }
+                        }
+                    }
+                    _ => value = Some(MapValue::Scalar(scalar(&value_kind, &mut r)?)),
+                }
+            } else {
+                r.skip(number, wire, depth + 1, self.max_depth)?;
+                has_unknown = true;
+            }
+        }
+        if has_unknown {
+            return Ok(None);
+        }
+        let value = match value {
+            Some(v) => v,
+            None => match &value_kind {
+                Kind::Message(m) => MapValue::Message(LosslessMessage::new(m.clone())),
+                k => MapValue::Scalar(Value::default_value(k)),
+            },
+        };
+        match key.into_map_key() {
+            Some(k) => Ok(Some((k, value))),
+            None => Err(decode_error("invalid map key type")),
+        }
+    }
+}
