@@ -65,6 +65,7 @@ impl Error {
         }
     }
 
+    #[allow(dead_code)] // for the HLO text parser
     pub(crate) fn at(mut self, location: Location) -> Self {
         self.location = Some(location);
         self
