@@ -581,9 +581,9 @@ fn u47_for_each_index_parallel_fills_everything() {
     })
     .unwrap();
     let out = out.into_inner().unwrap();
-    for i in 0..10 {
-        for j in 0..10 {
-            assert_eq!(out[i][j], 5 + i as i64 + j as i64);
+    for (i, row) in out.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            assert_eq!(v, 5 + i as i64 + j as i64);
         }
     }
 }
@@ -775,8 +775,8 @@ fn u64_permute_dimensions_moves_dynamic_flags() {
         su::make_shape_with_dynamic_dimensions(T::F32, &[10, 100, 1000], &[false, true, true]);
     for perm in PERMS3 {
         let p = su::permute_dimensions(&perm, &shape).unwrap();
-        for i in 0..3 {
-            let from = perm[i] as usize;
+        for (i, &from) in perm.iter().enumerate() {
+            let from = from as usize;
             assert_eq!(p.dimensions()[i], shape.dimensions()[from]);
             assert_eq!(p.dynamic_dimensions()[i], shape.dynamic_dimensions()[from]);
         }

@@ -97,8 +97,10 @@ pub fn byte_size_of_primitive_type(t: PrimitiveType) -> Option<i64> {
 /// XLA's `ShapeUtil::ByteSizeOf`: the bytes of the top-level buffer of a
 /// shape: an array's elements ([`byte_size_of_elements`]), a tuple's table
 /// of `pointer_size`-byte pointers, 0 for a token, `pointer_size` for an
-/// opaque value. (XLA's default `pointer_size` is -1, which suits arrays
-/// and tokens only.)
+/// opaque value, and a buffer's array for a buffer (as XLA in jaxlib 0.10.2
+/// reports it: golden record `special/0156`; the 2025-06 sources of the
+/// spec abort). XLA's default `pointer_size` is -1, which suits arrays and
+/// tokens only.
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
@@ -109,9 +111,8 @@ pub fn byte_size_of_primitive_type(t: PrimitiveType) -> Option<i64> {
 ///
 /// # Errors
 ///
-/// A buffer ("has no definitive size"), a tuple or an opaque value with
-/// `pointer_size <= 0` (XLA aborts on all three), or as
-/// [`byte_size_of_elements`].
+/// A tuple or an opaque value with `pointer_size <= 0` (XLA aborts on
+/// both), or as [`byte_size_of_elements`].
 #[doc(alias = "ShapeUtil::ByteSizeOf")]
 pub fn byte_size_of(shape: &Shape, pointer_size: i64) -> Result<i64> {
     match shape {
@@ -122,9 +123,7 @@ pub fn byte_size_of(shape: &Shape, pointer_size: i64) -> Result<i64> {
         Shape::Opaque => Err(Error::invalid_argument(format!(
             "ByteSizeOf(opaque[]) needs a positive pointer size, got {pointer_size}"
         ))),
-        Shape::Buffer(_) => Err(Error::invalid_argument(
-            "BUFFER primitive type has no definitive size",
-        )),
+        Shape::Buffer(inner) => byte_size_of(inner, pointer_size),
     }
 }
 
