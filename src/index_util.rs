@@ -62,30 +62,79 @@ fn bad_index(shape: &ArrayShape, index: &[i64]) -> Error {
 }
 
 /// The dense linear index of `index` in the order `minor_to_major`, or
-/// `None` when the index does not fit `dims` or `minor_to_major` is not a
-/// list of dimension numbers. Within bounds nothing can overflow (the
-/// product of the dimensions fits in `i64` for a valid shape); wrapping
-/// arithmetic keeps a malformed `minor_to_major` (repeated entries) from
-/// panicking.
-#[inline]
+/// `None` when an entry of `index` is outside its dimension.
+///
+/// The caller guarantees that `minor_to_major` is a permutation of
+/// `0..dims.len()` and that `index` has one entry per dimension. An
+/// unbounded dimension (size `i64::MIN`, unknown) accepts any non-negative
+/// entry. Within bounds nothing overflows (the product of the dimensions
+/// of a valid shape fits in `i64`); the arithmetic wraps so that an
+/// unbounded dimension cannot make it panic.
+#[inline(always)]
 fn linear_in(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> Option<i64> {
-    let n = dims.len();
-    if index.len() != n || minor_to_major.len() != n {
-        return None;
+    // Fixed ranks unroll into straight-line code.
+    match dims.len() {
+        0 => Some(0),
+        1 => linear_fixed::<1>(dims, minor_to_major, index),
+        2 => linear_fixed::<2>(dims, minor_to_major, index),
+        3 => linear_fixed::<3>(dims, minor_to_major, index),
+        4 => linear_fixed::<4>(dims, minor_to_major, index),
+        5 => linear_fixed::<5>(dims, minor_to_major, index),
+        6 => linear_fixed::<6>(dims, minor_to_major, index),
+        _ => linear_step(dims, minor_to_major, index),
     }
+}
+
+#[inline(always)]
+fn linear_fixed<const N: usize>(
+    dims: &[i64],
+    minor_to_major: &[i64],
+    index: &[i64],
+) -> Option<i64> {
+    let dims: &[i64; N] = dims.try_into().ok()?;
+    let mtm: &[i64; N] = minor_to_major.try_into().ok()?;
+    let index: &[i64; N] = index.try_into().ok()?;
     let mut linear = 0i64;
     let mut scale = 1i64;
-    for &d in minor_to_major {
-        let d = usize::try_from(d).ok()?;
-        let size = *dims.get(d)?;
-        let i = *index.get(d)?;
-        if i < 0 || i >= size {
-            return None;
-        }
+    let mut in_bounds = true;
+    for &d in mtm {
+        let d = (d as usize) % N.max(1);
+        let (size, i) = (dims[d], index[d]);
+        // One unsigned comparison: 0 <= i < size.
+        in_bounds &= (i as u64) < (size as u64);
         linear = linear.wrapping_add(scale.wrapping_mul(i));
         scale = scale.wrapping_mul(size);
     }
-    Some(linear)
+    in_bounds.then_some(linear)
+}
+
+#[inline(always)]
+fn linear_step(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> Option<i64> {
+    let n = dims.len();
+    let (dims, index) = (&dims[..n], &index[..n]);
+    let mut linear = 0i64;
+    let mut scale = 1i64;
+    let mut in_bounds = true;
+    for &d in minor_to_major {
+        let d = d as usize;
+        let (size, i) = (dims[d], index[d]);
+        in_bounds &= (i as u64) < (size as u64);
+        linear = linear.wrapping_add(scale.wrapping_mul(i));
+        scale = scale.wrapping_mul(size);
+    }
+    in_bounds.then_some(linear)
+}
+
+/// Whether `minor_to_major` is a permutation of `0..rank`.
+fn is_permutation(minor_to_major: &[i64], rank: usize) -> bool {
+    let mut seen = vec![false; rank];
+    minor_to_major.len() == rank
+        && minor_to_major.iter().all(|&d| {
+            usize::try_from(d)
+                .ok()
+                .and_then(|d| seen.get_mut(d))
+                .is_some_and(|s| !std::mem::replace(s, true))
+        })
 }
 
 /// XLA's `IndexUtil::MultidimensionalIndexToLinearIndex`: the position of
@@ -104,11 +153,17 @@ fn linear_in(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> Option<i64>
 /// # Errors
 ///
 /// The shape has no layout; `index` does not have one entry per dimension,
-/// or an entry is outside `0..dimension` (XLA only `DCHECK`s this).
+/// or an entry is outside `0..dimension` (XLA only `DCHECK`s this). An
+/// unbounded dimension, whose size is unknown, accepts any non-negative
+/// entry.
 #[doc(alias = "IndexUtil::MultidimensionalIndexToLinearIndex")]
 #[inline]
 pub fn multidimensional_index_to_linear_index(shape: &ArrayShape, index: &[i64]) -> Result<i64> {
     let layout = require_layout(shape)?;
+    if index.len() != shape.rank() {
+        return Err(bad_index(shape, index));
+    }
+    // A valid shape's layout is a permutation of its dimensions.
     linear_in(shape.dimensions(), layout.minor_to_major(), index)
         .ok_or_else(|| bad_index(shape, index))
 }
@@ -117,14 +172,11 @@ pub fn multidimensional_index_to_linear_index(shape: &ArrayShape, index: &[i64])
 /// index)`: as [`multidimensional_index_to_linear_index`], in the order of
 /// `minor_to_major` instead of the shape's layout (which need not exist).
 ///
-/// `minor_to_major` should be a permutation of the dimension numbers; a
-/// list with repeated entries gives a meaningless number, as upstream.
-///
 /// # Errors
 ///
-/// `index` or `minor_to_major` does not have one entry per dimension, an
-/// entry of `minor_to_major` is not a dimension number, or an entry of
-/// `index` is out of bounds.
+/// `minor_to_major` is not a permutation of the dimension numbers (XLA
+/// reads out of bounds or computes a meaningless number), `index` does not
+/// have one entry per dimension, or an entry of `index` is out of bounds.
 #[doc(alias = "IndexUtil::MultidimensionalIndexToLinearIndex")]
 #[inline]
 pub fn multidimensional_index_to_linear_index_with_minor_to_major(
@@ -132,20 +184,16 @@ pub fn multidimensional_index_to_linear_index_with_minor_to_major(
     minor_to_major: &[i64],
     index: &[i64],
 ) -> Result<i64> {
-    linear_in(shape.dimensions(), minor_to_major, index).ok_or_else(|| {
-        if minor_to_major.len() != shape.rank()
-            || minor_to_major
-                .iter()
-                .any(|&d| d < 0 || d as u64 >= shape.rank() as u64)
-        {
-            Error::invalid_argument(format!(
-                "minor_to_major {} is not a list of the dimensions of {shape}",
-                index_string(minor_to_major)
-            ))
-        } else {
-            bad_index(shape, index)
-        }
-    })
+    if !is_permutation(minor_to_major, shape.rank()) {
+        return Err(Error::invalid_argument(format!(
+            "minor_to_major {} is not a permutation of the dimensions of {shape}",
+            index_string(minor_to_major)
+        )));
+    }
+    if index.len() != shape.rank() {
+        return Err(bad_index(shape, index));
+    }
+    linear_in(shape.dimensions(), minor_to_major, index).ok_or_else(|| bad_index(shape, index))
 }
 
 /// XLA's `IndexUtil::LinearIndexToMultidimensionalIndex`: the inverse of

@@ -31,6 +31,7 @@ use crate::model::{ArrayShape, Layout, LayoutEqual, ProgramShape, Shape, SplitCo
 
 /// The array's layout, or XLA's "does not have a layout" error (XLA
 /// `CHECK`-fails where a function needs one).
+#[inline]
 pub(crate) fn require_layout(shape: &ArrayShape) -> Result<&Layout> {
     match shape.layout() {
         Some(l) => Ok(l),

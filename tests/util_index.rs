@@ -198,7 +198,7 @@ fn bad_indices_are_errors() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "minor_to_major {0,2} is not a list of the dimensions of f32[2,3]{1,0}"
+        "minor_to_major {0,2} is not a permutation of the dimensions of f32[2,3]{1,0}"
     );
     let mut no_layout = s.clone();
     no_layout.clear_layout();
@@ -329,4 +329,28 @@ fn golden_subbyte_packing_of_xla_cpu() {
         checked += 1;
     }
     assert_eq!(checked, 2);
+}
+
+#[test]
+fn repeated_minor_to_major_entries_are_rejected() {
+    // {0,0} is not a permutation: XLA would compute a meaningless number.
+    let s = shape_util::make_shape(T::F32, &[2, 3]);
+    assert!(
+        iu::multidimensional_index_to_linear_index_with_minor_to_major(&s, &[0, 0], &[1, 1])
+            .is_err()
+    );
+}
+
+#[test]
+fn ranks_past_the_unrolled_ones_use_the_same_order() {
+    // Rank 8 (the generic loop) against the row-major formula.
+    let dims = [2, 3, 2, 3, 2, 3, 2, 3];
+    let s = shape_util::make_shape(T::S8, &dims);
+    let index = [1, 2, 0, 1, 1, 0, 1, 2];
+    let mut expected = 0;
+    for (&i, &d) in index.iter().zip(&dims) {
+        expected = expected * d + i;
+    }
+    assert_eq!(to_linear(&s, &index), expected);
+    assert_eq!(to_index(&s, expected), index);
 }

@@ -364,11 +364,15 @@ pub fn for_each_index_parallel_in_with_status<E: From<Error> + Send>(
 /// [`for_each_index`]. Made by [`indices`].
 #[derive(Clone, Debug)]
 pub struct Indices<const N: usize> {
+    /// The current index, except at `minor`, whose entry is `counter`.
     index: [i64; N],
     dims: [i64; N],
     minor_to_major: [usize; N],
-    /// `minor_to_major[0]` and its size, for the common step.
+    /// `minor_to_major[0]`, its current entry and its size: the common
+    /// step touches only these (no store into `index` that the next copy
+    /// of it would have to wait for).
     minor: usize,
+    counter: i64,
     minor_size: i64,
     remaining: usize,
 }
@@ -414,15 +418,16 @@ pub fn indices<const N: usize>(shape: &ArrayShape) -> Result<Indices<N>> {
         dims,
         minor_to_major,
         minor,
+        counter: 0,
         minor_size: dims.get(minor).copied().unwrap_or(1),
         remaining,
     })
 }
 
 impl<const N: usize> Indices<N> {
-    #[cold]
+    /// The minor dimension wrapped: carries into the more major ones.
     fn carry(&mut self) {
-        self.index[self.minor] = 0;
+        self.counter = 0;
         for &d in &self.minor_to_major[1..] {
             self.index[d] += 1;
             if self.index[d] < self.dims[d] {
@@ -441,12 +446,15 @@ impl<const N: usize> Iterator for Indices<N> {
         if self.remaining == 0 {
             return None;
         }
-        let current = self.index;
         self.remaining -= 1;
-        if N > 0 && self.remaining > 0 {
-            let m = self.minor;
-            self.index[m] += 1;
-            if self.index[m] >= self.minor_size {
+        let (minor, counter) = (self.minor, self.counter);
+        // Built element by element: writing the counter into a copy of
+        // `index` and moving the copy would make the CPU wait for the
+        // narrow store before the wide load.
+        let current = std::array::from_fn(|k| if k == minor { counter } else { self.index[k] });
+        if N > 0 {
+            self.counter += 1;
+            if self.counter >= self.minor_size {
                 self.carry();
             }
         }
@@ -456,6 +464,40 @@ impl<const N: usize> Iterator for Indices<N> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.remaining, Some(self.remaining))
+    }
+
+    /// Internal iteration (`for_each`, `fold`, `sum`, ...): the minor
+    /// dimension runs in a tight loop with the rest of the index in
+    /// registers.
+    #[inline]
+    fn fold<B, F>(mut self, init: B, mut f: F) -> B
+    where
+        F: FnMut(B, [i64; N]) -> B,
+    {
+        let mut acc = init;
+        if N == 0 {
+            if self.remaining > 0 {
+                acc = f(acc, [0; N]);
+            }
+            return acc;
+        }
+        let minor = self.minor;
+        while self.remaining > 0 {
+            let run = (self.minor_size - self.counter).min(self.remaining as i64);
+            let rest = self.index;
+            for c in self.counter..self.counter + run {
+                acc = f(
+                    acc,
+                    std::array::from_fn(|k| if k == minor { c } else { rest[k] }),
+                );
+            }
+            self.remaining -= run as usize;
+            self.counter += run;
+            if self.counter >= self.minor_size {
+                self.carry();
+            }
+        }
+        acc
     }
 }
 
