@@ -12,7 +12,7 @@
 //! Nothing here panics. An index is data: an index of the wrong length or
 //! outside the array (XLA only `DCHECK`s the bounds), a linear index outside
 //! `0..elements_in`, and a shape without a layout (XLA `CHECK`-fails) give
-//! an [`Error`](crate::Error).
+//! an [`Error`].
 //!
 //! ```
 //! use xla_shape::{ArrayShape, Layout, PrimitiveType};

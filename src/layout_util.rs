@@ -6,7 +6,7 @@
 //! a failure that depends on what a shape or layout *is* (a missing layout,
 //! a layout that does not fit, structures that differ, a split config that
 //! names no dimension, arithmetic that overflows) is an
-//! [`Error`](crate::Error); a panic, documented under `# Panics`, happens
+//! [`Error`]; a panic, documented under `# Panics`, happens
 //! only on a position the caller supplies to address into a layout
 //! ([`major`], [`minor`]) or on slices of different lengths given where XLA
 //! `CHECK`s they match.

@@ -22,7 +22,8 @@
 //! use xla_shape::PrimitiveType as T;
 //! use xla_shape::primitive_util;
 //! assert_eq!(primitive_util::bit_width(T::S4), Some(4));
-//! assert_eq!(primitive_util::higher_precision_type(T::Bf16, T::F16), Some(T::F16));
+//! // bf16 has the larger range (overflow exponent 128 against 16).
+//! assert_eq!(primitive_util::higher_precision_type(T::Bf16, T::F16), Some(T::Bf16));
 //! assert!(primitive_util::cast_preserves_values(T::S16, T::F32));
 //! assert_eq!(primitive_util::string_to_primitive_type("bf16").unwrap(), T::Bf16);
 //! ```

@@ -123,8 +123,8 @@ pub fn inserted_or_deleted_1_sized_dimensions(
 
 /// XLA's `ShapeUtil::DimensionsUnmodifiedByReshape`: the pairs (input
 /// dimension, output dimension) that a reshape from `input` to `output`
-/// maps one to one (groups of one dimension in [common
-/// factors](common_factors)), sorted.
+/// maps one to one (groups of one dimension on each side in XLA's
+/// `CommonFactors`), sorted.
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
