@@ -9,10 +9,13 @@
 //!
 //! # Errors and panics
 //!
-//! Nothing here panics. An index is data: an index of the wrong length or
-//! outside the array (XLA only `DCHECK`s the bounds), a linear index outside
-//! `0..elements_in`, and a shape without a layout (XLA `CHECK`-fails) give
-//! an [`Error`].
+//! Nothing here panics. An index is data: an index of the wrong length, a
+//! linear index outside `0..elements_in`, and a shape without a layout (XLA
+//! `CHECK`-fails or reads out of bounds) give an [`Error`]. As upstream, the
+//! entries of a multidimensional index are not bounds-checked by
+//! [`multidimensional_index_to_linear_index`] (XLA only `DCHECK`s them; an
+//! entry out of range gives a meaningless number): [`index_in_bounds`]
+//! checks them.
 //!
 //! ```
 //! use xla_shape::{ArrayShape, Layout, PrimitiveType};
@@ -46,35 +49,27 @@ pub(crate) fn index_string(index: &[i64]) -> String {
 
 #[cold]
 fn bad_index(shape: &ArrayShape, index: &[i64]) -> Error {
-    if index.len() != shape.rank() {
-        Error::invalid_argument(format!(
-            "index {} has {} elements, but shape {shape} has {} dimensions",
-            index_string(index),
-            index.len(),
-            shape.rank()
-        ))
-    } else {
-        Error::invalid_argument(format!(
-            "index {} is out of bounds for shape {shape}",
-            index_string(index)
-        ))
-    }
+    Error::invalid_argument(format!(
+        "index {} has {} elements, but shape {shape} has {} dimensions",
+        index_string(index),
+        index.len(),
+        shape.rank()
+    ))
 }
 
-/// The dense linear index of `index` in the order `minor_to_major`, or
-/// `None` when an entry of `index` is outside its dimension.
+/// The dense linear index of `index` in the order `minor_to_major`.
 ///
 /// The caller guarantees that `minor_to_major` is a permutation of
-/// `0..dims.len()` and that `index` has one entry per dimension. An
-/// unbounded dimension (size `i64::MIN`, unknown) accepts any non-negative
-/// entry. Within bounds nothing overflows (the product of the dimensions
-/// of a valid shape fits in `i64`); the arithmetic wraps so that an
-/// unbounded dimension cannot make it panic.
+/// `0..dims.len()` and that `index` has one entry per dimension. Entries
+/// are not bounds-checked (XLA only `DCHECK`s them); the arithmetic wraps,
+/// so an entry out of range gives a meaningless number, never a panic.
+/// Within bounds nothing overflows: the product of the dimensions of a
+/// valid shape fits in `i64`.
 #[inline(always)]
-fn linear_in(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> Option<i64> {
+fn linear_in(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> i64 {
     // Fixed ranks unroll into straight-line code.
     match dims.len() {
-        0 => Some(0),
+        0 => 0,
         1 => linear_fixed::<1>(dims, minor_to_major, index),
         2 => linear_fixed::<2>(dims, minor_to_major, index),
         3 => linear_fixed::<3>(dims, minor_to_major, index),
@@ -86,43 +81,39 @@ fn linear_in(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> Option<i64>
 }
 
 #[inline(always)]
-fn linear_fixed<const N: usize>(
-    dims: &[i64],
-    minor_to_major: &[i64],
-    index: &[i64],
-) -> Option<i64> {
-    let dims: &[i64; N] = dims.try_into().ok()?;
-    let mtm: &[i64; N] = minor_to_major.try_into().ok()?;
-    let index: &[i64; N] = index.try_into().ok()?;
+fn linear_fixed<const N: usize>(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> i64 {
+    let (Ok(dims), Ok(mtm), Ok(index)) = (
+        <&[i64; N]>::try_from(dims),
+        <&[i64; N]>::try_from(minor_to_major),
+        <&[i64; N]>::try_from(index),
+    ) else {
+        return linear_step(dims, minor_to_major, index);
+    };
     let mut linear = 0i64;
     let mut scale = 1i64;
-    let mut in_bounds = true;
     for &d in mtm {
-        let d = (d as usize) % N.max(1);
-        let (size, i) = (dims[d], index[d]);
-        // One unsigned comparison: 0 <= i < size.
-        in_bounds &= (i as u64) < (size as u64);
-        linear = linear.wrapping_add(scale.wrapping_mul(i));
-        scale = scale.wrapping_mul(size);
+        // `d < N` for a permutation; the remainder only spares the bounds
+        // check.
+        let d = (d as usize) % N;
+        linear = linear.wrapping_add(scale.wrapping_mul(index[d]));
+        scale = scale.wrapping_mul(dims[d]);
     }
-    in_bounds.then_some(linear)
+    linear
 }
 
 #[inline(always)]
-fn linear_step(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> Option<i64> {
-    let n = dims.len();
-    let (dims, index) = (&dims[..n], &index[..n]);
+fn linear_step(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> i64 {
     let mut linear = 0i64;
     let mut scale = 1i64;
-    let mut in_bounds = true;
     for &d in minor_to_major {
         let d = d as usize;
-        let (size, i) = (dims[d], index[d]);
-        in_bounds &= (i as u64) < (size as u64);
+        let (Some(&size), Some(&i)) = (dims.get(d), index.get(d)) else {
+            continue;
+        };
         linear = linear.wrapping_add(scale.wrapping_mul(i));
         scale = scale.wrapping_mul(size);
     }
-    in_bounds.then_some(linear)
+    linear
 }
 
 /// Whether `minor_to_major` is a permutation of `0..rank`.
@@ -150,12 +141,16 @@ fn is_permutation(minor_to_major: &[i64], rank: usize) -> bool {
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
 ///
+/// As upstream, the entries of `index` are not bounds-checked (XLA only
+/// `DCHECK`s them): an entry outside `0..dimension` gives a meaningless
+/// number, never a panic. Check with [`index_in_bounds`] where the index
+/// comes from outside. This keeps the function as fast as a loop over
+/// precomputed strides.
+///
 /// # Errors
 ///
-/// The shape has no layout; `index` does not have one entry per dimension,
-/// or an entry is outside `0..dimension` (XLA only `DCHECK`s this). An
-/// unbounded dimension, whose size is unknown, accepts any non-negative
-/// entry.
+/// The shape has no layout, or `index` does not have one entry per
+/// dimension (XLA reads out of bounds).
 #[doc(alias = "IndexUtil::MultidimensionalIndexToLinearIndex")]
 #[inline]
 pub fn multidimensional_index_to_linear_index(shape: &ArrayShape, index: &[i64]) -> Result<i64> {
@@ -164,19 +159,24 @@ pub fn multidimensional_index_to_linear_index(shape: &ArrayShape, index: &[i64])
         return Err(bad_index(shape, index));
     }
     // A valid shape's layout is a permutation of its dimensions.
-    linear_in(shape.dimensions(), layout.minor_to_major(), index)
-        .ok_or_else(|| bad_index(shape, index))
+    Ok(linear_in(
+        shape.dimensions(),
+        layout.minor_to_major(),
+        index,
+    ))
 }
 
 /// XLA's `MultidimensionalIndexToLinearIndex(shape, minor_to_major,
 /// index)`: as [`multidimensional_index_to_linear_index`], in the order of
 /// `minor_to_major` instead of the shape's layout (which need not exist).
 ///
+/// Entries of `index` are not bounds-checked, as above.
+///
 /// # Errors
 ///
 /// `minor_to_major` is not a permutation of the dimension numbers (XLA
-/// reads out of bounds or computes a meaningless number), `index` does not
-/// have one entry per dimension, or an entry of `index` is out of bounds.
+/// reads out of bounds or computes a meaningless number), or `index` does
+/// not have one entry per dimension.
 #[doc(alias = "IndexUtil::MultidimensionalIndexToLinearIndex")]
 #[inline]
 pub fn multidimensional_index_to_linear_index_with_minor_to_major(
@@ -193,7 +193,7 @@ pub fn multidimensional_index_to_linear_index_with_minor_to_major(
     if index.len() != shape.rank() {
         return Err(bad_index(shape, index));
     }
-    linear_in(shape.dimensions(), minor_to_major, index).ok_or_else(|| bad_index(shape, index))
+    Ok(linear_in(shape.dimensions(), minor_to_major, index))
 }
 
 /// XLA's `IndexUtil::LinearIndexToMultidimensionalIndex`: the inverse of

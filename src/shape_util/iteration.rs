@@ -396,6 +396,7 @@ pub struct Indices<const N: usize> {
 ///
 /// The array has no layout, its rank is not `N`, it has an unbounded
 /// dimension, or more elements than `usize` counts.
+#[inline]
 pub fn indices<const N: usize>(shape: &ArrayShape) -> Result<Indices<N>> {
     let layout = require_layout(shape)?;
     if shape.rank() != N {
