@@ -101,6 +101,9 @@ impl Error {
     pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidArgument, message)
     }
+    pub(crate) fn overflow(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Overflow, message)
+    }
 }
 
 impl fmt::Display for Error {

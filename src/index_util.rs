@@ -1,2 +1,325 @@
-//! XLA's `IndexUtil`: multidimensional index <-> linear index (tiles ignored,
-//! as upstream).
+//! XLA's `IndexUtil`: multidimensional index <-> linear index, in the
+//! physical order an array's layout gives its elements.
+//!
+//! As upstream, tiles are ignored everywhere: the linear index is the
+//! position in the dense, untiled order of `minor_to_major` (use
+//! [`layout_util::linear_index`](crate::layout_util::linear_index) for
+//! XLA's first-tile formula, and [`tiling`](crate::tiling) for the full
+//! tiled model).
+//!
+//! # Errors and panics
+//!
+//! Nothing here panics. An index is data: an index of the wrong length, a
+//! linear index outside `0..elements_in`, and a shape without a layout (XLA
+//! `CHECK`-fails or reads out of bounds) give an [`Error`]. As upstream, the
+//! entries of a multidimensional index are not bounds-checked by
+//! [`multidimensional_index_to_linear_index`] (XLA only `DCHECK`s them; an
+//! entry out of range gives a meaningless number): [`index_in_bounds`]
+//! checks them.
+//!
+//! ```
+//! use xla_shape::{ArrayShape, Layout, PrimitiveType};
+//! use xla_shape::index_util;
+//! // f32[10,20]{0,1}: dimension 0 is the most minor (spec 12.5 I2).
+//! let s = ArrayShape::new(PrimitiveType::F32, [10, 20])?
+//!     .with_layout(Some(Layout::new([0, 1])))?;
+//! assert_eq!(index_util::multidimensional_index_to_linear_index(&s, &[3, 5])?, 53);
+//! assert_eq!(index_util::linear_index_to_multidimensional_index(&s, 53)?, [3, 5]);
+//! # Ok::<(), xla_shape::Error>(())
+//! ```
+
+use std::cmp::Ordering;
+
+use crate::error::{Error, Result};
+use crate::layout_util::require_layout;
+use crate::model::ArrayShape;
+
+/// Formats an index as XLA writes spans: `{3,5}`.
+pub(crate) fn index_string(index: &[i64]) -> String {
+    let mut s = String::from("{");
+    for (i, x) in index.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&x.to_string());
+    }
+    s.push('}');
+    s
+}
+
+#[cold]
+fn bad_index(shape: &ArrayShape, index: &[i64]) -> Error {
+    Error::invalid_argument(format!(
+        "index {} has {} elements, but shape {shape} has {} dimensions",
+        index_string(index),
+        index.len(),
+        shape.rank()
+    ))
+}
+
+/// The dense linear index of `index` in the order `minor_to_major`.
+///
+/// The caller guarantees that `minor_to_major` is a permutation of
+/// `0..dims.len()` and that `index` has one entry per dimension. Entries
+/// are not bounds-checked (XLA only `DCHECK`s them); the arithmetic wraps,
+/// so an entry out of range gives a meaningless number, never a panic.
+/// Within bounds nothing overflows: the product of the dimensions of a
+/// valid shape fits in `i64`.
+#[inline(always)]
+fn linear_in(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> i64 {
+    // Fixed ranks unroll into straight-line code.
+    match dims.len() {
+        0 => 0,
+        1 => linear_fixed::<1>(dims, minor_to_major, index),
+        2 => linear_fixed::<2>(dims, minor_to_major, index),
+        3 => linear_fixed::<3>(dims, minor_to_major, index),
+        4 => linear_fixed::<4>(dims, minor_to_major, index),
+        5 => linear_fixed::<5>(dims, minor_to_major, index),
+        6 => linear_fixed::<6>(dims, minor_to_major, index),
+        _ => linear_step(dims, minor_to_major, index),
+    }
+}
+
+#[inline(always)]
+fn linear_fixed<const N: usize>(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> i64 {
+    let (Ok(dims), Ok(mtm), Ok(index)) = (
+        <&[i64; N]>::try_from(dims),
+        <&[i64; N]>::try_from(minor_to_major),
+        <&[i64; N]>::try_from(index),
+    ) else {
+        return linear_step(dims, minor_to_major, index);
+    };
+    let mut linear = 0i64;
+    let mut scale = 1i64;
+    for &d in mtm {
+        // `d < N` for a permutation; the remainder only spares the bounds
+        // check.
+        let d = (d as usize) % N;
+        linear = linear.wrapping_add(scale.wrapping_mul(index[d]));
+        scale = scale.wrapping_mul(dims[d]);
+    }
+    linear
+}
+
+#[inline(always)]
+fn linear_step(dims: &[i64], minor_to_major: &[i64], index: &[i64]) -> i64 {
+    let mut linear = 0i64;
+    let mut scale = 1i64;
+    for &d in minor_to_major {
+        let d = d as usize;
+        let (Some(&size), Some(&i)) = (dims.get(d), index.get(d)) else {
+            continue;
+        };
+        linear = linear.wrapping_add(scale.wrapping_mul(i));
+        scale = scale.wrapping_mul(size);
+    }
+    linear
+}
+
+/// Whether `minor_to_major` is a permutation of `0..rank`.
+fn is_permutation(minor_to_major: &[i64], rank: usize) -> bool {
+    let mut seen = vec![false; rank];
+    minor_to_major.len() == rank
+        && minor_to_major.iter().all(|&d| {
+            usize::try_from(d)
+                .ok()
+                .and_then(|d| seen.get_mut(d))
+                .is_some_and(|s| !std::mem::replace(s, true))
+        })
+}
+
+/// XLA's `IndexUtil::MultidimensionalIndexToLinearIndex`: the position of
+/// the element at `index` when the array's elements are laid out in the
+/// order of its layout's `minor_to_major` (tiles ignored). A scalar's only
+/// element is at 0.
+///
+/// ```
+/// use xla_shape::{ArrayShape, PrimitiveType, index_util};
+/// // f32[10,20,30]{2,1,0} (spec 12.5 I6): 3*600 + 5*30 + 7.
+/// let s = ArrayShape::new(PrimitiveType::F32, [10, 20, 30])?;
+/// assert_eq!(index_util::multidimensional_index_to_linear_index(&s, &[3, 5, 7])?, 1957);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+///
+/// As upstream, the entries of `index` are not bounds-checked (XLA only
+/// `DCHECK`s them): an entry outside `0..dimension` gives a meaningless
+/// number, never a panic. Check with [`index_in_bounds`] where the index
+/// comes from outside. This keeps the function as fast as a loop over
+/// precomputed strides.
+///
+/// # Errors
+///
+/// The shape has no layout, or `index` does not have one entry per
+/// dimension (XLA reads out of bounds).
+#[doc(alias = "IndexUtil::MultidimensionalIndexToLinearIndex")]
+#[inline]
+pub fn multidimensional_index_to_linear_index(shape: &ArrayShape, index: &[i64]) -> Result<i64> {
+    let layout = require_layout(shape)?;
+    if index.len() != shape.rank() {
+        return Err(bad_index(shape, index));
+    }
+    // A valid shape's layout is a permutation of its dimensions.
+    Ok(linear_in(
+        shape.dimensions(),
+        layout.minor_to_major(),
+        index,
+    ))
+}
+
+/// XLA's `MultidimensionalIndexToLinearIndex(shape, minor_to_major,
+/// index)`: as [`multidimensional_index_to_linear_index`], in the order of
+/// `minor_to_major` instead of the shape's layout (which need not exist).
+///
+/// Entries of `index` are not bounds-checked, as above.
+///
+/// # Errors
+///
+/// `minor_to_major` is not a permutation of the dimension numbers (XLA
+/// reads out of bounds or computes a meaningless number), or `index` does
+/// not have one entry per dimension.
+#[doc(alias = "IndexUtil::MultidimensionalIndexToLinearIndex")]
+#[inline]
+pub fn multidimensional_index_to_linear_index_with_minor_to_major(
+    shape: &ArrayShape,
+    minor_to_major: &[i64],
+    index: &[i64],
+) -> Result<i64> {
+    if !is_permutation(minor_to_major, shape.rank()) {
+        return Err(Error::invalid_argument(format!(
+            "minor_to_major {} is not a permutation of the dimensions of {shape}",
+            index_string(minor_to_major)
+        )));
+    }
+    if index.len() != shape.rank() {
+        return Err(bad_index(shape, index));
+    }
+    Ok(linear_in(shape.dimensions(), minor_to_major, index))
+}
+
+/// XLA's `IndexUtil::LinearIndexToMultidimensionalIndex`: the inverse of
+/// [`multidimensional_index_to_linear_index`].
+///
+/// # Errors
+///
+/// The shape has no layout, or `linear_index` is not in
+/// `0..elements_in(shape)` (XLA only `DCHECK`s this), or the shape has an
+/// unbounded dimension.
+#[doc(alias = "IndexUtil::LinearIndexToMultidimensionalIndex")]
+pub fn linear_index_to_multidimensional_index(
+    shape: &ArrayShape,
+    linear_index: i64,
+) -> Result<Vec<i64>> {
+    let layout = require_layout(shape)?;
+    let count = crate::shape_util::elements_in(shape)?;
+    if linear_index < 0 || linear_index >= count {
+        return Err(Error::invalid_argument(format!(
+            "linear index {linear_index} is out of bounds for shape {shape} of {count} elements"
+        )));
+    }
+    let dims = shape.dimensions();
+    let mut index = vec![0i64; dims.len()];
+    let mut divisor = 1i64;
+    // Every dimension is at least 1 (the count is positive) and the
+    // divisor stays at most the element count.
+    for &d in layout.minor_to_major() {
+        let d = d as usize;
+        index[d] = (linear_index / divisor) % dims[d];
+        divisor *= dims[d];
+    }
+    Ok(index)
+}
+
+/// XLA's `IndexUtil::BumpIndices`: advances `index` to the next index in
+/// **row-major** order, whatever the layout (the last dimension fastest):
+/// returns `false`, leaving `index` unchanged, when it is the last one.
+///
+/// ```
+/// use xla_shape::{ArrayShape, PrimitiveType, index_util};
+/// let s = ArrayShape::new(PrimitiveType::F32, [2, 3])?;
+/// let mut i = [0, 2];
+/// assert!(index_util::bump_indices(&s, &mut i)?);
+/// assert_eq!(i, [1, 0]); // spec 12.5 I11
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// `index` does not have one entry per dimension.
+#[doc(alias = "IndexUtil::BumpIndices")]
+pub fn bump_indices(shape: &ArrayShape, index: &mut [i64]) -> Result<bool> {
+    let dims = shape.dimensions();
+    if index.len() != dims.len() {
+        return Err(bad_index(shape, index));
+    }
+    for d in (0..dims.len()).rev() {
+        if index[d].saturating_add(1) < dims[d] {
+            index[d] += 1;
+            for later in &mut index[d + 1..] {
+                *later = 0;
+            }
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// XLA's `IndexUtil::GetDimensionStride`: how far apart, in elements, two
+/// elements whose indices differ by one in `dimension` are (tiles
+/// ignored): the product of the dimensions more minor than it. A number
+/// that is not a dimension of the shape gets the product of all of them,
+/// as upstream.
+///
+/// ```
+/// use xla_shape::{ArrayShape, PrimitiveType, index_util};
+/// // F32[5,8,10,4]{3,2,1,0}, dimension 1: 4 * 10 (spec 12.5 I12).
+/// let s = ArrayShape::new(PrimitiveType::F32, [5, 8, 10, 4])?;
+/// assert_eq!(index_util::get_dimension_stride(&s, 1)?, 40);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// The shape has no layout; the product overflows `i64` (possible only
+/// with unbounded dimensions).
+#[doc(alias = "IndexUtil::GetDimensionStride")]
+pub fn get_dimension_stride(shape: &ArrayShape, dimension: i64) -> Result<i64> {
+    let layout = require_layout(shape)?;
+    let mut stride = 1i64;
+    for &d in layout.minor_to_major() {
+        if d == dimension {
+            break;
+        }
+        stride = stride
+            .checked_mul(shape.dimensions()[d as usize])
+            .ok_or_else(|| {
+                Error::overflow(format!(
+                    "stride of dimension {dimension} of {shape} overflows int64"
+                ))
+            })?;
+    }
+    Ok(stride)
+}
+
+/// XLA's `IndexUtil::IndexInBounds`: `index` has one entry per dimension
+/// and none is at or past its dimension's size. As upstream, negative
+/// entries count as in bounds.
+#[doc(alias = "IndexUtil::IndexInBounds")]
+pub fn index_in_bounds(shape: &ArrayShape, index: &[i64]) -> bool {
+    index.len() == shape.rank() && index.iter().zip(shape.dimensions()).all(|(&i, &d)| i < d)
+}
+
+/// XLA's `IndexUtil::CompareIndices`: lexicographic order, index 0 first
+/// (upstream returns -1, 0 or 1; the signs are those of
+/// [`Ordering::Less`], `Equal` and `Greater`, whatever XLA's header comment
+/// says). Where XLA `CHECK`s that the lengths are equal, a shorter index
+/// that is a prefix of the other compares less.
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use xla_shape::index_util::compare_indices;
+/// assert_eq!(compare_indices(&[0, 9], &[1, 0]), Ordering::Less);
+/// ```
+#[doc(alias = "IndexUtil::CompareIndices")]
+pub fn compare_indices(lhs: &[i64], rhs: &[i64]) -> Ordering {
+    lhs.cmp(rhs)
+}

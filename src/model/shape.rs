@@ -225,7 +225,7 @@ impl ArrayShape {
         !self.dynamic.iter().any(|&d| d)
     }
 
-    fn equal_with(&self, other: &ArrayShape, o: &ShapeEqual) -> bool {
+    pub(crate) fn equal_with(&self, other: &ArrayShape, o: &ShapeEqual) -> bool {
         if !o.ignore_element_type {
             let same = if o.ignore_fp_precision {
                 (self.element_type.is_floating_point() && other.element_type.is_floating_point())
