@@ -49,16 +49,15 @@ fn check_from_proto(p: &ShapeProto, depth: usize) -> Result<()> {
             }
             check_from_proto(&p.tuple_shapes[0], depth + 1)?;
         }
-        t if t.is_array_type() => {
-            if !p.is_dynamic_dimension.is_empty()
-                && p.is_dynamic_dimension.len() != p.dimensions.len()
-            {
-                return Err(Error::malformed(format!(
-                    "Malformed shape proto: number of is_dynamic_dimension fields ({}) does not match number of dimension fields ({}).",
-                    p.is_dynamic_dimension.len(),
-                    p.dimensions.len()
-                )));
-            }
+        t if t.is_array_type()
+            && !p.is_dynamic_dimension.is_empty()
+            && p.is_dynamic_dimension.len() != p.dimensions.len() =>
+        {
+            return Err(Error::malformed(format!(
+                "Malformed shape proto: number of is_dynamic_dimension fields ({}) does not match number of dimension fields ({}).",
+                p.is_dynamic_dimension.len(),
+                p.dimensions.len()
+            )));
         }
         _ => {}
     }

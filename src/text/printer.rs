@@ -146,6 +146,18 @@ fn write_integral_type(out: &mut String, t: PrimitiveType) {
 
 /// `Layout::ToString`: `{minor_to_major:T..L..#..*..E..S..SC..P..M..}`.
 pub(crate) fn write_layout(out: &mut String, l: &Layout) {
+    write_layout_with_physical(out, l, l.physical_shape().map(Some));
+}
+
+/// `Layout::ToString` with the physical shape given apart: `None` prints no
+/// `P(...)`, `Some(None)` prints XLA's invalid shape
+/// (`P(primitive_type_invalid[])`), for parser messages about shapes that
+/// cannot be held.
+pub(crate) fn write_layout_with_physical(
+    out: &mut String,
+    l: &Layout,
+    physical: Option<Option<&Shape>>,
+) {
     out.push('{');
     for (i, &d) in l.minor_to_major().iter().enumerate() {
         if i > 0 {
@@ -192,9 +204,12 @@ pub(crate) fn write_layout(out: &mut String, l: &Layout) {
             write_split_config(out, s);
         }
     }
-    if let Some(p) = l.physical_shape() {
+    if let Some(p) = physical {
         out.push_str("P(");
-        write_shape(out, p, true);
+        match p {
+            Some(p) => write_shape(out, p, true),
+            None => out.push_str("primitive_type_invalid[]"),
+        }
         out.push(')');
     }
     if l.dynamic_shape_metadata_prefix_bytes() > 0 {
