@@ -167,7 +167,13 @@ pub(crate) fn validate_layout_for_array(
             shape()
         )));
     }
-    let mut seen = vec![false; rank];
+    // Which dimensions were seen: a bit mask up to rank 64, else a vector.
+    let mut seen_mask = 0u64;
+    let mut seen = if rank > 64 {
+        vec![false; rank]
+    } else {
+        Vec::new()
+    };
     for &d in mtm {
         if d < 0 || d as u64 >= rank as u64 {
             return Err(Error::invalid_layout(format!(
@@ -176,7 +182,15 @@ pub(crate) fn validate_layout_for_array(
                 shape()
             )));
         }
-        if std::mem::replace(&mut seen[d as usize], true) {
+        let repeated = if rank > 64 {
+            std::mem::replace(&mut seen[d as usize], true)
+        } else {
+            let bit = 1u64 << d;
+            let repeated = seen_mask & bit != 0;
+            seen_mask |= bit;
+            repeated
+        };
+        if repeated {
             return Err(Error::invalid_layout(format!(
                 "layout minor_to_major field has duplicate values: {{{}}}; shape: {}",
                 join(mtm, ", "),

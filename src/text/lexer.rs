@@ -166,10 +166,40 @@ pub(crate) fn primitive_type_keyword(s: &[u8]) -> Option<PrimitiveType> {
     })
 }
 
+/// The tokens that are one byte whatever follows (`Eof` for the others).
+static PUNCTUATION: [Tok; 256] = {
+    let mut t = [Tok::Eof; 256];
+    t[b'=' as usize] = Tok::Equal;
+    t[b',' as usize] = Tok::Comma;
+    t[b':' as usize] = Tok::Colon;
+    t[b'*' as usize] = Tok::Asterisk;
+    t[b'#' as usize] = Tok::Octothorp;
+    t[b'+' as usize] = Tok::Plus;
+    t[b'~' as usize] = Tok::Tilde;
+    t[b'[' as usize] = Tok::Lsquare;
+    t[b']' as usize] = Tok::Rsquare;
+    t[b'{' as usize] = Tok::Lbrace;
+    t[b'}' as usize] = Tok::Rbrace;
+    t[b'(' as usize] = Tok::Lparen;
+    t[b')' as usize] = Tok::Rparen;
+    t
+};
+
 /// `[a-zA-Z0-9_.-]`.
 pub(crate) fn is_identifier_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'-' || c == b'.' || c == b'_'
+    IDENTIFIER_CHAR[usize::from(c)]
 }
+
+static IDENTIFIER_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_';
+        c += 1;
+    }
+    t
+};
 
 /// The lexer over a whole text; `start..end` is the current token.
 #[derive(Clone, Copy)]
@@ -241,7 +271,56 @@ impl<'a> Lexer<'a> {
         self.buf.get(self.pos).copied()
     }
 
+    #[inline]
     fn lex_token(&mut self) -> Tok {
+        // Fast paths: whitespace, then punctuation, plain integers and
+        // identifiers; anything else goes the long way, in XLA's order.
+        let buf = self.buf;
+        let mut pos = self.pos;
+        while pos < buf.len() && matches!(buf[pos], b' ' | b'\t' | b'\n' | b'\r') {
+            pos += 1;
+        }
+        self.pos = pos;
+        self.start = pos;
+        let Some(&c) = buf.get(pos) else {
+            return Tok::Eof;
+        };
+        let simple = PUNCTUATION[usize::from(c)];
+        if simple != Tok::Eof {
+            self.pos = pos + 1;
+            return simple;
+        }
+        if c.is_ascii_digit() {
+            let mut end = pos;
+            let mut value = 0u64;
+            while end < buf.len() && buf[end].is_ascii_digit() {
+                value = value
+                    .wrapping_mul(10)
+                    .wrapping_add(u64::from(buf[end] - b'0'));
+                end += 1;
+            }
+            // Up to 19 digits cannot overflow a u64.
+            if end - pos <= 19
+                && !matches!(
+                    buf.get(end),
+                    Some(b'.' | b'e' | b'E' | b'x' | b'_' | b'b' | b'f' | b'?')
+                )
+            {
+                self.int = value as i64;
+                self.pos = end;
+                return Tok::Int;
+            }
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            self.pos = pos + 1;
+            return self.lex_identifier();
+        }
+        self.lex_token_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lex_token_slow(&mut self) -> Tok {
         loop {
             self.start = self.pos;
             let Some(c) = self.peek() else {
@@ -337,10 +416,14 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    #[inline(never)]
     fn lex_identifier(&mut self) -> Tok {
-        while self.peek().is_some_and(is_identifier_char) {
-            self.pos += 1;
+        let buf = self.buf;
+        let mut pos = self.pos;
+        while pos < buf.len() && IDENTIFIER_CHAR[usize::from(buf[pos])] {
+            pos += 1;
         }
+        self.pos = pos;
         match self.peek() {
             Some(b':') => {
                 self.pos += 1;
@@ -353,9 +436,16 @@ impl<'a> Lexer<'a> {
             _ => {}
         }
         let ident = &self.buf[self.start..self.pos];
-        if let Some(t) = primitive_type_keyword(ident) {
-            self.ty = t;
-            return Tok::PrimitiveType;
+        let first = ident[0];
+        if first.is_ascii_lowercase() {
+            if let Some(t) = primitive_type_keyword(ident) {
+                self.ty = t;
+                return Tok::PrimitiveType;
+            }
+        } else if ident.len() <= 3 {
+            // `T`, `L`, `SC`, ...: no keyword is this short, and a
+            // dim-labels pattern starts with a digit, `b`, `f` or `?`.
+            return Tok::Ident;
         }
         let keyword = match ident {
             b"nan" => {
@@ -390,9 +480,11 @@ impl<'a> Lexer<'a> {
         if keyword != Tok::Ident {
             return keyword;
         }
-        if let Some(n) = dim_labels_len(&self.buf[self.start..]) {
-            self.pos = self.start + n;
-            return Tok::DimLabels;
+        if matches!(first, b'b' | b'f') {
+            if let Some(n) = dim_labels_len(&self.buf[self.start..]) {
+                self.pos = self.start + n;
+                return Tok::DimLabels;
+            }
         }
         Tok::Ident
     }

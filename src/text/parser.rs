@@ -57,7 +57,7 @@ type Partial = Option<Box<Shape>>;
 pub(crate) struct ParsedLayout {
     pub(crate) layout: Layout,
     /// `P(...)`: the shape, or what its failed parse left.
-    pub(crate) physical: Option<Result<Shape, Partial>>,
+    pub(crate) physical: Option<Box<Result<Shape, Partial>>>,
 }
 
 pub(crate) struct Parser<'a> {
@@ -259,7 +259,11 @@ impl<'a> Parser<'a> {
         let mut invalid: Option<(usize, usize)> = None;
         let ok = self.parse_list(Tok::Lsquare, Tok::Rsquare, |p| {
             let at = p.lx.start;
-            first_dim_at.get_or_insert(at);
+            if first_dim_at.is_none() {
+                first_dim_at = Some(at);
+                dims = Vec::with_capacity(4);
+                dynamic = Vec::with_capacity(4);
+            }
             let (size, is_dynamic) = if p.lx.kind == Tok::QuestionMark {
                 p.lx.lex();
                 (ArrayShape::UNBOUNDED_SIZE, true)
@@ -312,13 +316,22 @@ impl<'a> Parser<'a> {
                 None,
             ))));
         }
-        let mut layout = (is_array && (self.fill_missing_layouts || dims.is_empty()))
-            .then(|| default_layout(dims.len()));
+        let written =
+            self.lx.kind == Tok::Lbrace && matches!(self.lx.look_ahead(), Tok::Int | Tok::Colon);
+        // XLA sets the default layout first, and keeps it if the written
+        // one fails; a message may print it.
+        let fill = is_array && (self.fill_missing_layouts || dims.is_empty());
+        let rank = dims.len();
+        let partial = |dims, dynamic| {
+            let layout = fill.then(|| default_layout(rank));
+            Some(Box::new(unchecked_array(t, dims, dynamic, layout)))
+        };
+        let mut layout = (fill && !written).then(|| default_layout(rank));
         let mut layout_at = None;
-        if self.lx.kind == Tok::Lbrace && matches!(self.lx.look_ahead(), Tok::Int | Tok::Colon) {
+        if written {
             let at = self.lx.start;
             let Ok(parsed) = self.parse_layout(depth) else {
-                return Err(Some(Box::new(unchecked_array(t, dims, dynamic, layout))));
+                return Err(partial(dims, dynamic));
             };
             if !is_array {
                 self.error_at(
@@ -336,11 +349,11 @@ impl<'a> Parser<'a> {
                     dims.len(),
                     parsed.layout.minor_to_major.len()
                 ));
-                return Err(Some(Box::new(unchecked_array(t, dims, dynamic, layout))));
+                return Err(partial(dims, dynamic));
             }
             if let Some(physical) = &parsed.physical {
                 let mut s = String::new();
-                let physical = match physical {
+                let physical = match &**physical {
                     Ok(p) => Some(p),
                     Err(partial) => partial.as_deref(),
                 };
@@ -348,7 +361,7 @@ impl<'a> Parser<'a> {
                 self.token_error(format!(
                     "Layout has physical shape, but is not for a sparse array: {s}"
                 ));
-                return Err(Some(Box::new(unchecked_array(t, dims, dynamic, layout))));
+                return Err(partial(dims, dynamic));
             }
             layout = Some(parsed.layout);
             layout_at = Some(at);
@@ -391,6 +404,7 @@ impl<'a> Parser<'a> {
         let mut tail_padding_at = 0;
         if self.lx.kind != Tok::Rbrace {
             if self.lx.kind == Tok::Int {
+                l.minor_to_major = Vec::with_capacity(4);
                 loop {
                     l.minor_to_major.push(self.parse_int().ok_or(())?);
                     if !self.eat(Tok::Comma) {
@@ -446,7 +460,7 @@ impl<'a> Parser<'a> {
                 }
                 if self.lx.is_ident(b"P") {
                     self.lx.lex();
-                    physical = Some(self.parse_physical_shape(depth));
+                    physical = Some(Box::new(self.parse_physical_shape(depth)));
                 }
                 if self.lx.is_ident(b"M") {
                     self.lx.lex();
@@ -500,8 +514,9 @@ impl<'a> Parser<'a> {
     /// XLA's `ParseTiles`: a tile whose list fails is kept with what was
     /// read of it.
     fn parse_tiles(&mut self, tiles: &mut Vec<Tile>, negative: &mut Option<(usize, i64)>) {
+        tiles.reserve_exact(2);
         loop {
-            let mut bounds = Vec::new();
+            let mut bounds = Vec::with_capacity(2);
             let ok = self.parse_list(Tok::Lparen, Tok::Rparen, |p| {
                 if p.lx.kind == Tok::Int {
                     let v = p.lx.int;
@@ -725,7 +740,7 @@ pub(crate) fn parse_layout(text: &str) -> Result<Layout, Error> {
         return Err(p.syntax_error());
     }
     let mut layout = parsed.layout;
-    match parsed.physical {
+    match parsed.physical.map(|p| *p) {
         None => {}
         Some(Ok(shape)) => layout.physical_shape = Some(Box::new(shape)),
         // XLA keeps the invalid or partial shape; its parse recorded why.

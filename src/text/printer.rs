@@ -1,7 +1,11 @@
 //! XLA's printed forms: `ShapeUtil::HumanString(WithLayout)`,
 //! `Layout::ToString`, `Tile::ToString`, `SplitConfig::ToString` and the
 //! program-shape string. Everything appends to a `String` without going
-//! through `fmt`, which keeps printing a shape in the tens of nanoseconds.
+//! through `fmt`; the `Display` impls hand the result over in one piece
+//! ([`display`]).
+
+use std::cell::RefCell;
+use std::fmt;
 
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
@@ -9,8 +13,38 @@ use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile};
 
+/// Runs `write` on a reused per-thread buffer and hands the text to `f`
+/// in one piece: the `Display` impls of the model types print through
+/// this, so that printing allocates nothing but its result.
+pub(crate) fn display(f: &mut fmt::Formatter<'_>, write: impl FnOnce(&mut String)) -> fmt::Result {
+    thread_local! {
+        static BUFFER: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    BUFFER.with(|buffer| match buffer.try_borrow_mut() {
+        Ok(mut s) => {
+            s.clear();
+            write(&mut s);
+            let result = f.write_str(&s);
+            if s.capacity() > 4096 {
+                *s = String::new();
+            }
+            result
+        }
+        // Printing from inside a `Write` that is itself printing a shape.
+        Err(_) => {
+            let mut s = String::new();
+            write(&mut s);
+            f.write_str(&s)
+        }
+    })
+}
+
 /// Appends the decimal form of `v`.
 pub(crate) fn push_i64(out: &mut String, v: i64) {
+    if (0..10).contains(&v) {
+        out.push(char::from(b'0' + v as u8));
+        return;
+    }
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     let mut n = v.unsigned_abs();
@@ -25,8 +59,9 @@ pub(crate) fn push_i64(out: &mut String, v: i64) {
     if v < 0 {
         out.push('-');
     }
-    // The buffer holds ASCII digits only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    for &digit in &buf[i..] {
+        out.push(char::from(digit));
+    }
 }
 
 /// `HumanString` (or `HumanStringWithLayout` when `with_layout`).
@@ -62,6 +97,8 @@ pub(crate) fn write_shape(out: &mut String, shape: &Shape, with_layout: bool) {
 /// An array: type, dimensions and, when `with_layout`, the layout (omitted
 /// for a scalar whose layout prints `{}`).
 pub(crate) fn write_array(out: &mut String, a: &ArrayShape, with_layout: bool) {
+    // Enough for most arrays at once, rather than growing a byte at a time.
+    out.reserve(24 + 8 * a.rank());
     write_array_parts(
         out,
         a.element_type(),
