@@ -284,6 +284,13 @@ const ORACLE_REJECTED: &[(&str, &str)] = &[
     ),
 ];
 
+/// `tests/data/oracle/text_parse.jsonl`: the XLA oracle
+/// (`shared/oracle/xla_oracle.py`, jaxlib 0.10.2) on 270 shape (`text`)
+/// and layout (`layout_text`) strings chosen to reach every branch of the
+/// lexer and of `ParseShape`/`ParseLayout`. Fields as in the golden set
+/// (`status`, `xla_str`, `proto_hex`, `xla_error`, `xla_crash`);
+/// `ok_parse_only` marks the two deep tuples that XLA parsed but the
+/// oracle's protobuf step then refused.
 #[test]
 fn oracle_answers_on_odd_text() {
     let mut checked = 0;
