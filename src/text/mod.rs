@@ -37,6 +37,7 @@
 //! rejects some strings XLA's parser lets through; it reports an error
 //! where XLA aborts): see `docs/differences/text.md`.
 
+mod fast;
 mod lexer;
 mod parser;
 pub(crate) mod printer;

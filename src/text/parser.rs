@@ -17,6 +17,7 @@ use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
+use crate::text::fast;
 use crate::text::lexer::{Lexer, Tok};
 use crate::text::printer;
 
@@ -717,6 +718,9 @@ fn default_layout(rank: usize) -> Layout {
 
 /// XLA's `ParseShape` on a whole string.
 pub(crate) fn parse_shape(text: &str, options: &ParseOptions) -> Result<Shape, Error> {
+    if let Some(shape) = fast::parse_array(text, options.fill_missing_layouts) {
+        return Ok(shape);
+    }
     let mut p = Parser::new(text, 0, options);
     match p.parse_shape(0) {
         Ok(_) if p.lx.kind != Tok::Eof => Err(p.extra_content_error("shape")),

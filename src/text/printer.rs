@@ -39,28 +39,29 @@ pub(crate) fn display(f: &mut fmt::Formatter<'_>, write: impl FnOnce(&mut String
     })
 }
 
+/// "00" to "99", two bytes each.
+const PAIRS: &str = "00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+                     40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+                     8081828384858687888990919293949596979899";
+
 /// Appends the decimal form of `v`.
 pub(crate) fn push_i64(out: &mut String, v: i64) {
-    if (0..10).contains(&v) {
-        out.push(char::from(b'0' + v as u8));
-        return;
-    }
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     if v < 0 {
         out.push('-');
     }
-    for &digit in &buf[i..] {
-        out.push(char::from(digit));
+    push_u64(out, v.unsigned_abs());
+}
+
+fn push_u64(out: &mut String, n: u64) {
+    if n >= 100 {
+        push_u64(out, n / 100);
+        let k = (n % 100) as usize * 2;
+        out.push_str(&PAIRS[k..k + 2]);
+    } else if n >= 10 {
+        let k = n as usize * 2;
+        out.push_str(&PAIRS[k..k + 2]);
+    } else {
+        out.push(char::from(b'0' + n as u8));
     }
 }
 
@@ -273,4 +274,38 @@ pub(crate) fn write_program_shape(out: &mut String, p: &ProgramShape) {
     }
     out.push_str(") -> ");
     write_shape(out, p.result(), false);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_i64;
+
+    #[test]
+    fn integers_print_as_decimal() {
+        for v in [
+            0,
+            5,
+            9,
+            10,
+            42,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            1280,
+            16384,
+            100_001,
+            -1,
+            -10,
+            -100,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ] {
+            let mut s = String::new();
+            push_i64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+    }
 }
