@@ -71,6 +71,11 @@ pub(crate) struct Parser<'a> {
     /// as XLA's does (and reports what XLA reports after it); the caller
     /// must not hand out a shape parsed while this is non-zero.
     pub(crate) invalid_arrays: usize,
+    /// A place whose line is known: `(offset, line, offset of that line's
+    /// start)`; positions at or after it are counted from there.
+    pub(crate) origin: (usize, usize, usize),
+    /// Whether the parse stopped at [`MAX_NESTING_DEPTH`].
+    pub(crate) too_deep: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -84,6 +89,8 @@ impl<'a> Parser<'a> {
             errors: Vec::new(),
             fill_missing_layouts: options.fill_missing_layouts,
             invalid_arrays: 0,
+            origin: (0, 1, 0),
+            too_deep: false,
         }
     }
 
@@ -196,6 +203,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn parse_shape(&mut self, depth: usize) -> Result<Shape, Partial> {
         let start = self.lx.start;
         if depth > MAX_NESTING_DEPTH {
+            self.too_deep = true;
             self.token_error(format!(
                 "shape nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"
             ));
@@ -612,17 +620,26 @@ impl<'a> Parser<'a> {
     /// offset's column in that text.
     fn position(&self, offset: usize) -> (Location, &'a str, usize) {
         let text = self.text;
+        let bytes = text.as_bytes();
         let offset = offset.min(text.len());
-        let before = &text.as_bytes()[..offset];
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-        let line_end = text.as_bytes()[offset..]
+        // Lines are counted from the origin the caller knows, so that the
+        // cost of a message does not grow with the text before it.
+        let (base, mut line, mut line_start) = if offset >= self.origin.0 {
+            self.origin
+        } else {
+            (0, 1, 0)
+        };
+        for (i, &b) in bytes[base..offset].iter().enumerate() {
+            if b == b'\n' {
+                line += 1;
+                line_start = base + i + 1;
+            }
+        }
+        let window_end = offset.saturating_add(SOURCE_WINDOW).min(bytes.len());
+        let line_end = bytes[offset..window_end]
             .iter()
             .position(|&b| b == b'\n')
-            .map_or(text.len(), |i| offset + i);
+            .map_or(window_end, |i| offset + i);
         let location = Location {
             line,
             column: offset - line_start,
@@ -631,7 +648,7 @@ impl<'a> Parser<'a> {
         // A long line is cut to a window around the error, so that a
         // message stays short whatever the input.
         let mut from = line_start.max(offset.saturating_sub(SOURCE_WINDOW));
-        let mut to = line_end.min(offset.saturating_add(SOURCE_WINDOW));
+        let mut to = line_end;
         while !text.is_char_boundary(from) {
             from -= 1;
         }

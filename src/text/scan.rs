@@ -77,6 +77,7 @@ pub fn shapes_in_hlo_with<'a>(text: &'a str, options: &ParseOptions) -> HloShape
         line_start: 0,
         options: *options,
         parameter_list_end: 0,
+        too_deep_until: 0,
     }
 }
 
@@ -91,6 +92,9 @@ pub struct HloShapes<'a> {
     options: ParseOptions,
     /// End of the parameter list `(...)->` being scanned, if any.
     parameter_list_end: usize,
+    /// Where a tuple or buffer nested too deeply stopped parsing: no `(`
+    /// before it is tried again (each would fail the same way).
+    too_deep_until: usize,
 }
 
 /// Byte classes of the scanning loop.
@@ -217,10 +221,13 @@ impl<'a> HloShapes<'a> {
     /// Parses a shape at `start`: the shape, its end and the kind of the
     /// token after it, or the parser that failed and where it stopped.
     fn parse_at(
-        &self,
+        &mut self,
         start: usize,
     ) -> std::result::Result<(Shape, usize, Tok), Box<(Parser<'a>, usize)>> {
         let mut p = Parser::new(self.text, start, &self.options);
+        // `start` is on the current line (a type keyword or `(` before
+        // `pos`, or `pos` itself).
+        p.origin = (start, self.line, self.line_start);
         match p.parse_shape(0) {
             Ok(shape) if p.invalid_arrays == 0 => Ok((shape, p.lx.prev_end, p.lx.kind)),
             Ok(_) => {
@@ -228,6 +235,9 @@ impl<'a> HloShapes<'a> {
                 Err(Box::new((p, end)))
             }
             Err(_) => {
+                if p.too_deep {
+                    self.too_deep_until = self.too_deep_until.max(p.lx.start);
+                }
                 let mut end = p.lx.end.max(p.lx.start + 1).min(self.text.len());
                 while !self.text.is_char_boundary(end) {
                     end += 1;
@@ -327,6 +337,10 @@ impl<'a> Iterator for HloShapes<'a> {
                 _ => {
                     // `(`: a buffer `b(`, a tuple, or a parameter list.
                     let at = self.pos;
+                    if at < self.too_deep_until {
+                        self.pos += 1;
+                        continue;
+                    }
                     let buffer = at > 0
                         && bytes[at - 1] == b'b'
                         && (at < 2 || !continues_name(bytes[at - 2]));
