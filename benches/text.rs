@@ -3,6 +3,13 @@
 //! run, so the figures can be read as ratios on any machine.
 //!
 //! `cargo bench --bench text`
+//!
+//! Figures on the 2-core development machine (shared, load average about
+//! 3), 2026-11: parse 149 ns (1.9x the baseline clone of the same shape,
+//! 77 ns: the six heap allocations of the model are most of both); print
+//! 62 ns (0.8x the clone); scan of the 103 KB module 374 us, 265 MiB/s
+//! (12x the plain byte loop, 3.45 GiB/s). Under heavier load all figures
+//! grow by up to 2x; the ratios hold better.
 
 use std::hint::black_box;
 
