@@ -10,6 +10,7 @@ use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::Tile;
 use crate::model::validate;
 use crate::text::lexer::primitive_type_keyword;
+use crate::text::parser::default_layout;
 
 struct Cursor<'a> {
     b: &'a [u8],
@@ -115,8 +116,7 @@ pub(crate) fn parse_array(text: &str, fill_missing_layouts: bool) -> Option<Shap
     }
     let rank = dims.len();
     let layout = if c.i == b.len() {
-        (fill_missing_layouts || rank == 0)
-            .then(|| Layout::new((0..rank as i64).rev().collect::<Vec<_>>()))
+        (fill_missing_layouts || rank == 0).then(|| default_layout(rank))
     } else {
         let layout = layout(&mut c)?;
         if c.i != b.len() || layout.minor_to_major.len() != rank {

@@ -857,51 +857,6 @@ mod tests {
         assert_eq!(first("opaque_type"), Tok::Ident);
     }
 
-    // spec 12.7 H30, H31, H32
-    #[test]
-    fn integers_are_bit_cast_from_u64() {
-        let ints = |s: &str| -> Vec<Option<i64>> {
-            s.split(',')
-                .map(|n| {
-                    let mut lx = Lexer::new(n.as_bytes(), 0);
-                    (lx.lex() == Tok::Int && lx.end == n.len()).then_some(lx.int)
-                })
-                .collect()
-        };
-        assert_eq!(
-            ints(
-                "0,1,2147483647,2147483648,4294967295,4294967296,9223372036854775807,9223372036854775808,18446744073709551615"
-            ),
-            [
-                0,
-                1,
-                2147483647,
-                2147483648,
-                4294967295,
-                4294967296,
-                i64::MAX,
-                i64::MIN,
-                -1
-            ]
-            .map(Some)
-        );
-        assert_eq!(
-            ints("-1,-2,-2147483648,-9223372036854775807,-9223372036854775808"),
-            [-1, -2, -2147483648, -i64::MAX, i64::MIN].map(Some)
-        );
-        for bad in [
-            "18446744073709551616",
-            "184467440737095516150",
-            "20496382304121724020",
-            "23058430092136939520",
-            "-9223372036854775809",
-            "-92233720368547758080",
-        ] {
-            assert_eq!(kinds(bad)[0].0, Tok::Error, "{bad}");
-        }
-        assert_eq!(kinds("-,-1")[0].0, Tok::Error);
-    }
-
     #[test]
     fn comments_and_whitespace_separate_tokens() {
         let toks = kinds("f32 /* x */[\t1,// c\r\n2]");

@@ -729,7 +729,7 @@ fn unchecked_array(
 }
 
 /// XLA's default (descending) layout for `rank` dimensions.
-fn default_layout(rank: usize) -> Layout {
+pub(crate) fn default_layout(rank: usize) -> Layout {
     Layout::new((0..rank as i64).rev().collect::<Vec<_>>())
 }
 
