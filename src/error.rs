@@ -33,14 +33,20 @@ pub enum ErrorKind {
     BufferSize,
 }
 
-/// A line and column in parsed text, as XLA's parser reports them: line
-/// 1-based, column 0-based in bytes.
+/// A place in parsed text: line 1-based, column 0-based in bytes within
+/// the line, and the byte offset from the start of the text.
+///
+/// XLA's messages (`was parsing 1:9: error: ...`) write the column 0-based
+/// on the first line and 1-based on the others (a quirk of its lexer); the
+/// messages of this crate keep XLA's numbers, this struct does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Location {
     /// 1-based line number.
     pub line: usize,
     /// 0-based byte column within the line.
     pub column: usize,
+    /// 0-based byte offset from the start of the text.
+    pub offset: usize,
 }
 
 /// Everything that can go wrong in this crate.
@@ -81,7 +87,8 @@ impl Error {
         &self.message
     }
 
-    /// Where in parsed text the (first) error was found.
+    /// Where in parsed text the error was found: for a parse error, the
+    /// place of the last message, the one that stopped the parse.
     pub fn location(&self) -> Option<Location> {
         self.location
     }

@@ -302,9 +302,11 @@ fn errors_say_where_json_went_wrong() {
     // column 22 counted from 1, i.e. byte 21 of the line.
     assert_eq!(
         err.location(),
+        // Line 1 is `{` and its newline: 2 bytes.
         Some(xla_shape::Location {
             line: 2,
-            column: 21
+            column: 21,
+            offset: 2 + 21
         })
     );
     let err = formats::from_json::<ShapeProto>(r#"{"elementType": "F32", "elementType": "S8"}"#)
@@ -317,7 +319,8 @@ fn errors_say_where_json_went_wrong() {
         err.location(),
         Some(xla_shape::Location {
             line: 1,
-            column: 23
+            column: 23,
+            offset: 23
         })
     );
 }

@@ -190,11 +190,8 @@ fn parse_json(descriptor: MessageDescriptor, json: &str) -> Result<DynamicMessag
             if e.line() == 0 {
                 return error;
             }
-            // serde_json counts columns from 1, in bytes.
-            error.at(Location {
-                line: e.line(),
-                column: e.column().saturating_sub(1),
-            })
+            // serde_json counts lines from 1 and columns from 1, in bytes.
+            error.at(location_of(json, e.line(), e.column().saturating_sub(1)))
         })?;
     if dynamic_depth(&message) > MAX_JSON_MESSAGE_DEPTH {
         return Err(too_deep());
@@ -256,6 +253,7 @@ fn scan_json(json: &str) -> Result<usize> {
                         .at(Location {
                             line: json[..start].matches('\n').count() + 1,
                             column: start - line_start,
+                            offset: start,
                         }));
                     }
                 }
@@ -561,6 +559,20 @@ impl serde_json::ser::Formatter for PythonFormatter {
     }
 }
 
+/// The location of `column` on 1-based `line` of `text`.
+fn location_of(text: &str, line: usize, column: usize) -> Location {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    Location {
+        line,
+        column,
+        offset: (line_start + column).min(text.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -590,9 +602,11 @@ mod tests {
         assert_eq!(err.message(), "invalid JSON message: duplicate key \"a\"");
         assert_eq!(
             err.location(),
+            // The first line, `{"b": 1,` and its newline, is 9 bytes.
             Some(Location {
                 line: 2,
-                column: 15
+                column: 15,
+                offset: 9 + 15
             })
         );
         assert_eq!(scan_json(r#"[{"a": 1}, {"a": 2}]"#), Ok(2));

@@ -267,9 +267,7 @@ impl std::hash::Hash for Layout {
 impl fmt::Display for Layout {
     /// XLA's `Layout::ToString`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
-        crate::text::printer::write_layout(&mut s, self);
-        f.write_str(&s)
+        crate::text::printer::display(f, |s| crate::text::printer::write_layout(s, self))
     }
 }
 

@@ -63,8 +63,6 @@ impl fmt::Display for ProgramShape {
     /// `(name: shape, ...) -> result`, without layouts; an empty name
     /// prints as `(unknown)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
-        crate::text::printer::write_program_shape(&mut s, self);
-        f.write_str(&s)
+        crate::text::printer::display(f, |s| crate::text::printer::write_program_shape(s, self))
     }
 }

@@ -477,18 +477,20 @@ impl fmt::Display for Shape {
     /// assert_eq!(format!("{s:#}"), "f32[2,3]");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
-        crate::text::printer::write_shape(&mut s, self, !f.alternate());
-        f.write_str(&s)
+        let with_layout = !f.alternate();
+        crate::text::printer::display(f, |s| {
+            crate::text::printer::write_shape(s, self, with_layout)
+        })
     }
 }
 
 impl fmt::Display for ArrayShape {
     /// As [`Shape`]'s `Display`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
-        crate::text::printer::write_array(&mut s, self, !f.alternate());
-        f.write_str(&s)
+        let with_layout = !f.alternate();
+        crate::text::printer::display(f, |s| {
+            crate::text::printer::write_array(s, self, with_layout)
+        })
     }
 }
 

@@ -143,9 +143,7 @@ pub(crate) fn check_tile_bounds(dimensions: &[i64]) -> Result<()> {
 impl fmt::Display for Tile {
     /// XLA's `Tile::ToString`: `(8,128)`, `(2,*,128)`, `()`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
-        crate::text::printer::write_tile(&mut s, self);
-        f.write_str(&s)
+        crate::text::printer::display(f, |s| crate::text::printer::write_tile(s, self))
     }
 }
 
@@ -186,8 +184,6 @@ impl SplitConfig {
 impl fmt::Display for SplitConfig {
     /// XLA's `SplitConfig::ToString`: `(dimension:i,j,...)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
-        crate::text::printer::write_split_config(&mut s, self);
-        f.write_str(&s)
+        crate::text::printer::display(f, |s| crate::text::printer::write_split_config(s, self))
     }
 }

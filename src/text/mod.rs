@@ -1,4 +1,110 @@
-//! HLO text syntax for shapes and layouts: printing (XLA's `HumanString`
-//! family, behind the `Display` impls of the model types).
+//! HLO text syntax for shapes and layouts, as XLA writes and reads it.
+//!
+//! - Printing: the `Display` impls of [`Shape`] (`ShapeUtil::HumanStringWithLayout`;
+//!   `{:#}` is `HumanString`, without layouts), [`Layout`] (`Layout::ToString`),
+//!   [`Tile`](crate::Tile), [`SplitConfig`](crate::SplitConfig),
+//!   [`ShapeIndex`](crate::ShapeIndex) and [`ProgramShape`](crate::ProgramShape).
+//! - Parsing: `str::parse::<Shape>()` is XLA's `ParseShape`,
+//!   `str::parse::<Layout>()` its `ParseLayout`, over the whole grammar of
+//!   XLA's HLO parser (comments and whitespace between tokens, `<=N` and `?`
+//!   dimensions, `*` tile bounds, `D(...)` accepted and discarded, buffers,
+//!   nested tuples). [`parse_shape_with`] can leave missing layouts absent.
+//! - Scanning: [`shapes_in_hlo`] finds every shape string in the text of an
+//!   HLO module.
+//!
+//! Errors are [`ErrorKind::Parse`](crate::ErrorKind::Parse) with XLA's text
+//! and position and a [`Location`](crate::Location):
+//!
+//! ```
+//! use xla_shape::{Layout, Shape};
+//! let s: Shape = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}".parse()?;
+//! assert_eq!(s.to_string(), "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}");
+//! assert_eq!("f32[2,3]".parse::<Shape>()?.to_string(), "f32[2,3]{1,0}");
+//!
+//! let err = "f32[2]{0,:T(2)}".parse::<Shape>().unwrap_err();
+//! assert_eq!(
+//!     err.message(),
+//!     "Syntax error:\nwas parsing 1:9: error: expects integer\nf32[2]{0,:T(2)}\n         ^"
+//! );
+//! assert_eq!(err.location().map(|l| l.column), Some(9));
+//!
+//! let l: Layout = "{1,0:T(8,128)S(1)}".parse()?;
+//! assert_eq!(l.memory_space(), 1);
+//! # Ok::<(), xla_shape::Error>(())
+//! ```
+//!
+//! Where this differs from XLA (it never holds an invalid shape, so it
+//! rejects some strings XLA's parser lets through; it reports an error
+//! where XLA aborts): see `docs/differences/text.md`.
 
+mod fast;
+mod lexer;
+mod parser;
 pub(crate) mod printer;
+mod scan;
+
+use std::str::FromStr;
+
+use crate::error::{Error, Result};
+use crate::model::layout::Layout;
+use crate::model::shape::Shape;
+
+pub use parser::ParseOptions;
+pub use scan::{HloShape, HloShapes, ShapeRole, shapes_in_hlo, shapes_in_hlo_with};
+
+/// XLA's `ParseShape` with `options`.
+///
+/// # Errors
+///
+/// [`ErrorKind::Parse`](crate::ErrorKind::Parse), with XLA's message and
+/// position, for text that does not parse, and for shapes that XLA's
+/// parser accepts but that are not valid (`f32[2,3]{0,0}`), with XLA's
+/// validation message.
+pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
+    parser::parse_shape(text, options)
+}
+
+/// XLA's `ParseShape` (missing layouts are filled with the default
+/// layout); the same as `text.parse::<Shape>()`.
+///
+/// # Errors
+///
+/// As [`parse_shape_with`].
+#[doc(alias = "ParseShape")]
+pub fn parse_shape(text: &str) -> Result<Shape> {
+    parser::parse_shape(text, &ParseOptions::default())
+}
+
+/// XLA's `ParseLayout`; the same as `text.parse::<Layout>()`.
+///
+/// A layout on its own is not checked against a shape, so
+/// `{0,0}`, `{0:T(0)}` or `{0:#(s32)}` parse, as in XLA.
+///
+/// # Errors
+///
+/// [`ErrorKind::Parse`](crate::ErrorKind::Parse) for text that does not
+/// parse, and for what a [`Layout`] cannot hold: a physical shape that is
+/// not a valid shape, a negative tile bound other than `*`, `L(n)` with
+/// `n < 1` (XLA aborts on the last two).
+#[doc(alias = "ParseLayout")]
+pub fn parse_layout(text: &str) -> Result<Layout> {
+    parser::parse_layout(text)
+}
+
+impl FromStr for Shape {
+    type Err = Error;
+
+    /// XLA's `ParseShape`: see [`parse_shape`].
+    fn from_str(s: &str) -> Result<Shape> {
+        parse_shape(s)
+    }
+}
+
+impl FromStr for Layout {
+    type Err = Error;
+
+    /// XLA's `ParseLayout`: see [`parse_layout`].
+    fn from_str(s: &str) -> Result<Layout> {
+        parse_layout(s)
+    }
+}

@@ -1,7 +1,11 @@
 //! XLA's printed forms: `ShapeUtil::HumanString(WithLayout)`,
 //! `Layout::ToString`, `Tile::ToString`, `SplitConfig::ToString` and the
 //! program-shape string. Everything appends to a `String` without going
-//! through `fmt`, which keeps printing a shape in the tens of nanoseconds.
+//! through `fmt`; the `Display` impls hand the result over in one piece
+//! ([`display`]).
+
+use std::cell::RefCell;
+use std::fmt;
 
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
@@ -9,24 +13,56 @@ use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile};
 
+/// Runs `write` on a reused per-thread buffer and hands the text to `f`
+/// in one piece: the `Display` impls of the model types print through
+/// this, so that printing allocates nothing but its result.
+pub(crate) fn display(f: &mut fmt::Formatter<'_>, write: impl FnOnce(&mut String)) -> fmt::Result {
+    thread_local! {
+        static BUFFER: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    BUFFER.with(|buffer| match buffer.try_borrow_mut() {
+        Ok(mut s) => {
+            s.clear();
+            write(&mut s);
+            let result = f.write_str(&s);
+            if s.capacity() > 4096 {
+                *s = String::new();
+            }
+            result
+        }
+        // Printing from inside a `Write` that is itself printing a shape.
+        Err(_) => {
+            let mut s = String::new();
+            write(&mut s);
+            f.write_str(&s)
+        }
+    })
+}
+
+/// "00" to "99", two bytes each.
+const PAIRS: &str = "00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+                     40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+                     8081828384858687888990919293949596979899";
+
 /// Appends the decimal form of `v`.
 pub(crate) fn push_i64(out: &mut String, v: i64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     if v < 0 {
         out.push('-');
     }
-    // The buffer holds ASCII digits only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    push_u64(out, v.unsigned_abs());
+}
+
+fn push_u64(out: &mut String, n: u64) {
+    if n >= 100 {
+        push_u64(out, n / 100);
+        let k = (n % 100) as usize * 2;
+        out.push_str(&PAIRS[k..k + 2]);
+    } else if n >= 10 {
+        let k = n as usize * 2;
+        out.push_str(&PAIRS[k..k + 2]);
+    } else {
+        out.push(char::from(b'0' + n as u8));
+    }
 }
 
 /// `HumanString` (or `HumanStringWithLayout` when `with_layout`).
@@ -62,6 +98,8 @@ pub(crate) fn write_shape(out: &mut String, shape: &Shape, with_layout: bool) {
 /// An array: type, dimensions and, when `with_layout`, the layout (omitted
 /// for a scalar whose layout prints `{}`).
 pub(crate) fn write_array(out: &mut String, a: &ArrayShape, with_layout: bool) {
+    // Enough for most arrays at once, rather than growing a byte at a time.
+    out.reserve(24 + 8 * a.rank());
     write_array_parts(
         out,
         a.element_type(),
@@ -146,6 +184,18 @@ fn write_integral_type(out: &mut String, t: PrimitiveType) {
 
 /// `Layout::ToString`: `{minor_to_major:T..L..#..*..E..S..SC..P..M..}`.
 pub(crate) fn write_layout(out: &mut String, l: &Layout) {
+    write_layout_with_physical(out, l, l.physical_shape().map(Some));
+}
+
+/// `Layout::ToString` with the physical shape given apart: `None` prints no
+/// `P(...)`, `Some(None)` prints XLA's invalid shape
+/// (`P(primitive_type_invalid[])`), for parser messages about shapes that
+/// cannot be held.
+pub(crate) fn write_layout_with_physical(
+    out: &mut String,
+    l: &Layout,
+    physical: Option<Option<&Shape>>,
+) {
     out.push('{');
     for (i, &d) in l.minor_to_major().iter().enumerate() {
         if i > 0 {
@@ -192,9 +242,12 @@ pub(crate) fn write_layout(out: &mut String, l: &Layout) {
             write_split_config(out, s);
         }
     }
-    if let Some(p) = l.physical_shape() {
+    if let Some(p) = physical {
         out.push_str("P(");
-        write_shape(out, p, true);
+        match p {
+            Some(p) => write_shape(out, p, true),
+            None => out.push_str("primitive_type_invalid[]"),
+        }
         out.push(')');
     }
     if l.dynamic_shape_metadata_prefix_bytes() > 0 {
@@ -221,4 +274,38 @@ pub(crate) fn write_program_shape(out: &mut String, p: &ProgramShape) {
     }
     out.push_str(") -> ");
     write_shape(out, p.result(), false);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_i64;
+
+    #[test]
+    fn integers_print_as_decimal() {
+        for v in [
+            0,
+            5,
+            9,
+            10,
+            42,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            1280,
+            16384,
+            100_001,
+            -1,
+            -10,
+            -100,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ] {
+            let mut s = String::new();
+            push_i64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+    }
 }
