@@ -165,7 +165,7 @@ enum Exec {
 /// let plain = ArrayShape::new(PrimitiveType::F32, [3, 5])?;
 /// let plan = Relayout::new(&plain, &tiled)?;
 /// assert_eq!((plan.src_byte_size(), plan.dst_byte_size()), (60, 96));
-/// let src: Vec<u8> = (0..15f32).flat_map(f32::to_le_bytes).collect();
+/// let src: Vec<u8> = (0..15u8).flat_map(|v| f32::from(v).to_le_bytes()).collect();
 /// let mut dst = vec![0xff; 96];
 /// plan.run(&src, &mut dst)?;
 /// // Slot 17 holds element (2,3), the 14th in row-major order.
