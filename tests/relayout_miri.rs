@@ -1,6 +1,5 @@
 //! Small relayouts through every copy loop, including the `unsafe` SSE
-//! transpose and the non-temporal stores (used for every size under Miri):
-//! `cargo +nightly miri test --test relayout_miri`.
+//! transpose: `cargo +nightly miri test --test relayout_miri`.
 
 use xla_shape::relayout::{StridedSource, relayout_strided, relayout_to_vec};
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};

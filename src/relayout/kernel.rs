@@ -120,11 +120,11 @@ impl Block {
 
     /// Copies the block. The caller has checked [`bounds`](Self::bounds)
     /// against both buffers.
-    pub(crate) fn copy(&self, e: usize, src: &[u8], dst: &mut [u8], stream: bool) {
+    pub(crate) fn copy(&self, e: usize, src: &[u8], dst: &mut [u8]) {
         let mut counters = vec![0usize; self.outer.len()];
         let (mut s, mut d) = (self.src, self.dst);
         loop {
-            self.copy_inner(e, src, s, dst, d, stream);
+            self.copy_inner(e, src, s, dst, d);
             // Next position of the outer axes, most minor first.
             let mut k = self.outer.len();
             loop {
@@ -146,7 +146,7 @@ impl Block {
         }
     }
 
-    fn copy_inner(&self, e: usize, src: &[u8], s: isize, dst: &mut [u8], d: isize, stream: bool) {
+    fn copy_inner(&self, e: usize, src: &[u8], s: isize, dst: &mut [u8], d: isize) {
         match self.inner {
             Inner::Run(len) => {
                 let (s, d) = (s as usize, d as usize);
@@ -166,11 +166,11 @@ impl Block {
                 }
             },
             Inner::Transpose { i, j } => match e {
-                1 => transpose::<1>(i, j, src, s, dst, d, stream),
-                2 => transpose::<2>(i, j, src, s, dst, d, stream),
-                4 => transpose::<4>(i, j, src, s, dst, d, stream),
-                8 => transpose::<8>(i, j, src, s, dst, d, stream),
-                16 => transpose::<16>(i, j, src, s, dst, d, stream),
+                1 => transpose::<1>(i, j, src, s, dst, d),
+                2 => transpose::<2>(i, j, src, s, dst, d),
+                4 => transpose::<4>(i, j, src, s, dst, d),
+                8 => transpose::<8>(i, j, src, s, dst, d),
+                16 => transpose::<16>(i, j, src, s, dst, d),
                 _ => {
                     for jj in 0..j.n as isize {
                         for ii in 0..i.n as isize {
@@ -207,15 +207,7 @@ const STAGE: usize = 20 << 10;
 
 /// `dst[d + ii*E + jj*j.d] = src[s + ii*i.s + jj*E]` for every `ii < i.n`,
 /// `jj < j.n`, in staged blocks of `B x B` elements.
-fn transpose<const E: usize>(
-    i: Axis,
-    j: Axis,
-    src: &[u8],
-    s: isize,
-    dst: &mut [u8],
-    d: isize,
-    stream: bool,
-) {
+fn transpose<const E: usize>(i: Axis, j: Axis, src: &[u8], s: isize, dst: &mut [u8], d: isize) {
     // 64 x 64 elements of up to 4 bytes, 32 x 32 of 8 or 16.
     let b = if E <= 4 { 64 } else { 32 };
     // Rows one cache line longer than needed, so that the staged rows do
@@ -234,13 +226,7 @@ fn transpose<const E: usize>(
             transpose_staged::<E>(&a.0, &mut t.0, row, bi, bj);
             for c in 0..bj {
                 let dof = (d + (j0 + c) as isize * j.d) as usize + i0 * E;
-                let out = &mut dst[dof..dof + bi * E];
-                let from = &t.0[c * row..c * row + bi * E];
-                if stream {
-                    stream_copy(out, from);
-                } else {
-                    out.copy_from_slice(from);
-                }
+                dst[dof..dof + bi * E].copy_from_slice(&t.0[c * row..c * row + bi * E]);
             }
         }
     }
@@ -279,34 +265,11 @@ fn transpose_scalar<const E: usize>(
     }
 }
 
-/// Copies `from` into `out` with non-temporal stores where `out` is
-/// 16-byte aligned, so that a large destination does not push the source
-/// out of the caches nor get read before it is written.
-fn stream_copy(out: &mut [u8], from: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let head = out.as_ptr().align_offset(16).min(out.len());
-        let body = (out.len() - head) / 16 * 16;
-        out[..head].copy_from_slice(&from[..head]);
-        sse::stream(&mut out[head..head + body], &from[head..head + body]);
-        out[head + body..].copy_from_slice(&from[head + body..]);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    out.copy_from_slice(from);
-}
-
-/// Orders the non-temporal stores of [`stream_copy`] before anything that
-/// follows.
-pub(crate) fn stream_fence() {
-    #[cfg(target_arch = "x86_64")]
-    sse::fence();
-}
-
 #[cfg(target_arch = "x86_64")]
 mod sse {
     use std::arch::x86_64::{
-        __m128, __m128i, _mm_loadu_ps, _mm_loadu_si128, _mm_movehl_ps, _mm_movelh_ps, _mm_sfence,
-        _mm_storeu_ps, _mm_stream_si128, _mm_unpackhi_ps, _mm_unpacklo_ps,
+        __m128, _mm_loadu_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_storeu_ps, _mm_unpackhi_ps,
+        _mm_unpacklo_ps,
     };
 
     /// Transposes the 4 x 4 block of 4-byte elements at byte `x` of `a`
@@ -334,25 +297,5 @@ mod sse {
             _mm_storeu_ps(pt.add(2 * row).cast(), _mm_movelh_ps(t2, t3));
             _mm_storeu_ps(pt.add(3 * row).cast(), _mm_movehl_ps(t3, t2));
         }
-    }
-
-    /// Copies `from` into `out` (16-byte aligned, a multiple of 16 bytes
-    /// long, same length as `from`) with non-temporal stores.
-    pub(super) fn stream(out: &mut [u8], from: &[u8]) {
-        assert!(out.len() == from.len() && out.len() % 16 == 0 && out.as_ptr() as usize % 16 == 0);
-        for (o, f) in out.chunks_exact_mut(16).zip(from.chunks_exact(16)) {
-            // SAFETY: `o` and `f` are 16 bytes each; `o` is 16-byte aligned
-            // (checked above: `out` is, and every chunk starts a multiple
-            // of 16 bytes into it), as `_mm_stream_si128` requires.
-            unsafe {
-                let v: __m128i = _mm_loadu_si128(f.as_ptr().cast());
-                _mm_stream_si128(o.as_mut_ptr().cast(), v);
-            }
-        }
-    }
-
-    pub(super) fn fence() {
-        // SAFETY: `sfence` has no preconditions; SSE is baseline on x86_64.
-        unsafe { _mm_sfence() }
     }
 }

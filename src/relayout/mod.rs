@@ -123,16 +123,6 @@ impl StridedSource {
     }
 }
 
-/// Destinations at least this large get the transposed rows with
-/// non-temporal stores (they would not stay in the caches anyway); measured
-/// in `benches/relayout.rs`.
-const STREAM_THRESHOLD: usize = if cfg!(miri) {
-    // Small enough for the Miri tests to reach the streaming stores.
-    0
-} else {
-    8 << 20
-};
-
 /// Where the source elements are.
 #[derive(Clone, Debug)]
 enum Source {
@@ -391,12 +381,8 @@ impl Relayout {
         match &self.exec {
             Exec::Empty => {}
             Exec::Blocks { e, blocks } => {
-                let stream = self.dst_size >= STREAM_THRESHOLD;
                 for b in blocks {
-                    b.copy(*e, src, dst, stream);
-                }
-                if stream {
-                    kernel::stream_fence();
+                    b.copy(*e, src, dst);
                 }
             }
             Exec::Bits { boxes } => {
