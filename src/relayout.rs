@@ -1,1 +1,0 @@
-//! Copying array data between layouts.

@@ -1,0 +1,572 @@
+//! Copying array data between layouts.
+//!
+//! [`relayout`] copies the bytes of an array from one layout to another of
+//! the same element type and dimensions: any `minor_to_major` permutation,
+//! tiles (including `*`), `E(n)` sub-byte packing and tail padding, with
+//! every element placed where [`TiledLayout::offset`] says and every
+//! padding slot of the destination written as zero. [`relayout_strided`]
+//! does the same from a strided view, such as a NumPy array's buffer.
+//!
+//! Sub-byte elements are packed little-end first, as XLA:CPU stores `u4`
+//! with `E(4)`: element `k` takes bits `k*n .. (k+1)*n` of the buffer,
+//! counting from the least significant bit of byte 0, so two 4-bit
+//! elements share a byte low nibble first. When the two sides store an
+//! element in different numbers of bits (`s4` with and without `E(4)`),
+//! the low bits are copied and the extra high bits of the destination
+//! are zero (the value in the low bits, as `ml_dtypes` stores `int4` in a
+//! byte).
+//!
+//! ```
+//! use xla_shape::relayout::relayout_to_vec;
+//! use xla_shape::{ArrayShape, Layout, PrimitiveType};
+//!
+//! // A 2x3 u8 array, row-major, copied into column-major order.
+//! let row_major = ArrayShape::new(PrimitiveType::U8, [2, 3])?;
+//! let col_major = row_major.clone().with_layout(Some(Layout::new([0, 1])))?;
+//! let out = relayout_to_vec(&row_major, &[1, 2, 3, 4, 5, 6], &col_major)?;
+//! assert_eq!(out, [1, 4, 2, 5, 3, 6]);
+//! # Ok::<(), xla_shape::Error>(())
+//! ```
+//!
+//! The copy is planned once ([`Relayout::new`]) and runs as cache-blocked
+//! strided copies: contiguous runs where both sides agree, blocked
+//! transposes where they do not.
+
+mod kernel;
+mod plan;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{ArrayShape, PrimitiveType};
+use crate::tiling::{TiledLayout, byte_width};
+use kernel::Block;
+use plan::{BoxAxes, Digit};
+
+/// A strided view of array data, as NumPy and DLPack describe one: the
+/// element at index `i` starts at byte `byte_offset + sum(i[d] *
+/// byte_strides[d])` of the buffer. Strides may be zero (broadcast) or
+/// negative (reversed); every element is `ByteWidth(element_type)` bytes
+/// (one byte per element for the sub-byte types, as NumPy stores them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StridedSource {
+    element_type: PrimitiveType,
+    dimensions: Vec<i64>,
+    byte_strides: Vec<i64>,
+    byte_offset: i64,
+}
+
+impl StridedSource {
+    /// A view of `element_type` elements with these dimensions and byte
+    /// strides, starting at byte 0.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidArgument`: a non-array element type, a negative dimension,
+    /// or a stride count that differs from the rank.
+    pub fn new(
+        element_type: PrimitiveType,
+        dimensions: impl Into<Vec<i64>>,
+        byte_strides: impl Into<Vec<i64>>,
+    ) -> Result<Self> {
+        let (dimensions, byte_strides) = (dimensions.into(), byte_strides.into());
+        if !element_type.is_array_type() {
+            return Err(Error::invalid_argument(format!(
+                "a strided view needs an array element type, not {}",
+                element_type.as_str_name()
+            )));
+        }
+        if dimensions.len() != byte_strides.len() {
+            return Err(Error::invalid_argument(format!(
+                "{} byte strides given for {} dimensions",
+                byte_strides.len(),
+                dimensions.len()
+            )));
+        }
+        if let Some(d) = dimensions.iter().position(|&d| d < 0) {
+            return Err(Error::invalid_argument(format!(
+                "dimension {d} of a strided view is negative: {}",
+                dimensions[d]
+            )));
+        }
+        Ok(StridedSource {
+            element_type,
+            dimensions,
+            byte_strides,
+            byte_offset: 0,
+        })
+    }
+
+    /// This view with its first element (index all zeros) at `offset`
+    /// bytes into the buffer, as for a NumPy view with negative strides.
+    pub fn with_byte_offset(mut self, offset: usize) -> Self {
+        self.byte_offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        self
+    }
+
+    /// The element type.
+    pub fn element_type(&self) -> PrimitiveType {
+        self.element_type
+    }
+
+    /// The dimensions.
+    pub fn dimensions(&self) -> &[i64] {
+        &self.dimensions
+    }
+
+    /// The byte strides.
+    pub fn byte_strides(&self) -> &[i64] {
+        &self.byte_strides
+    }
+
+    /// The byte offset of the first element.
+    pub fn byte_offset(&self) -> i64 {
+        self.byte_offset
+    }
+}
+
+/// Where the source elements are.
+#[derive(Clone, Debug)]
+enum Source {
+    Layout(Box<TiledLayout>),
+    Strided(StridedSource),
+}
+
+#[derive(Clone, Debug)]
+enum Exec {
+    /// No element to copy.
+    Empty,
+    /// Whole-byte elements of the same size on both sides.
+    Blocks { e: usize, blocks: Vec<Block> },
+    /// Boxes with strides in bits.
+    Bits { boxes: Vec<BoxAxes> },
+    /// No common digits: every element's offsets from the layouts.
+    PerElement,
+}
+
+/// A planned copy from one layout (or strided view) to another, for
+/// running on many buffers.
+///
+/// ```
+/// use xla_shape::relayout::Relayout;
+/// use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
+///
+/// // Untile f32[3,5]{1,0:T(2,2)} (spec 8.6, figure 1) into row-major.
+/// let tiled = ArrayShape::new(PrimitiveType::F32, [3, 5])?
+///     .with_layout(Some(Layout::new([1, 0]).with_tiles(vec![Tile::new([2, 2])?])))?;
+/// let plain = ArrayShape::new(PrimitiveType::F32, [3, 5])?;
+/// let plan = Relayout::new(&plain, &tiled)?;
+/// assert_eq!((plan.src_byte_size(), plan.dst_byte_size()), (60, 96));
+/// let src: Vec<u8> = (0..15u8).flat_map(|v| f32::from(v).to_le_bytes()).collect();
+/// let mut dst = vec![0xff; 96];
+/// plan.run(&src, &mut dst)?;
+/// // Slot 17 holds element (2,3), the 14th in row-major order.
+/// assert_eq!(dst[17 * 4..18 * 4], 13f32.to_le_bytes());
+/// // Slot 9 is padding.
+/// assert_eq!(dst[9 * 4..10 * 4], [0; 4]);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Relayout {
+    src: Source,
+    dst: TiledLayout,
+    src_bits: i64,
+    dst_bits: i64,
+    /// Exact source size (layouts) or the bytes a strided view reaches.
+    src_size: usize,
+    dst_size: usize,
+    zero_dst: bool,
+    exec: Exec,
+}
+
+fn buffer_error(which: &str, len: usize, shape: &dyn std::fmt::Display, need: usize) -> Error {
+    Error::new(
+        ErrorKind::BufferSize,
+        format!("{which} buffer has {len} bytes but {shape} takes {need} bytes"),
+    )
+}
+
+fn to_usize(v: i64, what: &str) -> Result<usize> {
+    usize::try_from(v)
+        .map_err(|_| Error::overflow(format!("{what} ({v} bytes) does not fit in memory")))
+}
+
+impl Relayout {
+    /// Plans copying an array of shape `src` into the layout of `dst`.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidArgument` when the element types or dimensions differ, or a
+    /// shape cannot be tiled ([`TiledLayout::new`]); `Overflow` when a
+    /// buffer would not fit in memory.
+    pub fn new(src: &ArrayShape, dst: &ArrayShape) -> Result<Self> {
+        if src.element_type() != dst.element_type() || src.dimensions() != dst.dimensions() {
+            return Err(Error::invalid_argument(format!(
+                "cannot relayout {src} into {dst}: element type and dimensions must be the same"
+            )));
+        }
+        let src = TiledLayout::new(src)?;
+        Self::plan(Source::Layout(Box::new(src)), TiledLayout::new(dst)?)
+    }
+
+    /// Plans copying the elements of a strided view into the layout of
+    /// `dst`.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), and `InvalidArgument` when the view reaches
+    /// before the start of its buffer (negative strides with too small a
+    /// [`byte_offset`](StridedSource::byte_offset)).
+    pub fn from_strided(src: &StridedSource, dst: &ArrayShape) -> Result<Self> {
+        if src.element_type != dst.element_type() || src.dimensions != dst.dimensions() {
+            return Err(Error::invalid_argument(format!(
+                "cannot copy a strided {}{:?} view into {dst}: element type and dimensions must be the same",
+                src.element_type.lowercase_name(),
+                src.dimensions
+            )));
+        }
+        Self::plan(Source::Strided(src.clone()), TiledLayout::new(dst)?)
+    }
+
+    fn plan(src: Source, dst: TiledLayout) -> Result<Self> {
+        let dims = dst.dimensions().to_vec();
+        let rank = dims.len();
+        let dst_bits = dst.element_size_in_bits();
+        let dst_size = to_usize(dst.byte_size(), "the destination")?;
+        let (src_bits, src_size, a_digits, a_base) = match &src {
+            Source::Layout(t) => (
+                t.element_size_in_bits(),
+                to_usize(t.byte_size(), "the source")?,
+                t.terms()
+                    .and_then(|ts| plan::layout_digits(ts, rank, t.element_size_in_bits())),
+                0i64,
+            ),
+            Source::Strided(v) => {
+                let e = byte_width(v.element_type);
+                let (lo, hi) = strided_bounds(v, e);
+                if dims.contains(&0) {
+                    (8 * e, 0, None, 0)
+                } else if lo < 0 {
+                    return Err(Error::invalid_argument(format!(
+                        "the strided view reaches byte {lo}, before the start of its buffer; give a byte offset of at least {}",
+                        -lo + i128::from(v.byte_offset)
+                    )));
+                } else {
+                    let digits: Option<Vec<Digit>> = v
+                        .dimensions
+                        .iter()
+                        .zip(&v.byte_strides)
+                        .enumerate()
+                        .filter(|(_, (size, _))| **size > 1)
+                        .map(|(dim, (&extent, &s))| {
+                            Some(Digit {
+                                dim,
+                                weight: 1,
+                                extent,
+                                stride: s.checked_mul(8)?,
+                            })
+                        })
+                        .collect();
+                    let size = usize::try_from(hi).map_err(|_| {
+                        Error::overflow("the strided view reaches past the end of memory")
+                    })?;
+                    (
+                        8 * e,
+                        size,
+                        digits,
+                        v.byte_offset.checked_mul(8).unwrap_or(i64::MAX),
+                    )
+                }
+            }
+        };
+        let zero_dst = dst.has_padding() || dst_bits % 8 != 0;
+        let b_digits = dst
+            .terms()
+            .and_then(|ts| plan::layout_digits(ts, rank, dst_bits));
+        let element_count: i64 = dims.iter().product();
+        let exec = if element_count == 0 {
+            Exec::Empty
+        } else {
+            let boxes = |unit: i64| match (&a_digits, &b_digits) {
+                (Some(a), Some(b)) => plan::blocks(&dims, a, a_base, b, unit),
+                _ => None,
+            };
+            if src_bits == dst_bits && src_bits % 8 == 0 {
+                let e = to_usize(src_bits / 8, "an element")?;
+                match boxes(8) {
+                    Some(bx) => Exec::Blocks {
+                        e,
+                        blocks: bx.into_iter().map(|b| b.into_block(e)).collect(),
+                    },
+                    None => Exec::PerElement,
+                }
+            } else {
+                match boxes(1) {
+                    Some(boxes) => Exec::Bits { boxes },
+                    None => Exec::PerElement,
+                }
+            }
+        };
+        if let Exec::Blocks { e, blocks } = &exec {
+            // The offsets the loops will use, checked once here.
+            for b in blocks {
+                let [(slo, shi), (dlo, dhi)] = b.bounds(*e);
+                if slo < 0 || shi > src_size as i128 || dlo < 0 || dhi > dst_size as i128 {
+                    return Err(Error::invalid_argument(format!(
+                        "internal error: a planned copy block reaches outside the buffers ({slo}..{shi} of {src_size}, {dlo}..{dhi} of {dst_size})"
+                    )));
+                }
+            }
+        }
+        Ok(Relayout {
+            src,
+            dst,
+            src_bits,
+            dst_bits,
+            src_size,
+            dst_size,
+            zero_dst,
+            exec,
+        })
+    }
+
+    /// The source buffer's size in bytes: exact for a layout, the minimum
+    /// for a strided view (one past the last byte it reaches).
+    pub fn src_byte_size(&self) -> usize {
+        self.src_size
+    }
+
+    /// The destination buffer's size in bytes (padding included).
+    pub fn dst_byte_size(&self) -> usize {
+        self.dst_size
+    }
+
+    /// Copies `src` into `dst`; every padding slot of `dst` is written as
+    /// zero.
+    ///
+    /// # Errors
+    ///
+    /// `BufferSize` when `src` does not have [`src_byte_size`](Self::src_byte_size)
+    /// bytes (at least that many for a strided view) or `dst` does not have
+    /// [`dst_byte_size`](Self::dst_byte_size).
+    pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        match &self.src {
+            Source::Layout(t) if src.len() != self.src_size => {
+                return Err(buffer_error("source", src.len(), t.shape(), self.src_size));
+            }
+            Source::Strided(v) if src.len() < self.src_size => {
+                return Err(Error::new(
+                    ErrorKind::BufferSize,
+                    format!(
+                        "source buffer has {} bytes but the strided view (dimensions {:?}, byte strides {:?}, offset {}) reaches {} bytes",
+                        src.len(),
+                        v.dimensions,
+                        v.byte_strides,
+                        v.byte_offset,
+                        self.src_size
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if dst.len() != self.dst_size {
+            return Err(buffer_error(
+                "destination",
+                dst.len(),
+                self.dst.shape(),
+                self.dst_size,
+            ));
+        }
+        if self.zero_dst {
+            dst.fill(0);
+        }
+        match &self.exec {
+            Exec::Empty => {}
+            Exec::Blocks { e, blocks } => {
+                for b in blocks {
+                    b.copy(*e, src, dst);
+                }
+            }
+            Exec::Bits { boxes } => {
+                let (sb, db) = (self.src_bits as usize, self.dst_bits as usize);
+                for b in boxes {
+                    for_each_position(b, |s, d| {
+                        copy_bits(src, s as usize, sb, dst, d as usize, db);
+                    });
+                }
+            }
+            Exec::PerElement => self.per_element(src, dst),
+        }
+        Ok(())
+    }
+
+    /// Every element, its offsets computed from the layouts one by one.
+    fn per_element(&self, src: &[u8], dst: &mut [u8]) {
+        let dims = self.dst.dimensions();
+        let mut index = vec![0i64; dims.len()];
+        let (sb, db) = (self.src_bits, self.dst_bits);
+        let bytes = sb == db && sb % 8 == 0;
+        loop {
+            let s = match &self.src {
+                Source::Layout(t) => t.offset_unchecked(&index) * sb,
+                Source::Strided(v) => {
+                    8 * (v.byte_offset
+                        + index
+                            .iter()
+                            .zip(&v.byte_strides)
+                            .map(|(&i, &st)| i * st)
+                            .sum::<i64>())
+                }
+            };
+            let d = self.dst.offset_unchecked(&index) * db;
+            if bytes {
+                let (s, d, e) = ((s / 8) as usize, (d / 8) as usize, (sb / 8) as usize);
+                dst[d..d + e].copy_from_slice(&src[s..s + e]);
+            } else {
+                copy_bits(src, s as usize, sb as usize, dst, d as usize, db as usize);
+            }
+            // Next index in row-major order.
+            let mut k = dims.len();
+            loop {
+                if k == 0 {
+                    return;
+                }
+                k -= 1;
+                index[k] += 1;
+                if index[k] < dims[k] {
+                    break;
+                }
+                index[k] = 0;
+            }
+        }
+    }
+}
+
+/// The lowest byte a strided view reaches and one past the highest.
+fn strided_bounds(v: &StridedSource, e: i64) -> (i128, i128) {
+    let (mut lo, mut hi) = (i128::from(v.byte_offset), i128::from(v.byte_offset));
+    for (&n, &s) in v.dimensions.iter().zip(&v.byte_strides) {
+        let span = i128::from(n.max(1) - 1) * i128::from(s);
+        if span < 0 {
+            lo += span;
+        } else {
+            hi += span;
+        }
+    }
+    (lo, hi + i128::from(e))
+}
+
+/// Calls `f` with the source and destination offsets of every position of
+/// the box.
+fn for_each_position(b: &BoxAxes, mut f: impl FnMut(isize, isize)) {
+    if b.axes.iter().any(|a| a.n == 0) {
+        return;
+    }
+    let mut counters = vec![0usize; b.axes.len()];
+    let (mut s, mut d) = (b.src, b.dst);
+    loop {
+        f(s, d);
+        let mut k = b.axes.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            let a = b.axes[k];
+            counters[k] += 1;
+            s += a.s;
+            d += a.d;
+            if counters[k] < a.n {
+                break;
+            }
+            counters[k] = 0;
+            s -= a.s * a.n as isize;
+            d -= a.d * a.n as isize;
+        }
+    }
+}
+
+/// Copies the low `min(src_bits, dst_bits)` bits of the element at bit
+/// `s` of `src` to the element at bit `d` of `dst` and clears the rest of
+/// the destination element. Bit `k` of a buffer is bit `k % 8` (from the
+/// least significant) of byte `k / 8`.
+fn copy_bits(src: &[u8], s: usize, src_bits: usize, dst: &mut [u8], d: usize, dst_bits: usize) {
+    let n = src_bits.min(dst_bits);
+    let mut k = 0;
+    while k < dst_bits {
+        let (sp, dp) = (s + k, d + k);
+        let room = 8 - dp % 8;
+        let (chunk, value) = if k < n {
+            let chunk = room.min(8 - sp % 8).min(n - k);
+            let v = (u16::from(src[sp / 8]) >> (sp % 8)) & ((1u16 << chunk) - 1);
+            (chunk, v)
+        } else {
+            (room.min(dst_bits - k), 0)
+        };
+        let mask = (((1u16 << chunk) - 1) << (dp % 8)) as u8;
+        let byte = &mut dst[dp / 8];
+        *byte = (*byte & !mask) | ((value << (dp % 8)) as u8 & mask);
+        k += chunk;
+    }
+}
+
+/// Copies an array of shape `src_shape` (bytes `src`) into the layout of
+/// `dst_shape` (bytes `dst`), writing every padding slot of `dst` as zero.
+/// See [`Relayout`] to plan once and copy many times.
+///
+/// # Errors
+///
+/// As [`Relayout::new`] and [`Relayout::run`]: `InvalidArgument` when the
+/// element types or dimensions differ, `BufferSize` when a buffer's length
+/// is not the tiled byte size of its shape.
+pub fn relayout(
+    src_shape: &ArrayShape,
+    src: &[u8],
+    dst_shape: &ArrayShape,
+    dst: &mut [u8],
+) -> Result<()> {
+    Relayout::new(src_shape, dst_shape)?.run(src, dst)
+}
+
+/// Like [`relayout`], into a new buffer of the right size.
+///
+/// # Errors
+///
+/// As [`relayout`].
+pub fn relayout_to_vec(
+    src_shape: &ArrayShape,
+    src: &[u8],
+    dst_shape: &ArrayShape,
+) -> Result<Vec<u8>> {
+    let plan = Relayout::new(src_shape, dst_shape)?;
+    let mut dst = vec![0u8; plan.dst_byte_size()];
+    plan.run(src, &mut dst)?;
+    Ok(dst)
+}
+
+/// Copies the elements of a strided view of `src` into the layout of
+/// `dst_shape`.
+///
+/// ```
+/// use xla_shape::relayout::{StridedSource, relayout_strided};
+/// use xla_shape::{ArrayShape, PrimitiveType};
+///
+/// // NumPy's a[:, ::-1] of a 2x3 u8 array [[1,2,3],[4,5,6]]: strides
+/// // (3, -1), first element at byte 2.
+/// let view = StridedSource::new(PrimitiveType::U8, [2, 3], [3, -1])?.with_byte_offset(2);
+/// let dst_shape = ArrayShape::new(PrimitiveType::U8, [2, 3])?;
+/// let mut dst = [0u8; 6];
+/// relayout_strided(&view, &[1, 2, 3, 4, 5, 6], &dst_shape, &mut dst)?;
+/// assert_eq!(dst, [3, 2, 1, 6, 5, 4]);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`Relayout::from_strided`] and [`Relayout::run`].
+pub fn relayout_strided(
+    src: &StridedSource,
+    bytes: &[u8],
+    dst_shape: &ArrayShape,
+    dst: &mut [u8],
+) -> Result<()> {
+    Relayout::from_strided(src, dst_shape)?.run(bytes, dst)
+}
