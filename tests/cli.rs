@@ -230,7 +230,7 @@ fn lines_mode_writes_one_line_per_input() {
         input.push('\n');
     }
     input.push_str("f32[2]{0\n");
-    input.push_str("\n");
+    input.push('\n');
     for (to, field) in [
         ("hex", "proto_hex"),
         ("json", "json"),
