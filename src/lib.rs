@@ -55,6 +55,11 @@ pub mod text;
 pub mod tiling;
 
 pub use error::{Error, ErrorKind, Location, Result};
+
+/// The Rust examples of README.md, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 pub use model::{
     ArrayShape, Layout, LayoutEqual, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape,
     ShapeEqual, ShapeIndex, SplitConfig, Tile,

@@ -257,7 +257,7 @@ fn an_old_style_layout_round_trips_and_reports_its_retired_fields() {
 
 /// Records of `formats_messages.jsonl` whose maps have several entries:
 /// Google writes them in its hash table's order, we in key order, so bytes
-/// and JSON are compared as values (docs/differences/formats.md).
+/// and JSON are compared as values (docs/differences.md ("Proto formats")).
 const MAP_ORDER: &[&str] = &[
     "string map, several keys",
     "map entries without key, then without value",

@@ -19,7 +19,7 @@ fn descriptor(name: &str) -> prost_reflect::MessageDescriptor {
 
 /// A message's bytes as Google's runtime writes them (map entries in key
 /// order, as we write them: the one difference in map order set aside,
-/// see docs/differences/formats.md).
+/// see docs/differences.md ("Proto formats")).
 fn canonical(descriptor: prost_reflect::MessageDescriptor, bytes: &[u8]) -> String {
     to_hex(
         &LosslessMessage::decode(descriptor, bytes)
@@ -29,7 +29,7 @@ fn canonical(descriptor: prost_reflect::MessageDescriptor, bytes: &[u8]) -> Stri
 }
 
 /// Text-format inputs where we and Google's parser disagree, and why; each
-/// is in docs/differences/formats.md.
+/// is in docs/differences.md ("Proto formats").
 const TEXT_DIFFERENCES: &[(&str, &str)] = &[
     (
         "tuple_shapes [{ element_type: F32 }]",

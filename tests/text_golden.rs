@@ -11,7 +11,7 @@ use xla_shape::{ErrorKind, Layout, Shape};
 /// Text inputs that XLA's parser accepts without validating them. Ours are
 /// always valid, so these are rejected with the message of XLA's
 /// `ValidateShapeWithOptionalLayout` (the same records as in
-/// tests/proto_golden.rs; docs/differences/text.md).
+/// tests/proto_golden.rs; docs/differences.md ("HLO text")).
 const HELD_WITHOUT_VALIDATION: &[(&str, &str)] = &[
     ("tiled/0265", "layout has invalid tiles: f32[2]"),
     ("tiled/0266", "layout has invalid tiles: f32[2]"),
@@ -38,7 +38,7 @@ const HELD_WITHOUT_VALIDATION: &[(&str, &str)] = &[
 ];
 
 /// Memory spaces outside `i8`: XLA narrows them to `int8_t`, this crate
-/// keeps the `i64` of the proto field (docs/differences/text.md).
+/// keeps the `i64` of the proto field (docs/differences.md ("HLO text")).
 const MEMORY_SPACE_NOT_NARROWED: &[(&str, i64)] = &[
     ("memory_space/0294", 2147483647),
     ("memory_space/0295", i64::MAX),
@@ -225,7 +225,7 @@ fn golden_layouts_parse_print_and_encode_as_in_xla() {
 }
 
 /// Inputs of `tests/data/oracle/text_parse.jsonl` that XLA accepts and this
-/// crate rejects, with the reason (docs/differences/text.md).
+/// crate rejects, with the reason (docs/differences.md ("HLO text")).
 const ORACLE_REJECTED: &[(&str, &str)] = &[
     // Validation XLA's parser skips (spec §9.3 item 5, §13.5).
     ("b(f32[2]{0:T(0)})", "layout has invalid tiles: f32[2]"),

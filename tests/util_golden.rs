@@ -29,7 +29,7 @@ const HELD_WITHOUT_VALIDATION: &[&str] = &[
 const UNMATCHED: &[(&str, &str)] = &[
     // f32[?,3]: XLA multiplies INT64_MIN into the element count
     // (xla_element_count = -9223372036854775808); elements_in returns an
-    // error for an unbounded dimension instead (docs/differences/utils.md).
+    // error for an unbounded dimension instead (docs/differences.md ("ShapeUtil, ...")).
     ("dynamic/0314", "unbounded"),
 ];
 

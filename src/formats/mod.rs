@@ -21,7 +21,7 @@
 //! are byte-identical to `json_format.MessageToJson` and
 //! `text_format.MessageToString`, lossless re-encoding to
 //! `SerializeToString`. The deliberate differences are listed in
-//! `docs/differences/formats.md`.
+//! `docs/differences.md ("Proto formats")`.
 //!
 //! ```
 //! use xla_shape::formats::{self, JsonOptions, ProtoModel};

@@ -35,7 +35,7 @@
 //!   is always valid.
 //!
 //! XLA's quirks are kept (each is documented where it applies, and in
-//! `docs/differences/utils.md` where we differ).
+//! `docs/differences.md ("ShapeUtil, ...")` where we differ).
 //!
 //! ```
 //! use xla_shape::{PrimitiveType as T, shape_util};

@@ -35,7 +35,7 @@
 //!
 //! Where this differs from XLA (it never holds an invalid shape, so it
 //! rejects some strings XLA's parser lets through; it reports an error
-//! where XLA aborts): see `docs/differences/text.md`.
+//! where XLA aborts): see `docs/differences.md ("HLO text")`.
 
 mod fast;
 mod lexer;

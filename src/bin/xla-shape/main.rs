@@ -229,9 +229,25 @@ fn convert_lines(
     }
 }
 
-/// A message on one line: line breaks become ` | `.
+/// A message on one line. A parse error keeps its `was parsing L:C: error:
+/// ...` lines and drops the source line and caret under each; other line
+/// breaks become ` | `.
 fn one_line(message: &str) -> String {
-    message.trim_end().replace('\n', " | ")
+    let lines: Vec<&str> = message.trim_end().lines().collect();
+    if lines.first() == Some(&"Syntax error:") {
+        let kept: Vec<&str> = std::iter::once("Syntax error:")
+            .chain(
+                lines
+                    .iter()
+                    .copied()
+                    .filter(|l| l.starts_with("was parsing ")),
+            )
+            .collect();
+        if kept.len() > 1 {
+            return kept.join(" ");
+        }
+    }
+    lines.join(" | ")
 }
 
 fn scan(file: &PathBuf, out: &mut impl Write) -> Result<(), Failure> {
