@@ -1,7 +1,7 @@
 //! Decode + validate into `Shape`, and encode, for the rank-4 tiled shape
 //! `bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}` (41 bytes) and a tuple of
-//! 100 of them. Baseline in the same run: prost's own decode of the raw
-//! `ShapeProto` (no validation, no model).
+//! 100 of them. Baselines in the same run: prost's own decode of the raw
+//! `ShapeProto` (no validation, no model) and prost's encode of it.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use prost::Message;
@@ -36,6 +36,10 @@ fn bench(c: &mut Criterion) {
         });
         g.bench_function("decode_validate", |b| {
             b.iter(|| Shape::from_proto_bytes(black_box(&bytes)).unwrap())
+        });
+        let proto = ShapeProto::from(shape);
+        g.bench_function("prost_encode_raw (baseline)", |b| {
+            b.iter(|| black_box(&proto).encode_to_vec())
         });
         g.bench_function("encode", |b| b.iter(|| black_box(shape).to_proto_bytes()));
         g.finish();

@@ -492,7 +492,7 @@ impl Shape {
 
     /// The serialized `ShapeProto`, byte-identical to what XLA writes.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(wire::shape_len(self));
+        let mut out = Vec::with_capacity(64);
         wire::put_shape(&mut out, self);
         out
     }
@@ -515,7 +515,7 @@ impl Layout {
 
     /// The serialized `LayoutProto`, byte-identical to what XLA writes.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(wire::layout_message_len(self));
+        let mut out = Vec::with_capacity(32);
         wire::put_layout_message(&mut out, self);
         out
     }

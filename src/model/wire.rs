@@ -367,12 +367,17 @@ fn merge_layout(r: &mut Reader<'_>, p: &mut RawLayout, depth: usize) -> WireResu
 }
 
 // --- encoding ------------------------------------------------------------
+//
+// One pass: a nested message is written after a one-byte length
+// placeholder, which is patched afterwards (and widened, moving the body,
+// only for bodies of 128 bytes or more).
 
 fn varint_len(v: u64) -> usize {
     // 1 byte per started group of 7 bits; 0 takes one byte.
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
+#[inline]
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -383,15 +388,6 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 
 fn packed_i64_len(values: &[i64]) -> usize {
     values.iter().map(|&v| varint_len(v as u64)).sum()
-}
-
-/// Length of a field holding a packed int64 run, key included (0 if empty).
-fn packed_field_len(values: &[i64]) -> usize {
-    if values.is_empty() {
-        return 0;
-    }
-    let n = packed_i64_len(values);
-    1 + varint_len(n as u64) + n
 }
 
 fn put_packed(out: &mut Vec<u8>, key: u8, values: &[i64]) {
@@ -405,14 +401,7 @@ fn put_packed(out: &mut Vec<u8>, key: u8, values: &[i64]) {
     }
 }
 
-fn scalar_len(key_len: usize, v: i64) -> usize {
-    if v == 0 {
-        0
-    } else {
-        key_len + varint_len(v as u64)
-    }
-}
-
+#[inline]
 fn put_scalar(out: &mut Vec<u8>, key: &[u8], v: i64) {
     if v != 0 {
         out.extend_from_slice(key);
@@ -420,84 +409,43 @@ fn put_scalar(out: &mut Vec<u8>, key: &[u8], v: i64) {
     }
 }
 
-fn message_field_len(body: usize) -> usize {
-    1 + varint_len(body as u64) + body
-}
-
-fn layout_len(l: &Layout) -> usize {
-    let mut n = packed_field_len(&l.minor_to_major);
-    for t in &l.tiles {
-        n += message_field_len(packed_field_len(t.dimensions()));
+/// Writes `key`, then the message `body` writes, prefixed by its length.
+#[inline]
+fn put_message(out: &mut Vec<u8>, key: &[u8], body: impl FnOnce(&mut Vec<u8>)) {
+    out.extend_from_slice(key);
+    let at = out.len();
+    out.push(0);
+    body(out);
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+    } else {
+        let mut prefix = Vec::with_capacity(10);
+        put_varint(&mut prefix, len as u64);
+        out.splice(at..at + 1, prefix);
     }
-    n += scalar_len(1, l.element_size_in_bits);
-    n += scalar_len(1, l.memory_space);
-    if let Some(p) = &l.physical_shape {
-        n += message_field_len(shape_len(p));
-    }
-    n += scalar_len(1, l.index_primitive_type as i64);
-    n += scalar_len(1, l.pointer_primitive_type as i64);
-    n += scalar_len(1, l.dynamic_shape_metadata_prefix_bytes);
-    n += scalar_len(2, l.tail_padding_alignment_in_elements);
-    for s in &l.split_configs {
-        n += 2 + {
-            let body = scalar_len(1, s.dimension()) + packed_field_len(s.split_indices());
-            varint_len(body as u64) + body
-        };
-    }
-    n
 }
 
 fn put_layout(out: &mut Vec<u8>, l: &Layout) {
     put_packed(out, 0x0a, &l.minor_to_major);
     for t in &l.tiles {
-        out.push(0x32);
-        put_varint(out, packed_field_len(t.dimensions()) as u64);
-        put_packed(out, 0x0a, t.dimensions());
+        put_message(out, &[0x32], |out| put_packed(out, 0x0a, t.dimensions()));
     }
     put_scalar(out, &[0x38], l.element_size_in_bits);
     put_scalar(out, &[0x40], l.memory_space);
     if let Some(p) = &l.physical_shape {
-        out.push(0x52);
-        put_varint(out, shape_len(p) as u64);
-        put_shape(out, p);
+        put_message(out, &[0x52], |out| put_shape(out, p));
     }
     put_scalar(out, &[0x58], l.index_primitive_type as i64);
     put_scalar(out, &[0x60], l.pointer_primitive_type as i64);
     put_scalar(out, &[0x78], l.dynamic_shape_metadata_prefix_bytes);
     put_scalar(out, &[0x80, 0x01], l.tail_padding_alignment_in_elements);
     for s in &l.split_configs {
-        out.extend_from_slice(&[0x8a, 0x01]);
-        let body = scalar_len(1, s.dimension()) + packed_field_len(s.split_indices());
-        put_varint(out, body as u64);
-        put_scalar(out, &[0x08], s.dimension());
-        put_packed(out, 0x12, s.split_indices());
+        put_message(out, &[0x8a, 0x01], |out| {
+            put_scalar(out, &[0x08], s.dimension());
+            put_packed(out, 0x12, s.split_indices());
+        });
     }
-}
-
-/// The encoded length of a shape's `ShapeProto` (without a key or length).
-pub(crate) fn shape_len(s: &Shape) -> usize {
-    let mut n = scalar_len(1, s.element_type() as i64);
-    match s {
-        Shape::Array(a) => {
-            n += packed_field_len(&a.dimensions);
-            if let Some(l) = &a.layout {
-                n += message_field_len(layout_len(l));
-            }
-            if !a.dynamic.is_empty() {
-                // One byte per flag.
-                n += message_field_len(a.dynamic.len());
-            }
-        }
-        Shape::Tuple(elements) => {
-            n += elements
-                .iter()
-                .map(|e| message_field_len(shape_len(e)))
-                .sum::<usize>();
-        }
-        Shape::Buffer(inner) => n += message_field_len(shape_len(inner)),
-        Shape::Token | Shape::Opaque => {}
-    }
-    n
 }
 
 /// Appends the `ShapeProto` encoding of `s`, as XLA writes it.
@@ -507,9 +455,7 @@ pub(crate) fn put_shape(out: &mut Vec<u8>, s: &Shape) {
         Shape::Array(a) => {
             put_packed(out, 0x1a, &a.dimensions);
             if let Some(l) = &a.layout {
-                out.push(0x2a);
-                put_varint(out, layout_len(l) as u64);
-                put_layout(out, l);
+                put_message(out, &[0x2a], |out| put_layout(out, l));
             }
             if !a.dynamic.is_empty() {
                 out.push(0x32);
@@ -519,16 +465,10 @@ pub(crate) fn put_shape(out: &mut Vec<u8>, s: &Shape) {
         }
         Shape::Tuple(elements) => {
             for e in elements {
-                out.push(0x22);
-                put_varint(out, shape_len(e) as u64);
-                put_shape(out, e);
+                put_message(out, &[0x22], |out| put_shape(out, e));
             }
         }
-        Shape::Buffer(inner) => {
-            out.push(0x22);
-            put_varint(out, shape_len(inner) as u64);
-            put_shape(out, inner);
-        }
+        Shape::Buffer(inner) => put_message(out, &[0x22], |out| put_shape(out, inner)),
         Shape::Token | Shape::Opaque => {}
     }
 }
@@ -536,9 +476,4 @@ pub(crate) fn put_shape(out: &mut Vec<u8>, s: &Shape) {
 /// Appends the `LayoutProto` encoding of `l`, as XLA writes it.
 pub(crate) fn put_layout_message(out: &mut Vec<u8>, l: &Layout) {
     put_layout(out, l);
-}
-
-/// The encoded length of a layout's `LayoutProto`.
-pub(crate) fn layout_message_len(l: &Layout) -> usize {
-    layout_len(l)
 }
