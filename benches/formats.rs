@@ -14,24 +14,17 @@ use std::time::SystemTime;
 use bytes::{Bytes, BytesMut};
 use criterion::Criterion;
 use prost::Message;
+use xla_shape::Shape;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoModel};
 use xla_shape::proto::ShapeProto;
-use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape, Tile};
 
 const GROUP: &str = "formats";
 const BASELINE: &str = "decode_prost_ShapeProto";
 
 fn shape() -> Shape {
-    let layout = Layout::new([3, 2, 0, 1]).with_tiles(vec![
-        Tile::new([8, 128]).unwrap(),
-        Tile::new([2, 1]).unwrap(),
-    ]);
-    Shape::from(
-        ArrayShape::new(PrimitiveType::Bf16, [8, 1, 1280, 16384])
-            .unwrap()
-            .with_layout(Some(layout))
-            .unwrap(),
-    )
+    "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"
+        .parse()
+        .unwrap()
 }
 
 fn benches(c: &mut Criterion) {

@@ -6,20 +6,13 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use prost::Message;
 use std::hint::black_box;
+use xla_shape::Shape;
 use xla_shape::proto::ShapeProto;
-use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape, Tile};
 
 fn rank4() -> Shape {
-    let layout = Layout::new([3, 2, 0, 1]).with_tiles(vec![
-        Tile::new([8, 128]).unwrap(),
-        Tile::new([2, 1]).unwrap(),
-    ]);
-    Shape::from(
-        ArrayShape::new(PrimitiveType::Bf16, [8, 1, 1280, 16384])
-            .unwrap()
-            .with_layout(Some(layout))
-            .unwrap(),
-    )
+    "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"
+        .parse()
+        .unwrap()
 }
 
 fn bench(c: &mut Criterion) {

@@ -48,33 +48,6 @@ fn fails(args: &[&str], stdin: &[u8], code: i32) -> String {
     String::from_utf8(out.stderr).expect("UTF-8 errors")
 }
 
-/// The compact form of a golden JSON text, as
-/// `json.dumps(json.loads(s), separators=(",", ":"))` writes it: the golden
-/// texts are `MessageToJson` output (ASCII, keys in field order), so this is
-/// the text with the whitespace outside strings removed.
-fn compact(json: &str) -> String {
-    let mut out = String::new();
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in json.chars() {
-        if in_string {
-            out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !c.is_whitespace() {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// A sample of golden records: arrays, tiled, dynamic, tuples, tokens.
 fn sample() -> Vec<Value> {
     let wanted = ["f32[2,3]{1,0}", "(", "<=", ":T(", "token[]", "b(", "E(4)"];
@@ -247,7 +220,7 @@ fn lines_mode_writes_one_line_per_input() {
         for (line, r) in lines.iter().zip(&sample) {
             let expected = match to {
                 "hex" => str_field(r, field).to_string(),
-                _ => compact(str_field(r, field)),
+                _ => compact_json(str_field(r, field)),
             };
             assert_eq!(*line, expected);
         }

@@ -10,34 +10,6 @@ use serde_json::Value;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage};
 use xla_shape::proto::{LayoutProto, ShapeProto};
 
-/// `json.dumps(json.loads(s), separators=(",", ":"))`: the golden JSON
-/// without the whitespace between tokens. Dropping whitespace outside
-/// strings is exactly that re-serialisation here, because `json.dumps`
-/// keeps key order, and the golden texts hold only ASCII strings (already
-/// escaped as `json.dumps` escapes them), integers-as-strings and booleans,
-/// which it writes back unchanged.
-fn compact(pretty: &str) -> String {
-    let mut out = String::with_capacity(pretty.len());
-    let (mut in_string, mut escaped) = (false, false);
-    for c in pretty.chars() {
-        if in_string {
-            out.push(c);
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !c.is_whitespace() {
-            out.push(c);
-        }
-    }
-    out
-}
-
 fn json_value(s: &str) -> Value {
     serde_json::from_str(s).expect("JSON")
 }
@@ -57,13 +29,13 @@ where
         let golden = str_field(r, field);
         let ours = formats::to_json_with(&m, &options);
         assert_eq!(json_value(&ours), json_value(golden), "{id} {field}");
-        assert_eq!(ours, compact(golden), "{id} {field} compact");
+        assert_eq!(ours, compact_json(golden), "{id} {field} compact");
         assert_eq!(
             formats::to_json_with(&m, &options.pretty(true)),
             golden,
             "{id} {field} pretty"
         );
-        for text in [golden.to_string(), compact(golden)] {
+        for text in [golden.to_string(), compact_json(golden)] {
             let parsed: M = formats::from_json(&text).unwrap_or_else(|e| panic!("{id}: {e}"));
             assert_eq!(
                 to_hex(&parsed.encode_to_vec()),
@@ -135,7 +107,7 @@ fn proto_inputs_survive_the_lossless_path() {
         ] {
             let golden = str_field(views, field);
             assert_eq!(m.to_json(&options.pretty(true)), golden, "{id} {field}");
-            assert_eq!(m.to_json(&options), compact(golden), "{id} {field}");
+            assert_eq!(m.to_json(&options), compact_json(golden), "{id} {field}");
         }
         assert_eq!(
             m.to_text_format(),

@@ -9,30 +9,6 @@ use xla_shape::formats::{self, JsonOptions, ProtoModel};
 use xla_shape::proto::ShapeProto;
 use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, ProgramShape, Shape, Tile};
 
-/// The golden JSON without whitespace between tokens (as in
-/// formats_golden.rs: the texts are ASCII, so that is the compact
-/// `json.dumps` form).
-fn compact(pretty: &str) -> String {
-    let mut out = String::new();
-    let (mut in_string, mut escaped) = (false, false);
-    for c in pretty.chars() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-        } else if c.is_whitespace() {
-            continue;
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The golden shapes XLA accepts as valid (see tests/proto_golden.rs for
 /// the records it holds without validating).
 fn valid_shapes() -> Vec<(String, Shape, serde_json::Value)> {
@@ -220,7 +196,7 @@ fn program_shapes_in_every_format() {
             .into_iter()
             .find(|r| r["id"] == id)
             .unwrap();
-        compact(str_field(&r, "json"))
+        compact_json(str_field(&r, "json"))
     };
     let expected = format!(
         r#"{{"parameters":[{},{}],"result":{},"parameterNames":["x","\u00e9"]}}"#,

@@ -8,48 +8,12 @@ use serde_json::Value;
 use xla_shape::text::{ParseOptions, parse_shape_with};
 use xla_shape::{ErrorKind, Layout, Shape};
 
-/// Text inputs that XLA's parser accepts without validating them. Ours are
-/// always valid, so these are rejected with the message of XLA's
-/// `ValidateShapeWithOptionalLayout` (the same records as in
-/// tests/proto_golden.rs; docs/differences.md ("HLO text")).
-const HELD_WITHOUT_VALIDATION: &[(&str, &str)] = &[
-    ("tiled/0265", "layout has invalid tiles: f32[2]"),
-    ("tiled/0266", "layout has invalid tiles: f32[2]"),
-    (
-        "layout_attrs/0296",
-        "layout has a index_primitive_type, but is not a sparse array: f32[16,16]",
-    ),
-    (
-        "layout_attrs/0297",
-        "layout has a pointer_primitive_type, but is not a sparse array: f32[16,16]",
-    ),
-    (
-        "layout_attrs/0299",
-        "layout has a index_primitive_type, but is not a sparse array: f32[16,16]",
-    ),
-    (
-        "layout_attrs/0307",
-        "layout has a index_primitive_type, but is not a sparse array: f32[16,16]",
-    ),
-    (
-        "dynamic/0316",
-        "Shape f32[<=9223372036854775807] size may overflow int64_t.",
-    ),
-];
-
 /// Memory spaces outside `i8`: XLA narrows them to `int8_t`, this crate
 /// keeps the `i64` of the proto field (docs/differences.md ("HLO text")).
 const MEMORY_SPACE_NOT_NARROWED: &[(&str, i64)] = &[
     ("memory_space/0294", 2147483647),
     ("memory_space/0295", i64::MAX),
 ];
-
-fn held(id: &str) -> Option<&'static str> {
-    HELD_WITHOUT_VALIDATION
-        .iter()
-        .find(|(i, _)| *i == id)
-        .map(|(_, m)| *m)
-}
 
 fn hex_of(s: &Shape) -> String {
     to_hex(&s.to_proto_bytes())
@@ -65,7 +29,7 @@ fn every_text_input_parses_prints_and_encodes_as_in_xla() {
         let id = id(&r);
         let text = str_field(&r["input"], "text");
         let parsed = text.parse::<Shape>();
-        if let Some(message) = held(id) {
+        if let Some(message) = held_without_validation(id) {
             let err = parsed.expect_err(id);
             assert_eq!(err.kind(), ErrorKind::Parse, "{id}");
             assert!(
@@ -103,7 +67,7 @@ fn every_printed_string_reparses_as_in_xla() {
         else {
             continue;
         };
-        if held(id).is_some() {
+        if held_without_validation(id).is_some() {
             continue;
         }
         match xla_str.parse::<Shape>() {

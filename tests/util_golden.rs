@@ -8,23 +8,6 @@ mod common;
 use common::*;
 use xla_shape::{Shape, shape_util};
 
-/// Records XLA holds without validating them (the list of
-/// tests/proto_golden.rs): our `Shape` rejects them, so they have no facts
-/// to compare.
-const HELD_WITHOUT_VALIDATION: &[&str] = &[
-    "layout_attrs/0299",
-    "proto/0345",
-    "proto/0353",
-    "tiled/0265",
-    "tiled/0266",
-    "layout_attrs/0296",
-    "layout_attrs/0297",
-    "layout_attrs/0307",
-    "dynamic/0316",
-    "proto/0355",
-    "proto/0358",
-];
-
 /// Records whose fact we cannot match, and why.
 const UNMATCHED: &[(&str, &str)] = &[
     // f32[?,3]: XLA multiplies INT64_MIN into the element count
@@ -35,7 +18,7 @@ const UNMATCHED: &[(&str, &str)] = &[
 
 fn decode(r: &serde_json::Value) -> Option<Shape> {
     let id = id(r);
-    if r["status"] != "ok" || HELD_WITHOUT_VALIDATION.contains(&id) {
+    if r["status"] != "ok" || held_without_validation(id).is_some() {
         return None;
     }
     Some(

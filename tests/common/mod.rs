@@ -63,3 +63,89 @@ pub fn xla_message(xla_error: &str) -> String {
         None => body.to_string(),
     }
 }
+
+/// Records XLA holds without validating them (its parser and `FromProto`
+/// skip `ValidateShape`). Ours are always valid, so these are rejected with
+/// the validation message that XLA's `ValidateShapeWithOptionalLayout`
+/// gives (spec §5.4; listed in docs/differences.md).
+pub const HELD_WITHOUT_VALIDATION: &[(&str, &str)] = &[
+    // `#(f32)` on a dense array: rule 6 of ValidateLayoutForShape.
+    (
+        "layout_attrs/0299",
+        "layout has a index_primitive_type, but is not a sparse array: f32[16,16]",
+    ),
+    // A negative static dimension: ValidateDimensions.
+    (
+        "proto/0345",
+        "Shape Error: Negative dimension at index 0: -5. Shape(f32): f32[-5]",
+    ),
+    // An empty tile: rule 9.
+    ("proto/0353", "layout has invalid tiles: f32[16]"),
+    // `T()`, accepted by XLA's parser: rule 9.
+    ("tiled/0265", "layout has invalid tiles: f32[2]"),
+    ("tiled/0266", "layout has invalid tiles: f32[2]"),
+    // `#(u16)`, `*(u32)`: rules 6 and 7 (the index type is checked first).
+    (
+        "layout_attrs/0296",
+        "layout has a index_primitive_type, but is not a sparse array: f32[16,16]",
+    ),
+    (
+        "layout_attrs/0297",
+        "layout has a pointer_primitive_type, but is not a sparse array: f32[16,16]",
+    ),
+    (
+        "layout_attrs/0307",
+        "layout has a index_primitive_type, but is not a sparse array: f32[16,16]",
+    ),
+    // A bound of i64::MAX on f32: 4 bytes an element overflow
+    // ValidateShapeSize.
+    (
+        "dynamic/0316",
+        "Shape f32[<=9223372036854775807] size may overflow int64_t.",
+    ),
+    // E(-4): rule 10.
+    (
+        "proto/0355",
+        "layout element_size_in_bits field is negative: -4",
+    ),
+    // The empty ShapeProto: element type PRIMITIVE_TYPE_INVALID.
+    (
+        "proto/0358",
+        "Shape Error: Invalid element type. Shape(primitive_type_invalid): primitive_type_invalid[]",
+    ),
+];
+
+/// The message our validation gives for a record XLA holds without
+/// validating, if `id` is one.
+pub fn held_without_validation(id: &str) -> Option<&'static str> {
+    HELD_WITHOUT_VALIDATION
+        .iter()
+        .find(|(i, _)| *i == id)
+        .map(|(_, m)| *m)
+}
+
+/// The compact form of a golden JSON text, as
+/// `json.dumps(json.loads(s), separators=(",", ":"))` writes it: the golden
+/// texts are `MessageToJson` output (ASCII strings, already escaped as
+/// `json.dumps` escapes them; keys in field order), so this is the text with
+/// the whitespace outside strings removed.
+pub fn compact_json(pretty: &str) -> String {
+    let mut out = String::with_capacity(pretty.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in pretty.chars() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if c.is_whitespace() {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
