@@ -5,7 +5,7 @@ use std::fmt;
 use prost_reflect::MapKey;
 
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
-use crate::formats::wire::Reader;
+use crate::model::wire::Reader;
 
 /// Adds the retired fields of `message` and the messages in it to `found`;
 /// `path` leads to `message`.
@@ -73,7 +73,7 @@ pub(crate) fn collect(message: &LosslessMessage, path: &mut String, found: &mut 
 fn unknown_numbers(raw: &[u8]) -> Vec<u32> {
     let mut numbers = Vec::new();
     let mut r = Reader::new(raw);
-    while !r.done() {
+    while !r.at_end() {
         let Ok((number, wire)) = r.key() else { break };
         numbers.push(number);
         if r.skip(number, wire, 0, usize::MAX).is_err() {

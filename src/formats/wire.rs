@@ -13,6 +13,7 @@ use prost_reflect::{Cardinality, FieldDescriptor, Kind, MapKey, MessageDescripto
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
 use crate::formats::{MAX_DEPTH, is_default_value};
+use crate::model::wire::Reader;
 
 pub(crate) fn len_delimited_len(number: u32, len: usize) -> usize {
     encoding::key_len(number) + encoding::encoded_len_varint(len as u64) + len
@@ -151,107 +152,22 @@ fn too_deep() -> Error {
     ))
 }
 
-/// A cursor over a byte slice.
-pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+/// A field key with its wire type checked.
+fn read_key(r: &mut Reader<'_>) -> Result<(u32, WireType)> {
+    let (number, wire) = r.key()?;
+    let wire = WireType::try_from(u64::from(wire)).map_err(decode_error)?;
+    Ok((number, wire))
 }
 
-impl<'a> Reader<'a> {
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Reader { bytes, pos: 0 }
-    }
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn done(&self) -> bool {
-        self.pos >= self.bytes.len()
-    }
-
-    fn varint(&mut self) -> Result<u64> {
-        let mut rest = &self.bytes[self.pos..];
-        let before = rest.len();
-        let v = encoding::decode_varint(&mut rest).map_err(decode_error)?;
-        self.pos += before - rest.len();
-        Ok(v)
-    }
-
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if self.bytes.len() - self.pos < n {
-            return Err(decode_error("buffer underflow"));
-        }
-        let s = &self.bytes[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
-    }
-
-    fn fixed32(&mut self) -> Result<u32> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn fixed64(&mut self) -> Result<u64> {
-        let b = self.take(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
-    }
-
-    fn len_delimited(&mut self) -> Result<&'a [u8]> {
-        let len = self.varint()?;
-        let len = usize::try_from(len).map_err(|_| decode_error("buffer underflow"))?;
-        self.take(len)
-    }
-
-    /// A field key: number and wire type.
-    pub(crate) fn key(&mut self) -> Result<(u32, WireType)> {
-        let key = self.varint()?;
-        if key > u64::from(u32::MAX) {
-            return Err(decode_error(format!("invalid key value: {key}")));
-        }
-        let wire = WireType::try_from(key & 7).map_err(decode_error)?;
-        let number = (key >> 3) as u32;
-        if number == 0 {
-            return Err(decode_error("invalid tag value: 0"));
-        }
-        Ok((number, wire))
-    }
-
-    /// Skips the value of a field with wire type `wire`; groups are
-    /// matched up to their end tag, counting towards the depth limit.
-    pub(crate) fn skip(
-        &mut self,
-        number: u32,
-        wire: WireType,
-        depth: usize,
-        max_depth: usize,
-    ) -> Result<()> {
-        match wire {
-            WireType::Varint => self.varint().map(drop),
-            WireType::ThirtyTwoBit => self.take(4).map(drop),
-            WireType::SixtyFourBit => self.take(8).map(drop),
-            WireType::LengthDelimited => self.len_delimited().map(drop),
-            WireType::StartGroup => {
-                if depth + 1 > max_depth {
-                    return Err(too_deep());
-                }
-                loop {
-                    if self.done() {
-                        return Err(decode_error("unexpected end of group"));
-                    }
-                    let (n, w) = self.key()?;
-                    if w == WireType::EndGroup {
-                        if n != number {
-                            return Err(decode_error("unexpected end group tag"));
-                        }
-                        return Ok(());
-                    }
-                    self.skip(n, w, depth + 1, max_depth)?;
-                }
-            }
-            WireType::EndGroup => Err(decode_error("unexpected end group tag")),
-        }
-    }
+/// Skips a field's value; groups count towards `max_depth`.
+fn skip_field(
+    r: &mut Reader<'_>,
+    number: u32,
+    wire: WireType,
+    depth: usize,
+    max_depth: usize,
+) -> Result<()> {
+    Ok(r.skip(number, wire as u8, depth, max_depth)?)
 }
 
 /// Reads one non-message value of a field of `kind` (the wire type has
@@ -319,9 +235,9 @@ impl Decoder {
         depth: usize,
     ) -> Result<()> {
         let mut r = Reader::new(bytes);
-        while !r.done() {
+        while !r.at_end() {
             let start = r.pos;
-            let (number, wire) = r.key()?;
+            let (number, wire) = read_key(&mut r)?;
             let field = message.descriptor.get_field(number).and_then(|desc| {
                 let kind = desc.kind();
                 let repeated = desc.cardinality() == Cardinality::Repeated;
@@ -337,7 +253,7 @@ impl Decoder {
                     self.merge_field(message, field, wire, &mut r, start, depth)?
                 }
                 None => {
-                    r.skip(number, wire, depth, self.max_depth)?;
+                    skip_field(&mut r, number, wire, depth, self.max_depth)?;
                     message.unknown.extend_from_slice(&bytes[start..r.pos]);
                 }
             }
@@ -399,7 +315,7 @@ impl Decoder {
                 // field of the map's message, whole, as it came.
                 None => message
                     .unknown
-                    .extend_from_slice(&r.bytes[field_start..r.pos]),
+                    .extend_from_slice(&r.buf[field_start..r.pos]),
             }
             return Ok(());
         }
@@ -423,7 +339,7 @@ impl Decoder {
                     if wire == WireType::LengthDelimited && wire_type_of(&kind) != wire {
                         let packed = r.len_delimited()?;
                         let mut pr = Reader::new(packed);
-                        while !pr.done() {
+                        while !pr.at_end() {
                             values.push(scalar(&kind, &mut pr)?);
                         }
                     } else {
@@ -501,8 +417,8 @@ impl Decoder {
         let mut value: Option<MapValue> = None;
         let mut has_unknown = false;
         let mut r = Reader::new(bytes);
-        while !r.done() {
-            let (number, wire) = r.key()?;
+        while !r.at_end() {
+            let (number, wire) = read_key(&mut r)?;
             if number == 1 && wire == wire_type_of(&key_kind) {
                 key = scalar(&key_kind, &mut r)?;
             } else if number == 2 && wire == wire_type_of(&value_kind) {
@@ -522,7 +438,7 @@ impl Decoder {
                     _ => value = Some(MapValue::Scalar(scalar(&value_kind, &mut r)?)),
                 }
             } else {
-                r.skip(number, wire, depth + 1, self.max_depth)?;
+                skip_field(&mut r, number, wire, depth + 1, self.max_depth)?;
                 has_unknown = true;
             }
         }

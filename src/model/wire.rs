@@ -26,7 +26,7 @@ const I32: u8 = 5;
 /// reader's hot functions return in registers; turned into an [`Error`] once,
 /// at the top.
 #[derive(Clone, Copy, Debug)]
-enum WireError {
+pub(crate) enum WireError {
     Truncated,
     VarintTooLong,
     InvalidFieldNumber,
@@ -64,25 +64,27 @@ impl From<WireError> for Error {
     }
 }
 
-type WireResult<T> = std::result::Result<T, WireError>;
+pub(crate) type WireResult<T> = std::result::Result<T, WireError>;
 
-struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
+/// A cursor over the bytes of one message, shared by the model's decoder
+/// and the reflective decoder of `formats`.
+pub(crate) struct Reader<'a> {
+    pub(crate) buf: &'a [u8],
+    pub(crate) pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn new(buf: &'a [u8]) -> Self {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
         Reader { buf, pos: 0 }
     }
 
     #[inline]
-    fn at_end(&self) -> bool {
+    pub(crate) fn at_end(&self) -> bool {
         self.pos >= self.buf.len()
     }
 
     #[inline(always)]
-    fn varint(&mut self) -> WireResult<u64> {
+    pub(crate) fn varint(&mut self) -> WireResult<u64> {
         match self.buf.get(self.pos) {
             Some(&b) if b < 0x80 => {
                 self.pos += 1;
@@ -111,7 +113,7 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn key(&mut self) -> WireResult<(u32, u8)> {
+    pub(crate) fn key(&mut self) -> WireResult<(u32, u8)> {
         let key = self.varint()?;
         let field = key >> 3;
         if field == 0 || field > u64::from(u32::MAX >> 3) {
@@ -121,7 +123,7 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn bytes(&mut self, n: usize) -> WireResult<&'a [u8]> {
+    pub(crate) fn bytes(&mut self, n: usize) -> WireResult<&'a [u8]> {
         let end = self
             .pos
             .checked_add(n)
@@ -133,22 +135,28 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn len_delimited(&mut self) -> WireResult<&'a [u8]> {
+    pub(crate) fn len_delimited(&mut self) -> WireResult<&'a [u8]> {
         let n = self.varint()?;
         let n = usize::try_from(n).map_err(|_| WireError::Truncated)?;
         self.bytes(n)
     }
 
-    /// Skips the value of an unknown field (groups included, up to the
-    /// recursion limit).
-    fn skip(&mut self, field: u32, wire_type: u8, depth: usize) -> WireResult<()> {
+    /// Skips the value of an unknown field; a group counts as a nested
+    /// message towards `max_depth`.
+    pub(crate) fn skip(
+        &mut self,
+        field: u32,
+        wire_type: u8,
+        depth: usize,
+        max_depth: usize,
+    ) -> WireResult<()> {
         match wire_type {
             VARINT => self.varint().map(drop),
             I64 => self.bytes(8).map(drop),
             LEN => self.len_delimited().map(drop),
             I32 => self.bytes(4).map(drop),
             SGROUP => {
-                if depth >= MAX_NESTING_DEPTH {
+                if depth >= max_depth {
                     return Err(WireError::TooDeep);
                 }
                 loop {
@@ -160,12 +168,25 @@ impl<'a> Reader<'a> {
                             Err(WireError::MismatchedEndGroup)
                         };
                     }
-                    self.skip(f, wt, depth + 1)?;
+                    self.skip(f, wt, depth + 1, max_depth)?;
                 }
             }
             EGROUP => Err(WireError::UnexpectedEndGroup),
             _ => Err(WireError::InvalidWireType),
         }
+    }
+
+    /// A little-endian fixed32 value.
+    pub(crate) fn fixed32(&mut self) -> WireResult<u32> {
+        let b = self.bytes(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// A little-endian fixed64 value.
+    pub(crate) fn fixed64(&mut self) -> WireResult<u64> {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(self.bytes(8)?);
+        Ok(u64::from_le_bytes(a))
     }
 
     /// A packed run: the payload, with `out` reserved for the number of
@@ -256,7 +277,7 @@ fn merge_shape(r: &mut Reader<'_>, p: &mut RawShape, depth: usize) -> WireResult
             _ => false,
         };
         if !known {
-            r.skip(field, wt, depth)?;
+            r.skip(field, wt, depth, MAX_NESTING_DEPTH)?;
         }
     }
     Ok(())
@@ -293,7 +314,7 @@ fn merge_layout(r: &mut Reader<'_>, p: &mut RawLayout, depth: usize) -> WireResu
                         _ => false,
                     };
                     if !known {
-                        t.skip(f, w, depth + 1)?;
+                        t.skip(f, w, depth + 1, MAX_NESTING_DEPTH)?;
                     }
                 }
                 p.tiles.push(tile);
@@ -349,7 +370,7 @@ fn merge_layout(r: &mut Reader<'_>, p: &mut RawLayout, depth: usize) -> WireResu
                         _ => false,
                     };
                     if !known {
-                        s.skip(f, w, depth + 1)?;
+                        s.skip(f, w, depth + 1, MAX_NESTING_DEPTH)?;
                     }
                 }
                 p.split_configs.push(SplitConfig::new(dimension, indices));
@@ -360,7 +381,7 @@ fn merge_layout(r: &mut Reader<'_>, p: &mut RawLayout, depth: usize) -> WireResu
             _ => false,
         };
         if !known {
-            r.skip(field, wt, depth)?;
+            r.skip(field, wt, depth, MAX_NESTING_DEPTH)?;
         }
     }
     Ok(())
