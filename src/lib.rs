@@ -9,7 +9,21 @@
 //!   [`ProgramShape`], [`ShapeIndex`], [`PrimitiveType`]: validated types.
 //!   Converting a proto into them runs XLA's `FromProto` and validation,
 //!   with XLA's error messages; converting back is XLA's `ToProto`, and the
-//!   encoding is byte-identical to XLA's.
+//!   encoding is byte-identical to XLA's;
+//! - [`formats`]: binary, proto3 JSON, text format, hex, lossless round
+//!   trips that keep unknown fields, serde;
+//! - [`text`]: HLO shape and layout strings (`FromStr`, `Display`) and
+//!   [`text::shapes_in_hlo`];
+//! - [`shape_util`], [`layout_util`], [`index_util`], [`primitive_util`]:
+//!   XLA's utilities, one function per upstream function
+//!   (`ShapeUtil::ElementsIn` is [`shape_util::elements_in`]);
+//! - [`tiling`], [`strides`], [`relayout`]: beyond XLA, every tile of a
+//!   tiled layout applied, strides for DLPack, NumPy, DirectML and ndarray,
+//!   and copies of array data between layouts.
+//!
+//! Errors are one type, [`Error`], whose [`ErrorKind`] a caller can match
+//! and whose message is XLA's text wherever XLA has one. Nothing derived
+//! from input data panics.
 //!
 //! XLA itself (jaxlib 0.10.2) is the reference for every behaviour; the
 //! deliberate differences are listed in `docs/differences.md`.
