@@ -269,6 +269,91 @@ fn staged_transposes_with_partial_blocks() {
     check_against_offsets(PrimitiveType::S32, &[5, 9], &e24([1, 0]), &e24([0, 1]));
 }
 
+/// Relays `src` from `from` into `to` into a buffer at byte `offset` of a
+/// larger one filled with 0xA5, checks that no byte around it changed and
+/// returns the destination bytes.
+fn relayout_at(from: &ArrayShape, src: &[u8], to: &ArrayShape, offset: usize) -> Vec<u8> {
+    let plan = Relayout::new(from, to).unwrap();
+    let size = plan.dst_byte_size();
+    let mut buf = vec![0xA5u8; offset + size + 64];
+    plan.run(src, &mut buf[offset..offset + size]).unwrap();
+    assert!(
+        buf[..offset].iter().all(|&b| b == 0xA5),
+        "{to}: bytes before"
+    );
+    assert!(
+        buf[offset + size..].iter().all(|&b| b == 0xA5),
+        "{to}: bytes after"
+    );
+    buf[offset..offset + size].to_vec()
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn large_transposes_of_four_byte_elements() {
+    // Destinations of more than 8 MiB are written with non-temporal stores
+    // (whole 64-byte lines; with AVX where the CPU has it), here starting
+    // on a line, 16 and 52 bytes past one, and at an odd byte (no
+    // streaming then); the sizes leave ragged edges for the 16 x 16 and
+    // 4 x 4 blocks and the staged copy.
+    let (rows, cols) = (2051i64, 1029i64);
+    let src: Vec<u8> = (0..(rows * cols) as u32)
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    let a = shape(PrimitiveType::F32, &[rows, cols], Layout::new([1, 0]));
+    let b = shape(PrimitiveType::F32, &[rows, cols], Layout::new([0, 1]));
+    for offset in [0, 16, 52, 1] {
+        let out = u32s(&relayout_at(&a, &src, &b, offset));
+        for (k, &v) in out.iter().enumerate() {
+            let (c, r) = (k as i64 / rows, k as i64 % rows);
+            assert_eq!(v, (r * cols + c) as u32, "offset {offset}: ({r},{c})");
+        }
+    }
+    // NCHW <-> NHWC, 64 channels: destination rows 256 bytes apart, each
+    // starting 16 bytes past a line when the buffer does.
+    let dims = [2i64, 64, 128, 130];
+    let (n, c, hw) = (dims[0], dims[1], dims[2] * dims[3]);
+    let src: Vec<u8> = (0..(n * c * hw) as u32)
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    let nchw = shape(PrimitiveType::F32, &dims, Layout::new([3, 2, 1, 0]));
+    let nhwc = shape(PrimitiveType::F32, &dims, Layout::new([1, 3, 2, 0]));
+    for offset in [0, 16] {
+        let out = relayout_at(&nchw, &src, &nhwc, offset);
+        let values = u32s(&out);
+        for (k, &v) in values.iter().enumerate() {
+            let k = k as i64;
+            let (img, p, ch) = (k / (hw * c), k / c % hw, k % c);
+            assert_eq!(v, ((img * c + ch) * hw + p) as u32, "offset {offset}: {k}");
+        }
+        assert_eq!(relayout_at(&nhwc, &out, &nchw, offset), src);
+    }
+}
+
+#[test]
+fn cached_transposes_of_four_byte_elements() {
+    // Smaller destinations: the 16 x 16 blocks in destination order, and
+    // destination rows 4 KiB apart (staged instead).
+    for (rows, cols, offset) in [(300i64, 700i64, 0usize), (77, 530, 4), (1024, 40, 16)] {
+        let src: Vec<u8> = (0..(rows * cols) as u32)
+            .flat_map(u32::to_le_bytes)
+            .collect();
+        let a = shape(PrimitiveType::S32, &[rows, cols], Layout::new([1, 0]));
+        let b = shape(PrimitiveType::S32, &[rows, cols], Layout::new([0, 1]));
+        let out = relayout_at(&a, &src, &b, offset);
+        for (k, &v) in u32s(&out).iter().enumerate() {
+            let (c, r) = (k as i64 / rows, k as i64 % rows);
+            assert_eq!(v, (r * cols + c) as u32, "{rows}x{cols}: ({r},{c})");
+        }
+        assert_eq!(relayout_at(&b, &out, &a, offset), src);
+    }
+}
+
 #[test]
 fn layouts_that_need_per_element_offsets() {
     // spec 8.6's combined dimensions: (11,10) merged then split by 3.

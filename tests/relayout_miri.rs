@@ -1,5 +1,8 @@
 //! Small relayouts through every copy loop, including the `unsafe` SSE
-//! transpose: `cargo +nightly miri test --test relayout_miri`.
+//! transposes (staged 4 x 4, and the direct 16 x 16 and 4 x 4 blocks of
+//! larger transposes of 4-byte elements; under Miri the AVX blocks and
+//! non-temporal stores are never used, see `tests/relayout.rs` for those):
+//! `cargo +nightly miri test --test relayout_miri`.
 
 use xla_shape::relayout::{StridedSource, relayout_strided, relayout_to_vec};
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
@@ -98,4 +101,81 @@ fn strided_and_packed() {
         relayout_to_vec(&unpacked, &vals, &packed).unwrap(),
         [0x30, 0x16, 0x74, 0x52, 0x08]
     );
+}
+
+/// Checks `out` (the transpose of `rows x cols` 4-byte elements whose
+/// source holds their row-major positions) element by element.
+fn check_transposed(out: &[u8], rows: i64, cols: i64) {
+    let out = u32s(out);
+    for r in 0..rows {
+        for c in 0..cols {
+            assert_eq!(
+                out[(c * rows + r) as usize],
+                (r * cols + c) as u32,
+                "({r},{c})"
+            );
+        }
+    }
+}
+
+#[test]
+fn direct_transposes_of_four_byte_elements() {
+    // At least 16 x 16 and ragged both ways: 16 x 16 blocks, 4 x 4 blocks
+    // on the edges, and fewer than 4 rows or columns staged.
+    for (rows, cols) in [(37i64, 53i64), (53, 37), (16, 16), (18, 35)] {
+        let src: Vec<u8> = (0..(rows * cols) as u32)
+            .flat_map(u32::to_le_bytes)
+            .collect();
+        let a = shape(PrimitiveType::F32, &[rows, cols], Layout::new([1, 0]));
+        let b = shape(PrimitiveType::F32, &[rows, cols], Layout::new([0, 1]));
+        let out = relayout_to_vec(&a, &src, &b).unwrap();
+        check_transposed(&out, rows, cols);
+        assert_eq!(relayout_to_vec(&b, &out, &a).unwrap(), src);
+    }
+    // NCHW -> NHWC with 20 channels: per image a 20 x 18 transpose.
+    let (n, c, hw) = (2i64, 20i64, 18i64);
+    let src: Vec<u8> = (0..(n * c * hw) as u32)
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    let nchw = shape(PrimitiveType::S32, &[n, c, 3, 6], Layout::new([3, 2, 1, 0]));
+    let nhwc = shape(PrimitiveType::S32, &[n, c, 3, 6], Layout::new([1, 3, 2, 0]));
+    let out = relayout_to_vec(&nchw, &src, &nhwc).unwrap();
+    let values = u32s(&out);
+    for img in 0..n {
+        for ch in 0..c {
+            for p in 0..hw {
+                let at = ((img * hw + p) * c + ch) as usize;
+                assert_eq!(values[at], ((img * c + ch) * hw + p) as u32);
+            }
+        }
+    }
+    assert_eq!(relayout_to_vec(&nhwc, &out, &nchw).unwrap(), src);
+}
+
+#[test]
+fn direct_transpose_from_a_reversed_view() {
+    // NumPy's a[::-1] of a 20 x 24 u32 array a (strides -96 and 4 bytes)
+    // into column-major order: a transpose whose source rows run
+    // backwards.
+    let (rows, cols) = (20i64, 24i64);
+    let src: Vec<u8> = (0..(rows * cols) as u32)
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    let view = StridedSource::new(PrimitiveType::U32, [rows, cols], [-4 * cols, 4])
+        .unwrap()
+        .with_byte_offset((4 * cols * (rows - 1)) as usize);
+    let col_major = shape(PrimitiveType::U32, &[rows, cols], Layout::new([0, 1]));
+    let mut dst = vec![0u8; src.len()];
+    relayout_strided(&view, &src, &col_major, &mut dst).unwrap();
+    // Element (i, j) of the view, a[rows - 1 - i][j], is at j*rows + i.
+    let out = u32s(&dst);
+    for i in 0..rows {
+        for j in 0..cols {
+            assert_eq!(
+                out[(j * rows + i) as usize],
+                ((rows - 1 - i) * cols + j) as u32,
+                "({i},{j})"
+            );
+        }
+    }
 }

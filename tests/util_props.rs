@@ -146,6 +146,66 @@ proptest! {
     }
 }
 
+/// Walks `s` with `indices::<N>` three ways and compares each with
+/// `for_each_index`: `next()` alone (with an exact `size_hint` at every
+/// step and `None` after the end), `next()` for `split` indices then
+/// `fold` for the rest, and `count` after `split` indices.
+fn check_indices<const N: usize>(s: &ArrayShape, split: usize) -> Result<(), TestCaseError> {
+    let mut visited = Vec::new();
+    su::for_each_index(s, |i| {
+        visited.push(<[i64; N]>::try_from(i).unwrap());
+        true
+    })
+    .unwrap();
+
+    let mut it = su::indices::<N>(s).unwrap();
+    let mut by_next = Vec::new();
+    loop {
+        let left = visited.len() - by_next.len();
+        prop_assert_eq!(it.size_hint(), (left, Some(left)));
+        match it.next() {
+            Some(i) => by_next.push(i),
+            None => break,
+        }
+    }
+    prop_assert_eq!(it.next(), None);
+    prop_assert_eq!(&by_next, &visited);
+
+    let mut it = su::indices::<N>(s).unwrap();
+    let mut mixed = Vec::new();
+    for _ in 0..split {
+        match it.next() {
+            Some(i) => mixed.push(i),
+            None => break,
+        }
+    }
+    prop_assert_eq!(it.clone().count(), visited.len() - mixed.len());
+    let mixed = it.fold(mixed, |mut v, i| {
+        v.push(i);
+        v
+    });
+    prop_assert_eq!(&mixed, &visited);
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn indices_by_next_and_by_fold_match_for_each_index(
+        s in shape_and_layout(),
+        split in 0usize..200,
+    ) {
+        match s.rank() {
+            0 => check_indices::<0>(&s, split)?,
+            1 => check_indices::<1>(&s, split)?,
+            2 => check_indices::<2>(&s, split)?,
+            3 => check_indices::<3>(&s, split)?,
+            4 => check_indices::<4>(&s, split)?,
+            5 => check_indices::<5>(&s, split)?,
+            r => prop_assert!(false, "rank {} out of the strategy's range", r),
+        }
+    }
+}
+
 #[test]
 fn indices_of_a_scalar_and_of_an_empty_array() {
     let scalar = su::make_shape(T::F32, &[]);

@@ -362,19 +362,32 @@ pub fn for_each_index_parallel_in_with_status<E: From<Error> + Send>(
 /// The indices of an array of rank `N`, in layout order (the most minor
 /// dimension fastest), as `[i64; N]` values: the iterator form of
 /// [`for_each_index`]. Made by [`indices`].
+///
+/// The indices come in runs along the most minor dimension. Within a run a
+/// step adds `step` (1 at the minor dimension, 0 elsewhere) to the whole
+/// index. Neither the step nor the carry at the end of a run touches an
+/// entry whose position is known only at run time, so the compiler can
+/// keep the whole iterator in registers.
 #[derive(Clone, Debug)]
 pub struct Indices<const N: usize> {
-    /// The current index, except at `minor`, whose entry is `counter`.
-    index: [i64; N],
+    /// The next index, while `run > 0`; after the last index of a run,
+    /// the index one past it along the minor dimension.
+    current: [i64; N],
+    /// 1 at the minor dimension, 0 elsewhere.
+    step: [i64; N],
+    /// What takes the index one past the end of a run to the start of the
+    /// next one when only the next dimension moves: minus the run length
+    /// at the minor dimension, 1 at the next one.
+    wrap: [i64; N],
+    /// The position of each dimension in `minor_to_major`.
+    level: [usize; N],
     dims: [i64; N],
-    minor_to_major: [usize; N],
-    /// `minor_to_major[0]`, its current entry and its size: the common
-    /// step touches only these (no store into `index` that the next copy
-    /// of it would have to wait for).
-    minor: usize,
-    counter: i64,
-    minor_size: i64,
-    remaining: usize,
+    /// How many indices are left in the current run.
+    run: usize,
+    /// How many indices come after the current run.
+    after: usize,
+    /// The length of a full run: the size of the minor dimension.
+    run_len: usize,
 }
 
 /// Every index of an array of rank `N` in the order of its layout, the
@@ -405,38 +418,106 @@ pub fn indices<const N: usize>(shape: &ArrayShape) -> Result<Indices<N>> {
             shape.rank()
         )));
     }
-    let remaining = usize::try_from(elements_in(shape)?)
+    let total = usize::try_from(elements_in(shape)?)
         .map_err(|_| Error::overflow(format!("{shape} has more elements than usize counts")))?;
     let mut dims = [0i64; N];
     dims.copy_from_slice(shape.dimensions());
-    let mut minor_to_major = [0usize; N];
-    for (m, &d) in minor_to_major.iter_mut().zip(layout.minor_to_major()) {
-        *m = d as usize;
+    let mut level = [0usize; N];
+    for (l, &d) in layout.minor_to_major().iter().enumerate() {
+        if let Some(slot) = usize::try_from(d).ok().and_then(|d| level.get_mut(d)) {
+            *slot = l;
+        }
     }
-    let minor = minor_to_major.first().copied().unwrap_or(0);
+    let step = std::array::from_fn(|k| i64::from(level[k] == 0));
+    // A rank-0 array is one run of one index.
+    let run_len = match layout.minor_to_major().first() {
+        None => 1,
+        // At most `total` when `total > 0`; unused when `total == 0`.
+        Some(&minor) => shape
+            .dimensions()
+            .get(minor as usize)
+            .and_then(|&n| usize::try_from(n).ok())
+            .unwrap_or(0),
+    };
+    let run = run_len.min(total);
+    let span = i64::try_from(run_len).unwrap_or(i64::MAX);
+    let wrap = std::array::from_fn(|k| match level[k] {
+        0 => -span,
+        1 => 1,
+        _ => 0,
+    });
     Ok(Indices {
-        index: [0; N],
+        current: [0; N],
+        step,
+        wrap,
+        level,
         dims,
-        minor_to_major,
-        minor,
-        counter: 0,
-        minor_size: dims.get(minor).copied().unwrap_or(1),
-        remaining,
+        run,
+        after: total - run,
+        run_len,
     })
 }
 
+/// Marks the path that calls it as rarely taken.
+#[cold]
+#[inline(always)]
+fn cold() {}
+
 impl<const N: usize> Indices<N> {
-    /// The minor dimension wrapped: carries into the more major ones.
-    fn carry(&mut self) {
-        self.counter = 0;
-        for &d in &self.minor_to_major[1..] {
-            self.index[d] += 1;
-            if self.index[d] < self.dims[d] {
-                return;
-            }
-            self.index[d] = 0;
+    /// Starts the next run; `false` when there is none.
+    ///
+    /// `current` is one past the end of a run. Adding `wrap` puts its minor
+    /// entry back to 0 and steps the next dimension; only that dimension
+    /// can then have run out, and only then (once every run of that
+    /// dimension) does the carry go further. Every step is an operation on
+    /// all entries at once: no entry is picked by a position known only at
+    /// run time.
+    #[inline]
+    fn next_run(&mut self) -> bool {
+        if self.after == 0 {
+            return false;
         }
+        let mut current = add(self.current, &self.wrap);
+        if past_end(&current, &self.dims) {
+            cold();
+            for l in 2..N {
+                let entries = current.iter_mut().zip(&self.dims).zip(&self.level);
+                for ((c, &d), &level) in entries {
+                    *c = if *c >= d {
+                        0
+                    } else {
+                        c.wrapping_add(i64::from(level == l))
+                    };
+                }
+                if !past_end(&current, &self.dims) {
+                    break;
+                }
+            }
+        }
+        self.current = current;
+        self.run = self.run_len.min(self.after);
+        self.after -= self.run;
+        true
     }
+}
+
+/// Whether an entry of `index` is at or past its dimension's size.
+#[inline(always)]
+fn past_end<const N: usize>(index: &[i64; N], dims: &[i64; N]) -> bool {
+    index
+        .iter()
+        .zip(dims)
+        .fold(false, |past, (i, d)| past | (i >= d))
+}
+
+/// `index + step`, element by element.
+#[inline(always)]
+fn add<const N: usize>(mut index: [i64; N], step: &[i64; N]) -> [i64; N] {
+    // No overflow: no entry goes past its dimension's size.
+    for (i, s) in index.iter_mut().zip(step) {
+        *i = i.wrapping_add(*s);
+    }
+    index
 }
 
 impl<const N: usize> Iterator for Indices<N> {
@@ -444,61 +525,49 @@ impl<const N: usize> Iterator for Indices<N> {
 
     #[inline]
     fn next(&mut self) -> Option<[i64; N]> {
-        if self.remaining == 0 {
-            return None;
-        }
-        self.remaining -= 1;
-        let (minor, counter) = (self.minor, self.counter);
-        // Built element by element: writing the counter into a copy of
-        // `index` and moving the copy would make the CPU wait for the
-        // narrow store before the wide load.
-        let current = std::array::from_fn(|k| if k == minor { counter } else { self.index[k] });
-        if N > 0 {
-            self.counter += 1;
-            if self.counter >= self.minor_size {
-                self.carry();
+        if self.run == 0 {
+            cold();
+            if !self.next_run() {
+                return None;
             }
         }
-        Some(current)
+        self.run -= 1;
+        let index = self.current;
+        self.current = add(index, &self.step);
+        Some(index)
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining, Some(self.remaining))
+        let n = self.run + self.after;
+        (n, Some(n))
     }
 
-    /// Internal iteration (`for_each`, `fold`, `sum`, ...): the minor
-    /// dimension runs in a tight loop with the rest of the index in
-    /// registers.
+    #[inline]
+    fn count(self) -> usize {
+        self.run + self.after
+    }
+
+    /// Internal iteration (`for_each`, `fold`, `sum`, ...): each run is a
+    /// counted loop.
     #[inline]
     fn fold<B, F>(mut self, init: B, mut f: F) -> B
     where
         F: FnMut(B, [i64; N]) -> B,
     {
         let mut acc = init;
-        if N == 0 {
-            if self.remaining > 0 {
-                acc = f(acc, [0; N]);
+        loop {
+            let mut index = self.current;
+            for _ in 0..self.run {
+                acc = f(acc, index);
+                index = add(index, &self.step);
             }
-            return acc;
-        }
-        let minor = self.minor;
-        while self.remaining > 0 {
-            let run = (self.minor_size - self.counter).min(self.remaining as i64);
-            let rest = self.index;
-            for c in self.counter..self.counter + run {
-                acc = f(
-                    acc,
-                    std::array::from_fn(|k| if k == minor { c } else { rest[k] }),
-                );
-            }
-            self.remaining -= run as usize;
-            self.counter += run;
-            if self.counter >= self.minor_size {
-                self.carry();
+            self.current = index;
+            self.run = 0;
+            if !self.next_run() {
+                return acc;
             }
         }
-        acc
     }
 }
 
