@@ -60,15 +60,15 @@ impl Cursor<'_> {
     }
 
     /// The list of `int (',' int)*` up to (not including) a byte not `,`.
-    fn ints(&mut self, out: &mut Vec<i64>, star: bool) -> Option<()> {
+    fn ints(&mut self, star: bool, mut push: impl FnMut(i64)) -> Option<()> {
         loop {
             if star && self.eat(b'*') {
-                out.push(Tile::COMBINE_DIMENSION);
+                push(Tile::COMBINE_DIMENSION);
                 if !matches!(self.peek(), Some(b',' | b')')) {
                     return None;
                 }
             } else {
-                out.push(self.int()?);
+                push(self.int()?);
             }
             if !self.eat(b',') {
                 return Some(());
@@ -146,7 +146,7 @@ fn layout(c: &mut Cursor<'_>) -> Option<Layout> {
     let mut l = Layout::default();
     if matches!(c.peek(), Some(b'0'..=b'9')) {
         l.minor_to_major = Vec::with_capacity(4);
-        c.ints(&mut l.minor_to_major, false)?;
+        c.ints(false, |v| l.minor_to_major.push(v))?;
     } else if c.peek() != Some(b':') {
         // `{}` is no layout to XLA's shape parser.
         return None;
@@ -158,12 +158,12 @@ fn layout(c: &mut Cursor<'_>) -> Option<Layout> {
                 if !c.eat(b'(') {
                     return None;
                 }
-                let mut bounds = Vec::with_capacity(2);
-                c.ints(&mut bounds, true)?;
+                let mut tile = Tile::default();
+                c.ints(true, |v| tile.push_unchecked(v))?;
                 if !c.eat(b')') {
                     return None;
                 }
-                l.tiles.push(Tile::from_bounds_unchecked(&bounds));
+                l.tiles.push(tile);
                 if c.peek() != Some(b'(') {
                     break;
                 }

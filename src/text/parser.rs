@@ -525,14 +525,14 @@ impl<'a> Parser<'a> {
     fn parse_tiles(&mut self, tiles: &mut Vec<Tile>, negative: &mut Option<(usize, i64)>) {
         tiles.reserve_exact(2);
         loop {
-            let mut bounds = Vec::with_capacity(2);
+            let mut tile = Tile::default();
             let ok = self.parse_list(Tok::Lparen, Tok::Rparen, |p| {
                 if p.lx.kind == Tok::Int {
                     let v = p.lx.int;
                     if v < 0 && v != Tile::COMBINE_DIMENSION && negative.is_none() {
                         *negative = Some((p.lx.start, v));
                     }
-                    bounds.push(v);
+                    tile.push_unchecked(v);
                     p.lx.lex();
                     return true;
                 }
@@ -540,12 +540,12 @@ impl<'a> Parser<'a> {
                 // when a `*` follows.
                 p.token_error("expects integer");
                 if p.eat(Tok::Asterisk) {
-                    bounds.push(Tile::COMBINE_DIMENSION);
+                    tile.push_unchecked(Tile::COMBINE_DIMENSION);
                     return true;
                 }
                 false
             });
-            tiles.push(Tile::from_bounds_unchecked(&bounds));
+            tiles.push(tile);
             if !ok || self.lx.kind != Tok::Lparen {
                 return;
             }
