@@ -76,6 +76,11 @@ pub(crate) struct Parser<'a> {
     pub(crate) origin: (usize, usize, usize),
     /// Whether the parse stopped at [`MAX_NESTING_DEPTH`].
     pub(crate) too_deep: bool,
+    /// The offsets of the `(` of the tuples that were open when the parse
+    /// failed, innermost first. A parse started at one of them fails the
+    /// same way (it reads the same tokens), which the HLO scanner uses to
+    /// try each `(` at most once.
+    pub(crate) failed_tuples: Vec<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -91,6 +96,7 @@ impl<'a> Parser<'a> {
             invalid_arrays: 0,
             origin: (0, 1, 0),
             too_deep: false,
+            failed_tuples: Vec::new(),
         }
     }
 
@@ -242,7 +248,10 @@ impl<'a> Parser<'a> {
             let mut elements = Vec::new();
             if self.lx.kind != Tok::Rparen {
                 loop {
-                    elements.push(self.parse_shape(depth + 1).map_err(|_| None)?);
+                    match self.parse_shape(depth + 1) {
+                        Ok(element) => elements.push(element),
+                        Err(_) => return Err(self.tuple_failed(start, None)),
+                    }
                     if !self.eat(Tok::Comma) {
                         break;
                     }
@@ -250,16 +259,27 @@ impl<'a> Parser<'a> {
             }
             if self.invalid_arrays != invalid_before {
                 // XLA: MakeValidatedTupleShape fails, with no message.
-                return Err(None);
+                return Err(self.tuple_failed(start, None));
             }
             let tuple = Shape::Tuple(elements);
             if !self.expect(Tok::Rparen, "expects ')' at the end of tuple.") {
-                return Err(Some(Box::new(tuple)));
+                return Err(self.tuple_failed(start, Some(Box::new(tuple))));
             }
             return Ok(tuple);
         }
         let t = self.parse_primitive_type().ok_or(None)?;
         self.parse_array(t, start, depth)
+    }
+
+    /// Records that the tuple whose `(` is at `start` failed (see
+    /// [`failed_tuples`](Self::failed_tuples)), and passes on `partial`.
+    #[cold]
+    fn tuple_failed(&mut self, start: usize, partial: Partial) -> Partial {
+        // After a too-deep failure the scanner skips every `(` anyway.
+        if !self.too_deep {
+            self.failed_tuples.push(start);
+        }
+        partial
     }
 
     /// The rest of an array, token or opaque shape after its type keyword
