@@ -561,3 +561,26 @@ fn ten_megabytes_of_hlo_are_scanned_whole() {
     // The scan holds one shape at a time.
     assert!(peak < 1 << 20, "{peak}");
 }
+
+#[test]
+fn shapes_inside_unclosed_tuples_are_found() {
+    // 99 unclosed tuples, each level a list of three arrays: no tuple
+    // parses (each runs to the end of the text), every array is found on
+    // its own, 99 * 3 of them. The scanner tries each `(` once.
+    let level = "(f32[2],s32[],pred[3],";
+    let text = level.repeat(99);
+    let found: Vec<_> = shapes_in_hlo(&text).collect();
+    assert_eq!(found.len(), 99 * 3);
+    for (i, s) in found.iter().enumerate() {
+        assert_eq!(s.text, ["f32[2]", "s32[]", "pred[3]"][i % 3]);
+        assert!(s.shape.is_ok());
+    }
+    // Complete tuples inside an unclosed one are found whole: three of
+    // them, then the last array.
+    let text = format!("({}f32[2]", "(f32[],s32[]),".repeat(3));
+    let texts: Vec<_> = shapes_in_hlo(&text).map(|s| s.text).collect();
+    assert_eq!(
+        texts,
+        ["(f32[],s32[])", "(f32[],s32[])", "(f32[],s32[])", "f32[2]"]
+    );
+}
