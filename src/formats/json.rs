@@ -169,7 +169,6 @@ pub fn from_json_dynamic(descriptor: MessageDescriptor, json: &str) -> Result<Dy
     // 100 levels. A message level takes at most two JSON levels (a list or
     // map, then an object), so deeper JSON cannot be a valid message; it is
     // rejected before parsing, which also bounds the parser's recursion.
-    const MAX_JSON_DEPTH: usize = 1 + 2 * (MAX_JSON_MESSAGE_DEPTH - 1);
     let nesting = scan_json(json)?;
     if nesting > MAX_JSON_DEPTH {
         return Err(too_deep());
@@ -203,6 +202,10 @@ fn parse_json(descriptor: MessageDescriptor, json: &str) -> Result<DynamicMessag
 /// outermost message.
 const MAX_JSON_MESSAGE_DEPTH: usize = 100;
 
+/// The deepest JSON nesting a message within that limit can have: a message
+/// level takes at most two JSON levels (a list or map, then an object).
+const MAX_JSON_DEPTH: usize = 1 + 2 * (MAX_JSON_MESSAGE_DEPTH - 1);
+
 fn too_deep() -> Error {
     Error::new(
         ErrorKind::Format,
@@ -216,7 +219,10 @@ fn too_deep() -> Error {
 /// nesting of `{`/`[` (outside strings), and an error for an object with
 /// the same key twice, which `json_format.Parse` rejects ("Failed to load
 /// JSON: duplicate key") and serde-based parsers take the last of.
-/// Malformed JSON is left to the parser.
+/// Malformed JSON is left to the parser. Levels beyond [`MAX_JSON_DEPTH`]
+/// are counted but not held (their keys are not checked: the input is
+/// rejected as too deep), so that memory stays proportional to the
+/// objects' keys, not to the nesting.
 fn scan_json(json: &str) -> Result<usize> {
     enum Frame {
         Object {
@@ -227,6 +233,8 @@ fn scan_json(json: &str) -> Result<usize> {
     }
     let bytes = json.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
+    // Levels open beyond those held in `stack`.
+    let mut beyond = 0usize;
     let mut max = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -238,7 +246,8 @@ fn scan_json(json: &str) -> Result<usize> {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
                 let end = (i + 1).min(bytes.len());
-                if let Some(Frame::Object { keys, expect_key }) = stack.last_mut()
+                if beyond == 0
+                    && let Some(Frame::Object { keys, expect_key }) = stack.last_mut()
                     && *expect_key
                 {
                     *expect_key = false;
@@ -258,22 +267,26 @@ fn scan_json(json: &str) -> Result<usize> {
                     }
                 }
             }
+            b'{' | b'[' if stack.len() >= MAX_JSON_DEPTH => beyond += 1,
             b'{' => stack.push(Frame::Object {
                 keys: HashSet::new(),
                 expect_key: true,
             }),
             b'[' => stack.push(Frame::Array),
+            b'}' | b']' if beyond > 0 => beyond -= 1,
             b'}' | b']' => {
                 stack.pop();
             }
             b',' => {
-                if let Some(Frame::Object { expect_key, .. }) = stack.last_mut() {
+                if beyond == 0
+                    && let Some(Frame::Object { expect_key, .. }) = stack.last_mut()
+                {
                     *expect_key = true;
                 }
             }
             _ => {}
         }
-        max = max.max(stack.len());
+        max = max.max(stack.len() + beyond);
         i += 1;
     }
     Ok(max)

@@ -13,9 +13,11 @@ use crate::model::wire;
 use crate::proto::{LayoutProto, ProgramShapeProto, ShapeProto, SplitConfigProto, TileProto};
 
 /// The deepest nesting accepted, counted in messages below the root (a
-/// tuple element is one level, a layout one, its physical shape one more):
-/// protobuf's default recursion limit, which C++ and the Python runtime
-/// apply when decoding.
+/// tuple element or buffer is one level, a layout one, its tiles, split
+/// configs and physical shape one more): protobuf's default recursion
+/// limit, which C++ and the Python runtime apply when decoding. The HLO
+/// text parser counts the same levels, so that every shape it accepts has
+/// a ShapeProto that decodes.
 pub const MAX_NESTING_DEPTH: usize = 100;
 
 /// The category `FromProto` gives an element-type number: unknown numbers
@@ -173,7 +175,10 @@ fn check_from_proto(p: &RawShape, depth: usize) -> Result<()> {
 /// Unlike XLA, a `*` tile bound (`INT64_MIN`) is accepted, so that what
 /// `ToProto` writes can be read back (docs/differences.md).
 fn check_layout_from_proto(p: &RawLayout, depth: usize) -> Result<()> {
-    if depth > MAX_NESTING_DEPTH {
+    // Tiles and split configs are messages one level below their layout,
+    // as the physical shape is.
+    let has_messages = !p.tiles.is_empty() || !p.split_configs.is_empty();
+    if depth > MAX_NESTING_DEPTH || (depth == MAX_NESTING_DEPTH && has_messages) {
         return Err(too_deep());
     }
     for tile in &p.tiles {

@@ -76,6 +76,11 @@ pub(crate) struct Parser<'a> {
     pub(crate) origin: (usize, usize, usize),
     /// Whether the parse stopped at [`MAX_NESTING_DEPTH`].
     pub(crate) too_deep: bool,
+    /// The offsets of the `(` of the tuples that were open when the parse
+    /// failed, innermost first. A parse started at one of them fails the
+    /// same way (it reads the same tokens), which the HLO scanner uses to
+    /// try each `(` at most once.
+    pub(crate) failed_tuples: Vec<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -91,6 +96,7 @@ impl<'a> Parser<'a> {
             invalid_arrays: 0,
             origin: (0, 1, 0),
             too_deep: false,
+            failed_tuples: Vec::new(),
         }
     }
 
@@ -198,15 +204,25 @@ impl<'a> Parser<'a> {
 
     // ----------------------------------------------------------------- shapes
 
-    /// XLA's `ParseShape`. `depth` counts the shapes this one is nested in
-    /// (tuples, buffers, physical shapes), as [`MAX_NESTING_DEPTH`] does.
+    /// Records that the input nests deeper than [`MAX_NESTING_DEPTH`]
+    /// at `offset`.
+    fn too_deep_at(&mut self, offset: usize) {
+        self.too_deep = true;
+        self.error_at(
+            offset,
+            format!("shape nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"),
+        );
+    }
+
+    /// XLA's `ParseShape`. `depth` counts the levels this shape is nested
+    /// in as its `ShapeProto` would be ([`MAX_NESTING_DEPTH`]): a tuple
+    /// element or buffer one more than its parent, a layout one more than
+    /// its array, the tiles, split configs and physical shape of a layout
+    /// one more than the layout.
     pub(crate) fn parse_shape(&mut self, depth: usize) -> Result<Shape, Partial> {
         let start = self.lx.start;
         if depth > MAX_NESTING_DEPTH {
-            self.too_deep = true;
-            self.token_error(format!(
-                "shape nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"
-            ));
+            self.too_deep_at(start);
             return Err(None);
         }
         if self.lx.is_ident(b"b") && self.lx.look_ahead() == Tok::Lparen {
@@ -232,7 +248,10 @@ impl<'a> Parser<'a> {
             let mut elements = Vec::new();
             if self.lx.kind != Tok::Rparen {
                 loop {
-                    elements.push(self.parse_shape(depth + 1).map_err(|_| None)?);
+                    match self.parse_shape(depth + 1) {
+                        Ok(element) => elements.push(element),
+                        Err(_) => return Err(self.tuple_failed(start, None)),
+                    }
                     if !self.eat(Tok::Comma) {
                         break;
                     }
@@ -240,16 +259,27 @@ impl<'a> Parser<'a> {
             }
             if self.invalid_arrays != invalid_before {
                 // XLA: MakeValidatedTupleShape fails, with no message.
-                return Err(None);
+                return Err(self.tuple_failed(start, None));
             }
             let tuple = Shape::Tuple(elements);
             if !self.expect(Tok::Rparen, "expects ')' at the end of tuple.") {
-                return Err(Some(Box::new(tuple)));
+                return Err(self.tuple_failed(start, Some(Box::new(tuple))));
             }
             return Ok(tuple);
         }
         let t = self.parse_primitive_type().ok_or(None)?;
         self.parse_array(t, start, depth)
+    }
+
+    /// Records that the tuple whose `(` is at `start` failed (see
+    /// [`failed_tuples`](Self::failed_tuples)), and passes on `partial`.
+    #[cold]
+    fn tuple_failed(&mut self, start: usize, partial: Partial) -> Partial {
+        // After a too-deep failure the scanner skips every `(` anyway.
+        if !self.too_deep {
+            self.failed_tuples.push(start);
+        }
+        partial
     }
 
     /// The rest of an array, token or opaque shape after its type keyword
@@ -335,11 +365,16 @@ impl<'a> Parser<'a> {
             let layout = fill.then(|| default_layout(rank));
             Some(Box::new(unchecked_array(t, dims, dynamic, layout)))
         };
+        // The layout is one level below its array, as in a ShapeProto.
+        if fill && !written && depth >= MAX_NESTING_DEPTH {
+            self.too_deep_at(start);
+            return Err(None);
+        }
         let mut layout = (fill && !written).then(|| default_layout(rank));
         let mut layout_at = None;
         if written {
             let at = self.lx.start;
-            let Ok(parsed) = self.parse_layout(depth) else {
+            let Ok(parsed) = self.parse_layout(depth + 1) else {
                 return Err(partial(dims, dynamic));
             };
             if !is_array {
@@ -397,12 +432,19 @@ impl<'a> Parser<'a> {
     // ---------------------------------------------------------------- layouts
 
     /// XLA's `ParseLayout` (with `LayoutUtil::MakeLayout`'s aborts turned
-    /// into errors). `depth` is that of the shape the layout belongs to.
+    /// into errors). `depth` is the layout's own level (0 for a layout on
+    /// its own, one more than its array's otherwise); its tiles, split
+    /// configs and physical shape are one level deeper.
     ///
     /// As in XLA, the results of the attribute parsers are ignored: their
     /// errors are recorded, but the layout only fails when the closing `}`
     /// is not where the cursor ends up.
     pub(crate) fn parse_layout(&mut self, depth: usize) -> Result<ParsedLayout, ()> {
+        let start = self.lx.start;
+        if depth > MAX_NESTING_DEPTH {
+            self.too_deep_at(start);
+            return Err(());
+        }
         if !self.expect(Tok::Lbrace, "expects layout to start with kLbrace") {
             return Err(());
         }
@@ -481,6 +523,10 @@ impl<'a> Parser<'a> {
             }
         }
         if !self.expect(Tok::Rbrace, "expects layout to end with kRbrace") {
+            return Err(());
+        }
+        if depth >= MAX_NESTING_DEPTH && !(l.tiles.is_empty() && l.split_configs.is_empty()) {
+            self.too_deep_at(start);
             return Err(());
         }
         // LayoutUtil::MakeLayout: tiles are checked first, then Layout's

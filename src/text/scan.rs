@@ -1,5 +1,6 @@
 //! Finding the shape strings in the text of an HLO module.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use crate::error::{Location, Result};
@@ -78,6 +79,7 @@ pub fn shapes_in_hlo_with<'a>(text: &'a str, options: &ParseOptions) -> HloShape
         options: *options,
         parameter_list_end: 0,
         too_deep_until: 0,
+        failed_tuples: VecDeque::new(),
     }
 }
 
@@ -95,6 +97,11 @@ pub struct HloShapes<'a> {
     /// Where a tuple or buffer nested too deeply stopped parsing: no `(`
     /// before it is tried again (each would fail the same way).
     too_deep_until: usize,
+    /// The `(` of tuples that were open when a parse failed, in order:
+    /// each would fail the same way, so none is tried again. Without this,
+    /// unclosed tuples nested `d` deep around long lists would be read `d`
+    /// times over.
+    failed_tuples: VecDeque<usize>,
 }
 
 /// Byte classes of the scanning loop.
@@ -237,6 +244,9 @@ impl<'a> HloShapes<'a> {
             Err(_) => {
                 if p.too_deep {
                     self.too_deep_until = self.too_deep_until.max(p.lx.start);
+                } else if !p.failed_tuples.is_empty() {
+                    self.failed_tuples.extend(p.failed_tuples.iter().rev());
+                    self.failed_tuples.make_contiguous().sort_unstable();
                 }
                 let mut end = p.lx.end.max(p.lx.start + 1).min(self.text.len());
                 while !self.text.is_char_boundary(end) {
@@ -337,7 +347,10 @@ impl<'a> Iterator for HloShapes<'a> {
                 _ => {
                     // `(`: a buffer `b(`, a tuple, or a parameter list.
                     let at = self.pos;
-                    if at < self.too_deep_until {
+                    while self.failed_tuples.front().is_some_and(|&s| s < at) {
+                        self.failed_tuples.pop_front();
+                    }
+                    if at < self.too_deep_until || self.failed_tuples.front() == Some(&at) {
                         self.pos += 1;
                         continue;
                     }

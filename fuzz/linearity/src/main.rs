@@ -1,0 +1,253 @@
+//! How each parser's time grows with its input: every input family is
+//! built at 1, 2, 4 and 8 MiB (10 MiB and more for the HLO scan) and timed
+//! (best of three runs); the report gives nanoseconds per input byte at
+//! each size. Linear cost shows as a flat row.
+//!
+//! ```sh
+//! cargo run --release --manifest-path fuzz/linearity/Cargo.toml
+//! ```
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use xla_shape::formats::{self, ProtoModel};
+use xla_shape::proto::ShapeProto;
+use xla_shape::text::shapes_in_hlo;
+use xla_shape::{Layout, Shape};
+
+const MIB: usize = 1 << 20;
+
+/// `unit` repeated until the text is at least `size` bytes, between
+/// `prefix` and `suffix`.
+fn fill(prefix: &str, unit: &str, separator: &str, suffix: &str, size: usize) -> String {
+    let n = size / (unit.len() + separator.len()) + 1;
+    let mut s = String::with_capacity(size + prefix.len() + suffix.len() + unit.len());
+    s.push_str(prefix);
+    for i in 0..n {
+        if i > 0 {
+            s.push_str(separator);
+        }
+        s.push_str(unit);
+    }
+    s.push_str(suffix);
+    s
+}
+
+fn best_of_three(f: &mut dyn FnMut()) -> Duration {
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+/// Runs a parser over one input.
+type Run = Box<dyn Fn(&[u8])>;
+
+struct Family {
+    name: &'static str,
+    make: Box<dyn Fn(usize) -> Vec<u8>>,
+    run: Run,
+}
+
+fn text(f: impl Fn(&str) + 'static) -> Run {
+    Box::new(move |b| f(std::str::from_utf8(b).unwrap()))
+}
+
+fn main() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/hlo/");
+    let mut module = String::new();
+    for name in ["matmul_bf16", "conv_nchw", "reduce_variadic", "scan_tuple"] {
+        module.push_str(&std::fs::read_to_string(format!("{root}{name}.txt")).unwrap());
+        module.push('\n');
+    }
+    let module_for = move |size: usize| module.repeat(size / module.len() + 1).into_bytes();
+
+    let families = vec![
+        Family {
+            name: "HLO scan: golden modules",
+            make: Box::new(module_for),
+            run: text(|t| {
+                black_box(shapes_in_hlo(t).count());
+            }),
+        },
+        Family {
+            name: "HLO scan: (((...",
+            make: Box::new(|n| "(".repeat(n).into_bytes()),
+            run: text(|t| {
+                black_box(shapes_in_hlo(t).count());
+            }),
+        },
+        Family {
+            name: "HLO scan: f32[f32[f32[...",
+            make: Box::new(|n| fill("", "f32[", "", "", n).into_bytes()),
+            run: text(|t| {
+                black_box(shapes_in_hlo(t).count());
+            }),
+        },
+        Family {
+            name: "HLO scan: (f32[2],(f32[2],...",
+            make: Box::new(|n| fill("", "(f32[2]", ",", "", n).into_bytes()),
+            run: text(|t| {
+                black_box(shapes_in_hlo(t).count());
+            }),
+        },
+        Family {
+            // 99 unclosed tuples, each with a long list of elements: the
+            // scan tries a tuple at every `(` and each attempt reads on to
+            // the end, so the cost is up to 99 times that of one parse.
+            name: "HLO scan: 99 unclosed tuples of many f32[]",
+            make: Box::new(|n| {
+                let level = fill("(", "f32[]", ",", ",", n / 99);
+                level.repeat(99).into_bytes()
+            }),
+            run: text(|t| {
+                black_box(shapes_in_hlo(t).count());
+            }),
+        },
+        Family {
+            name: "parse Shape: (((...",
+            make: Box::new(|n| "(".repeat(n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(t.parse::<Shape>());
+            }),
+        },
+        Family {
+            name: "parse Shape: rank f32[1,1,...]",
+            make: Box::new(|n| fill("f32[", "1", ",", "]", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(t.parse::<Shape>());
+            }),
+        },
+        Family {
+            name: "parse Shape: tuple (f32[],f32[],...)",
+            make: Box::new(|n| fill("(", "f32[]", ",", ")", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(t.parse::<Shape>());
+            }),
+        },
+        Family {
+            name: "parse Shape: tiles f32[2]{0:T(2)(2)...}",
+            make: Box::new(|n| fill("f32[2]{0:T", "(2)", "", "}", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(t.parse::<Shape>());
+            }),
+        },
+        Family {
+            name: "parse Shape: error in a long tuple (f32[],...,f32[-1])",
+            make: Box::new(|n| fill("(", "f32[]", ",", ",f32[-1])", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(t.parse::<Shape>());
+            }),
+        },
+        Family {
+            name: "parse Layout: split configs {0:SC(0:1)(0:1)...}",
+            make: Box::new(|n| fill("{0:SC", "(0:1)", "", "}", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(t.parse::<Layout>());
+            }),
+        },
+        Family {
+            name: "ShapeProto bytes: tuple of f32[]",
+            make: Box::new(|n| {
+                let count = n / 9 + 1;
+                let s = Shape::Tuple(vec!["f32[]".parse::<Shape>().unwrap(); count]);
+                s.to_proto_bytes()
+            }),
+            run: Box::new(|b| {
+                let _ = black_box(Shape::from_proto_bytes(b));
+            }),
+        },
+        Family {
+            name: "ShapeProto bytes: 0x28 0x28 ... (unknown varints)",
+            make: Box::new(|n| vec![0x28; n]),
+            run: Box::new(|b| {
+                let _ = black_box(Shape::from_proto_bytes(b));
+            }),
+        },
+        Family {
+            name: "JSON: [[[...",
+            make: Box::new(|n| "[".repeat(n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(formats::from_json::<ShapeProto>(t));
+            }),
+        },
+        Family {
+            name: "JSON: tuple of f32[]",
+            make: Box::new(|n| {
+                let unit = r#"{"elementType":"F32"}"#;
+                fill(
+                    r#"{"elementType":"TUPLE","tupleShapes":["#,
+                    unit,
+                    ",",
+                    "]}",
+                    n,
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                let _ = black_box(Shape::from_json(t));
+            }),
+        },
+        Family {
+            name: "JSON: dimensions [1,1,...]",
+            make: Box::new(|n| {
+                fill(r#"{"elementType":"F32","dimensions":["#, "1", ",", "]}", n).into_bytes()
+            }),
+            run: text(|t| {
+                let _ = black_box(formats::from_json::<ShapeProto>(t));
+            }),
+        },
+        Family {
+            name: "text format: tuple_shapes { ...",
+            make: Box::new(|n| fill("", "tuple_shapes {", " ", "", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(formats::from_text_format::<ShapeProto>(t));
+            }),
+        },
+        Family {
+            name: "text format: tuple of f32[]",
+            make: Box::new(|n| {
+                fill(
+                    "element_type: TUPLE ",
+                    "tuple_shapes { element_type: F32 }",
+                    " ",
+                    "",
+                    n,
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                let _ = black_box(Shape::from_text_format(t));
+            }),
+        },
+        Family {
+            name: "text format: dimensions: 1 dimensions: 1 ...",
+            make: Box::new(|n| {
+                fill("element_type: F32 ", "dimensions: 1", " ", "", n).into_bytes()
+            }),
+            run: text(|t| {
+                let _ = black_box(formats::from_text_format::<ShapeProto>(t));
+            }),
+        },
+    ];
+
+    println!("| input | 1 MiB | 2 MiB | 4 MiB | 8 MiB | 16 MiB |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for f in &families {
+        let mut row = format!("| {} |", f.name);
+        for size in [MIB, 2 * MIB, 4 * MIB, 8 * MIB, 16 * MIB] {
+            let input = (f.make)(size);
+            let t = best_of_three(&mut || (f.run)(&input));
+            row.push_str(&format!(
+                " {:.1} |",
+                t.as_nanos() as f64 / input.len() as f64
+            ));
+        }
+        println!("{row}");
+    }
+    println!("\n(nanoseconds per input byte, best of three runs)");
+}
