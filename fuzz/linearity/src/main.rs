@@ -1,10 +1,12 @@
 //! How each parser's time grows with its input: every input family is
-//! built at 1, 2, 4 and 8 MiB (10 MiB and more for the HLO scan) and timed
-//! (best of three runs); the report gives nanoseconds per input byte at
-//! each size. Linear cost shows as a flat row.
+//! built at 1, 2, 4, 8 and 16 MiB and timed (best of three runs); the
+//! report gives nanoseconds per input byte at each size. Linear cost shows
+//! as a flat row.
 //!
 //! ```sh
 //! cargo run --release --manifest-path fuzz/linearity/Cargo.toml
+//! # only the families whose name contains "JSON", up to 64 MiB:
+//! cargo run --release --manifest-path fuzz/linearity/Cargo.toml -- JSON 64
 //! ```
 
 use std::hint::black_box;
@@ -235,11 +237,24 @@ fn main() {
         },
     ];
 
-    println!("| input | 1 MiB | 2 MiB | 4 MiB | 8 MiB | 16 MiB |");
-    println!("| --- | --- | --- | --- | --- | --- |");
-    for f in &families {
+    // Optional arguments: a part of the names of the families to run, and
+    // the largest size in MiB (16 by default).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let filter = args.first().map_or("", String::as_str);
+    let max_mib: usize = args
+        .get(1)
+        .map_or(16, |a| a.parse().expect("a size in MiB"));
+    let sizes: Vec<usize> = (0..)
+        .map(|k| 1usize << k)
+        .take_while(|&m| m <= max_mib)
+        .collect();
+    let header: Vec<String> = sizes.iter().map(|m| format!("{m} MiB")).collect();
+    println!("| input | {} |", header.join(" | "));
+    println!("| --- |{}", " --- |".repeat(sizes.len()));
+    for f in families.iter().filter(|f| f.name.contains(filter)) {
         let mut row = format!("| {} |", f.name);
-        for size in [MIB, 2 * MIB, 4 * MIB, 8 * MIB, 16 * MIB] {
+        for &size in &sizes {
+            let size = size * MIB;
             let input = (f.make)(size);
             let t = best_of_three(&mut || (f.run)(&input));
             row.push_str(&format!(
