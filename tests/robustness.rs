@@ -1,4 +1,4 @@
-//! The resource bounds of every parser (docs/robustness.md): nesting depth,
+//! The resource bounds of every parser (README, "Robustness"): nesting depth,
 //! rank, allocation independent of dimension values, checked size
 //! arithmetic, and memory linear in the input.
 //!
