@@ -35,6 +35,43 @@ pub(crate) enum Inner {
     Strided(Axis),
 }
 
+/// Calls `f` with the source and destination offsets of every position of
+/// `axes` (most major first, the last axis fastest), starting at `src` and
+/// `dst`; nothing when an axis is empty.
+pub(crate) fn for_each_position(
+    axes: &[Axis],
+    src: isize,
+    dst: isize,
+    mut f: impl FnMut(isize, isize),
+) {
+    if axes.iter().any(|a| a.n == 0) {
+        return;
+    }
+    let mut counters = vec![0usize; axes.len()];
+    let (mut s, mut d) = (src, dst);
+    loop {
+        f(s, d);
+        // Next position, most minor axis first.
+        let mut k = axes.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            let a = axes[k];
+            counters[k] += 1;
+            s += a.s;
+            d += a.d;
+            if counters[k] < a.n {
+                break;
+            }
+            counters[k] = 0;
+            s -= a.s * a.n as isize;
+            d -= a.d * a.n as isize;
+        }
+    }
+}
+
 /// A box of elements to copy: the byte offsets of its first element, the
 /// outer axes (most major first) and the inner copy.
 #[derive(Clone, Debug)]
@@ -130,29 +167,9 @@ impl Block {
     /// against both buffers. `stream`: the destination is large enough
     /// for non-temporal stores ([`STREAM_MIN_BYTES`]).
     pub(crate) fn copy(&self, e: usize, src: &[u8], dst: &mut [u8], stream: bool) {
-        let mut counters = vec![0usize; self.outer.len()];
-        let (mut s, mut d) = (self.src, self.dst);
-        loop {
-            self.copy_inner(e, src, s, dst, d, stream);
-            // Next position of the outer axes, most minor first.
-            let mut k = self.outer.len();
-            loop {
-                if k == 0 {
-                    return;
-                }
-                k -= 1;
-                let a = self.outer[k];
-                counters[k] += 1;
-                s += a.s;
-                d += a.d;
-                if counters[k] < a.n {
-                    break;
-                }
-                counters[k] = 0;
-                s -= a.s * a.n as isize;
-                d -= a.d * a.n as isize;
-            }
-        }
+        for_each_position(&self.outer, self.src, self.dst, |s, d| {
+            self.copy_inner(e, src, s, dst, d, stream)
+        });
     }
 
     fn copy_inner(&self, e: usize, src: &[u8], s: isize, dst: &mut [u8], d: isize, stream: bool) {

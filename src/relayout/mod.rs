@@ -392,7 +392,7 @@ impl Relayout {
             Exec::Bits { boxes } => {
                 let (sb, db) = (self.src_bits as usize, self.dst_bits as usize);
                 for b in boxes {
-                    for_each_position(b, |s, d| {
+                    kernel::for_each_position(&b.axes, b.src, b.dst, |s, d| {
                         copy_bits(src, s as usize, sb, dst, d as usize, db);
                     });
                 }
@@ -456,36 +456,6 @@ fn strided_bounds(v: &StridedSource, e: i64) -> (i128, i128) {
         }
     }
     (lo, hi + i128::from(e))
-}
-
-/// Calls `f` with the source and destination offsets of every position of
-/// the box.
-fn for_each_position(b: &BoxAxes, mut f: impl FnMut(isize, isize)) {
-    if b.axes.iter().any(|a| a.n == 0) {
-        return;
-    }
-    let mut counters = vec![0usize; b.axes.len()];
-    let (mut s, mut d) = (b.src, b.dst);
-    loop {
-        f(s, d);
-        let mut k = b.axes.len();
-        loop {
-            if k == 0 {
-                return;
-            }
-            k -= 1;
-            let a = b.axes[k];
-            counters[k] += 1;
-            s += a.s;
-            d += a.d;
-            if counters[k] < a.n {
-                break;
-            }
-            counters[k] = 0;
-            s -= a.s * a.n as isize;
-            d -= a.d * a.n as isize;
-        }
-    }
 }
 
 /// Copies the low `min(src_bits, dst_bits)` bits of the element at bit
