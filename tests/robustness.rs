@@ -28,9 +28,13 @@ struct Counting;
 thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
     static PEAK: Cell<isize> = const { Cell::new(0) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
 
 fn track(delta: isize) {
+    if delta > 0 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
     let _ = LIVE.try_with(|live| {
         let now = live.get() + delta;
         live.set(now);
@@ -90,6 +94,14 @@ fn bytes_per_input_byte() -> usize {
 /// Fixed memory any parse may need whatever its input (descriptor pools,
 /// the first blocks of vectors, error messages).
 const FIXED_BYTES: usize = 1 << 20;
+
+/// Runs `f` and returns its result with the number of allocations it made
+/// on this thread (growing a buffer counts as one).
+fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let out = f();
+    (out, ALLOCATIONS.with(Cell::get) - before)
+}
 
 fn assert_linear_memory(what: &str, input_len: usize, peak: usize) {
     assert!(
@@ -582,5 +594,29 @@ fn shapes_inside_unclosed_tuples_are_found() {
     assert_eq!(
         texts,
         ["(f32[],s32[])", "(f32[],s32[])", "(f32[],s32[])", "f32[2]"]
+    );
+}
+
+#[test]
+fn the_scan_reads_unclosed_tuples_once() {
+    // 99 unclosed tuples: the scan parses the text once from the first
+    // `(` (which fails at the end, like parsing the text whole) and then
+    // each array it finds once. Counted in allocations, that is about
+    // those of the whole parse plus those of parsing each array alone;
+    // twice that leaves room for the scanner's own bookkeeping. A scan
+    // that tried each `(` again would read the rest of the text up to 99
+    // times (27 times as many allocations as now).
+    let text = "(f32[2],s32[],pred[3],".repeat(99);
+    let (_, whole) = allocations(|| text.parse::<Shape>().unwrap_err());
+    let arrays: usize = ["f32[2]", "s32[]", "pred[3]"]
+        .iter()
+        .map(|a| allocations(|| a.parse::<Shape>().unwrap()).1)
+        .sum::<usize>()
+        * 99;
+    let (found, scan) = allocations(|| shapes_in_hlo(&text).count());
+    assert_eq!(found, 99 * 3);
+    assert!(
+        scan <= 2 * (whole + arrays),
+        "{scan} > 2 * ({whole} + {arrays})"
     );
 }
