@@ -141,6 +141,24 @@ proptest! {
         prop_assert_eq!(back.to_string(), printed);
     }
 
+    /// The same valid shapes survive every other format: ShapeProto bytes,
+    /// proto3 JSON (both name styles) and protobuf text format.
+    #[test]
+    fn valid_shapes_round_trip_through_every_proto_format(s in shape(true)) {
+        use xla_shape::formats::{JsonOptions, ProtoModel};
+        let bytes = s.to_proto_bytes();
+        let back = Shape::from_proto_bytes(&bytes).unwrap();
+        prop_assert_eq!(&back, &s);
+        prop_assert_eq!(back.to_proto_bytes(), bytes.clone());
+        for names in [false, true] {
+            let json = s.to_json_with(&JsonOptions::new().preserve_proto_field_names(names));
+            prop_assert_eq!(Shape::from_json(&json).unwrap().to_proto_bytes(), bytes.clone());
+        }
+        prop_assert_eq!(Shape::from_text_format(&s.to_text_format()).unwrap().to_proto_bytes(), bytes.clone());
+        let one_line = s.to_text_format_one_line();
+        prop_assert_eq!(Shape::from_text_format(&one_line).unwrap().to_proto_bytes(), bytes);
+    }
+
     #[test]
     fn printed_shapes_without_layouts_parse_back(s in shape(false)) {
         let keep = ParseOptions { fill_missing_layouts: false };
