@@ -174,24 +174,6 @@ fn json_parses_as_googles_parser_does() {
     });
 }
 
-/// `tuple_shapes` nested `levels` deep around an f32, encoded by hand:
-/// each level is `10 0d` (element_type TUPLE) and `22 <len>` (field 4).
-fn nested_bytes(levels: usize) -> Vec<u8> {
-    let mut bytes = vec![0x10, 0x0b]; // element_type: F32
-    for _ in 0..levels {
-        let mut outer = vec![0x10, 0x0d, 0x22];
-        let mut len = bytes.len();
-        while len >= 0x80 {
-            outer.push((len as u8 & 0x7f) | 0x80);
-            len >>= 7;
-        }
-        outer.push(len as u8);
-        outer.extend_from_slice(&bytes);
-        bytes = outer;
-    }
-    bytes
-}
-
 #[test]
 fn binary_nesting_stops_where_protobufs_does() {
     // formats_messages.jsonl: upb decodes 100 levels below the outermost
@@ -204,7 +186,7 @@ fn binary_nesting_stops_where_protobufs_does() {
             _ => continue,
         };
         let bytes = hex(str_field(&r, "hex"));
-        assert_eq!(bytes, nested_bytes(levels), "{note}");
+        assert_eq!(bytes, nested_tuple_bytes(levels), "{note}");
         let lossless = LosslessMessage::decode_as::<ShapeProto>(&bytes[..]);
         let typed = formats::decode::<ShapeProto>(&bytes[..]);
         if r.get("error").is_some() {
@@ -226,7 +208,7 @@ fn binary_nesting_stops_where_protobufs_does() {
 #[test]
 fn very_deep_input_is_an_error_in_every_format() {
     let levels = 100_000;
-    let bytes = nested_bytes(levels);
+    let bytes = nested_tuple_bytes(levels);
     assert_eq!(
         LosslessMessage::decode_as::<ShapeProto>(&bytes[..])
             .unwrap_err()
@@ -278,7 +260,7 @@ fn json_nesting_stops_where_json_format_does() {
             + &"]}".repeat(levels)
     };
     let ok: ShapeProto = formats::from_json(&json(99)).unwrap();
-    assert_eq!(ok.encode_to_vec(), nested_bytes(99));
+    assert_eq!(ok.encode_to_vec(), nested_tuple_bytes(99));
     let err = formats::from_json::<ShapeProto>(&json(100)).unwrap_err();
     assert_eq!(
         err.message(),
@@ -286,7 +268,7 @@ fn json_nesting_stops_where_json_format_does() {
     );
     // The deepest message we write, 100 levels below the outermost,
     // cannot be read back as JSON, as with Google's runtime.
-    let deepest: ShapeProto = formats::decode(&nested_bytes(100)[..]).unwrap();
+    let deepest: ShapeProto = formats::decode(&nested_tuple_bytes(100)[..]).unwrap();
     assert!(formats::from_json::<ShapeProto>(&formats::to_json(&deepest)).is_err());
     let text = formats::to_text_format(&deepest);
     let back: ShapeProto = formats::from_text_format(&text).unwrap();
@@ -485,12 +467,12 @@ fn the_deepest_inputs_parse_on_a_small_stack() {
                 + "element_type: F32"
                 + &" }".repeat(100);
             let p: ShapeProto = formats::from_text_format(&text).unwrap();
-            assert_eq!(p.encode_to_vec(), nested_bytes(100));
-            let m = LosslessMessage::decode_as::<ShapeProto>(&nested_bytes(100)[..]).unwrap();
+            assert_eq!(p.encode_to_vec(), nested_tuple_bytes(100));
+            let m = LosslessMessage::decode_as::<ShapeProto>(&nested_tuple_bytes(100)[..]).unwrap();
             assert_eq!(m.to_text_format(), formats::to_text_format(&p));
             let json = formats::to_json(&p);
             assert_eq!(m.to_json(&Default::default()), json);
-            let shallower: ShapeProto = formats::decode(&nested_bytes(99)[..]).unwrap();
+            let shallower: ShapeProto = formats::decode(&nested_tuple_bytes(99)[..]).unwrap();
             let back: ShapeProto = formats::from_json(&formats::to_json(&shallower)).unwrap();
             assert_eq!(back, shallower);
         })

@@ -58,18 +58,7 @@ fn nesting_follows_protobufs_recursion_limit() {
 fn very_deep_nesting_is_rejected_without_exhausting_the_stack() {
     // 5,000 nested tuple_shapes: each level is tag 0x22, a length, then
     // `element_type: TUPLE` (0x10 0x0d). Built from the inside out.
-    let mut bytes = vec![0x10, 0x0b];
-    for _ in 0..5_000 {
-        let mut outer = vec![0x10, 0x0d, 0x22];
-        let mut len = bytes.len();
-        while len >= 0x80 {
-            outer.push((len as u8 & 0x7f) | 0x80);
-            len >>= 7;
-        }
-        outer.push(len as u8);
-        outer.extend_from_slice(&bytes);
-        bytes = outer;
-    }
+    let bytes = nested_tuple_bytes(5_000);
     assert_eq!(
         Shape::from_proto_bytes(&bytes).unwrap_err().kind(),
         ErrorKind::Decode

@@ -3,6 +3,7 @@
 //! and buffer checks.
 
 mod common;
+use common::every_index;
 
 use proptest::prelude::*;
 use xla_shape::relayout::{Relayout, StridedSource, relayout, relayout_strided, relayout_to_vec};
@@ -20,23 +21,6 @@ fn shape(t: PrimitiveType, dims: &[i64], layout: Layout) -> ArrayShape {
 
 fn tiles(ts: &[Vec<i64>]) -> Vec<Tile> {
     ts.iter().map(|t| Tile::new(t.clone()).unwrap()).collect()
-}
-
-fn indices(dims: &[i64]) -> Vec<Vec<i64>> {
-    let mut out = vec![vec![]];
-    for &d in dims {
-        out = out
-            .into_iter()
-            .flat_map(|p| {
-                (0..d).map(move |i| {
-                    let mut q = p.clone();
-                    q.push(i);
-                    q
-                })
-            })
-            .collect();
-    }
-    out
 }
 
 /// The `bits`-bit element at slot `o` (little-end first packing).
@@ -224,7 +208,7 @@ fn check_against_offsets(t: PrimitiveType, dims: &[i64], from: &Layout, to: &Lay
         (1u128 << ba.min(bb)) - 1
     };
     let mut used = vec![false; tb.slot_count() as usize];
-    for idx in indices(dims) {
+    for idx in every_index(dims) {
         let (oa, ob) = (ta.offset(&idx).unwrap(), tb.offset(&idx).unwrap());
         assert_eq!(
             read(&out, ob, bb) & mask,

@@ -3,6 +3,7 @@
 //! `LayoutUtil::LinearIndex` (spec §7.2) for a single tile, and round trips.
 
 mod common;
+use common::every_index;
 
 use proptest::prelude::*;
 use xla_shape::tiling::{Slot, TiledLayout};
@@ -24,24 +25,6 @@ fn tiles(ts: &[&[i64]]) -> Vec<Tile> {
 fn tiled(dims: &[i64], mtm: &[i64], ts: &[&[i64]]) -> TiledLayout {
     let l = Layout::new(mtm.to_vec()).with_tiles(tiles(ts));
     TiledLayout::new(&shape(PrimitiveType::F32, dims, l)).unwrap()
-}
-
-/// Every element's index in row-major order.
-fn all_indices(dims: &[i64]) -> Vec<Vec<i64>> {
-    let mut out = vec![vec![]];
-    for &d in dims {
-        out = out
-            .into_iter()
-            .flat_map(|p| {
-                (0..d).map(move |i| {
-                    let mut q = p.clone();
-                    q.push(i);
-                    q
-                })
-            })
-            .collect();
-    }
-    out
 }
 
 #[test]
@@ -358,7 +341,7 @@ proptest! {
             }
         }
         prop_assert_eq!(elements, t.element_count());
-        for idx in all_indices(&dims) {
+        for idx in every_index(&dims) {
             let o = t.offset(&idx).unwrap();
             prop_assert_eq!(t.slot(o).unwrap(), Slot::Element(idx));
         }
@@ -373,7 +356,7 @@ proptest! {
         ))
     ) {
         let t = tiled(&dims, &mtm, &[&tile]);
-        for idx in all_indices(&dims) {
+        for idx in every_index(&dims) {
             prop_assert_eq!(
                 t.offset(&idx).unwrap(),
                 first_tile_linear_index(&dims, &mtm, &tile, &idx)

@@ -4,6 +4,9 @@
 //! tile only, when there is exactly one tile and the rank is above 1 (for
 //! rank 1, `LinearIndex` ignores tiles; spec §7.2).
 
+mod common;
+
+use common::every_index;
 use proptest::prelude::*;
 use xla_shape::tiling::{Slot, TiledLayout};
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile, index_util, layout_util, shape_util};
@@ -21,18 +24,6 @@ fn array() -> impl Strategy<Value = (Vec<i64>, Vec<i64>, PrimitiveType)> {
             ],
         )
     })
-}
-
-/// Every index of `dims`, row-major.
-fn every_index(dims: &[i64]) -> Vec<Vec<i64>> {
-    let mut all = vec![vec![]];
-    for &d in dims {
-        all = all
-            .into_iter()
-            .flat_map(|p| (0..d).map(move |i| [p.clone(), vec![i]].concat()))
-            .collect();
-    }
-    all
 }
 
 proptest! {

@@ -149,3 +149,40 @@ pub fn compact_json(pretty: &str) -> String {
     }
     out
 }
+
+/// Every index of an array with dimensions `dims`, in row-major order.
+pub fn every_index(dims: &[i64]) -> Vec<Vec<i64>> {
+    let mut out = vec![vec![]];
+    for &d in dims {
+        out = out
+            .into_iter()
+            .flat_map(|p| {
+                (0..d).map(move |i| {
+                    let mut q = p.clone();
+                    q.push(i);
+                    q
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// `tuple_shapes` nested `levels` deep around an f32, encoded by hand from
+/// the inside out: each level is `10 0d` (element_type TUPLE) and
+/// `22 <len>` (field 4) around the level inside it.
+pub fn nested_tuple_bytes(levels: usize) -> Vec<u8> {
+    let mut bytes = vec![0x10, 0x0b]; // element_type: F32
+    for _ in 0..levels {
+        let mut outer = vec![0x10, 0x0d, 0x22];
+        let mut len = bytes.len();
+        while len >= 0x80 {
+            outer.push((len as u8 & 0x7f) | 0x80);
+            len >>= 7;
+        }
+        outer.push(len as u8);
+        outer.extend_from_slice(&bytes);
+        bytes = outer;
+    }
+    bytes
+}
