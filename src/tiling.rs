@@ -459,10 +459,10 @@ impl TiledLayout {
                 return false;
             }
             vals[n] = v;
-            if let Def::Logical(d) = node.def {
-                if let Some(i) = index.get_mut(d) {
-                    *i = v;
-                }
+            if let Def::Logical(d) = node.def
+                && let Some(i) = index.get_mut(d)
+            {
+                *i = v;
             }
         }
         true

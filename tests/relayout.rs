@@ -368,10 +368,10 @@ fn layout_strategy(rank: usize) -> impl Strategy<Value = Layout> {
     )
         .prop_map(|(mtm, mut ts, align, bits)| {
             for t in &mut ts {
-                if let Some(last) = t.last_mut() {
-                    if *last == STAR {
-                        *last = 2;
-                    }
+                if let Some(last) = t.last_mut()
+                    && *last == STAR
+                {
+                    *last = 2;
                 }
             }
             Layout::new(mtm)

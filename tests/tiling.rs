@@ -315,10 +315,10 @@ fn layouts() -> impl Strategy<Value = (Vec<i64>, Layout)> {
         })
         .prop_map(|(dims, mtm, mut ts, align)| {
             for t in &mut ts {
-                if let Some(last) = t.last_mut() {
-                    if *last == STAR {
-                        *last = 2;
-                    }
+                if let Some(last) = t.last_mut()
+                    && *last == STAR
+                {
+                    *last = 2;
                 }
             }
             let l = Layout::new(mtm)

@@ -403,10 +403,10 @@ fn clear_dynamic_dimensions(shape: &mut Shape) {
 #[doc(alias = "ShapeUtil::MakeStaticShape")]
 pub fn make_static_shape(shape: &Shape) -> Shape {
     let mut s = make_shape_with_static_dimensions(shape);
-    if let Shape::Array(a) = &mut s {
-        if let Some(l) = a.layout.as_mut() {
-            l.dynamic_shape_metadata_prefix_bytes = 0;
-        }
+    if let Shape::Array(a) = &mut s
+        && let Some(l) = a.layout.as_mut()
+    {
+        l.dynamic_shape_metadata_prefix_bytes = 0;
     }
     s
 }

@@ -54,10 +54,10 @@ fn change_array_element_type(a: &ArrayShape, t: PrimitiveType) -> Result<ArraySh
         )));
     }
     let mut layout = a.layout().cloned();
-    if let Some(l) = layout.as_mut() {
-        if !t.is_sub_byte_non_pred() {
-            l.element_size_in_bits = 0;
-        }
+    if let Some(l) = layout.as_mut()
+        && !t.is_sub_byte_non_pred()
+    {
+        l.element_size_in_bits = 0;
     }
     rebuild(
         t,
@@ -438,15 +438,15 @@ pub fn copy_dynamic_dimensions(to: &mut ArrayShape, from: &ArrayShape) -> Result
 #[doc(alias = "ShapeUtil::DeviceShapeToHostShape")]
 pub fn device_shape_to_host_shape(mut shape: Shape) -> Shape {
     super::for_each_mutable_subshape(&mut shape, |s, _| {
-        if let Shape::Array(a) = s {
-            if let Some(l) = a.layout.as_mut() {
-                l.tiles.clear();
-                l.memory_space = Layout::DEFAULT_MEMORY_SPACE;
-                l.physical_shape = None;
-                l.element_size_in_bits = 0;
-                l.tail_padding_alignment_in_elements = 1;
-                l.dynamic_shape_metadata_prefix_bytes = 0;
-            }
+        if let Shape::Array(a) = s
+            && let Some(l) = a.layout.as_mut()
+        {
+            l.tiles.clear();
+            l.memory_space = Layout::DEFAULT_MEMORY_SPACE;
+            l.physical_shape = None;
+            l.element_size_in_bits = 0;
+            l.tail_padding_alignment_in_elements = 1;
+            l.dynamic_shape_metadata_prefix_bytes = 0;
         }
     });
     shape
