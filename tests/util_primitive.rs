@@ -7,28 +7,28 @@ use xla_shape::shape_util;
 
 #[test]
 fn p1_string_to_primitive_type_f32() {
-    assert_eq!(pu::string_to_primitive_type("f32").unwrap(), T::F32);
+    assert_eq!(T::from_lowercase_name("f32").unwrap(), T::F32);
 }
 
 #[test]
 fn p2_string_to_primitive_type_tuple() {
-    assert_eq!(pu::string_to_primitive_type("tuple").unwrap(), T::Tuple);
+    assert_eq!(T::from_lowercase_name("tuple").unwrap(), T::Tuple);
 }
 
 #[test]
 fn p3_string_to_primitive_type_pred() {
-    assert_eq!(pu::string_to_primitive_type("pred").unwrap(), T::Pred);
+    assert_eq!(T::from_lowercase_name("pred").unwrap(), T::Pred);
 }
 
 #[test]
 fn p4_string_to_primitive_type_s32() {
-    assert_eq!(pu::string_to_primitive_type("s32").unwrap(), T::S32);
+    assert_eq!(T::from_lowercase_name("s32").unwrap(), T::S32);
 }
 
 #[test]
 fn p5_string_to_primitive_type_is_case_sensitive() {
     for name in ["F32", "Pred", "preD"] {
-        let err = pu::string_to_primitive_type(name).unwrap_err();
+        let err = T::from_lowercase_name(name).unwrap_err();
         // spec 2.4: the failure text.
         assert_eq!(
             err.to_string(),
@@ -43,26 +43,26 @@ fn p5_string_to_primitive_type_is_case_sensitive() {
 
 #[test]
 fn p7_significand_width() {
-    assert_eq!(pu::significand_width(T::F32), Some(24));
-    assert_eq!(pu::significand_width(T::Bf16), Some(8));
+    assert_eq!(T::F32.significand_width(), Some(24));
+    assert_eq!(T::Bf16.significand_width(), Some(8));
 }
 
 #[test]
 fn p8_exponent_width() {
-    assert_eq!(pu::exponent_width(T::F32), Some(8));
-    assert_eq!(pu::exponent_width(T::Bf16), Some(8));
+    assert_eq!(T::F32.exponent_width(), Some(8));
+    assert_eq!(T::Bf16.exponent_width(), Some(8));
 }
 
 #[test]
 fn p9_underflow_exponent() {
-    assert_eq!(pu::underflow_exponent(T::F32), Some(-125));
-    assert_eq!(pu::underflow_exponent(T::Bf16), Some(-125));
+    assert_eq!(T::F32.underflow_exponent(), Some(-125));
+    assert_eq!(T::Bf16.underflow_exponent(), Some(-125));
 }
 
 #[test]
 fn p10_overflow_exponent() {
-    assert_eq!(pu::overflow_exponent(T::F32), Some(128));
-    assert_eq!(pu::overflow_exponent(T::Bf16), Some(128));
+    assert_eq!(T::F32.overflow_exponent(), Some(128));
+    assert_eq!(T::Bf16.overflow_exponent(), Some(128));
 }
 
 #[test]
@@ -176,19 +176,10 @@ fn native_types_and_can_represent() {
 }
 
 #[test]
-fn free_functions_agree_with_the_methods() {
+fn lowercase_names_round_trip() {
     for t in T::ALL {
-        assert_eq!(pu::bit_width(t), t.bit_width());
-        assert_eq!(pu::byte_width(t), t.byte_width());
-        assert_eq!(pu::is_array_type(t), t.is_array_type());
-        assert_eq!(pu::is_sub_byte_non_pred_type(t), t.is_sub_byte_non_pred());
-        assert_eq!(pu::exponent_bias(t), t.exponent_bias());
-        assert_eq!(pu::lowercase_primitive_type_name(t), t.lowercase_name());
         if t != T::Invalid {
-            assert_eq!(
-                pu::string_to_primitive_type(pu::lowercase_primitive_type_name(t)).unwrap(),
-                t
-            );
+            assert_eq!(T::from_lowercase_name(t.lowercase_name()).unwrap(), t);
         }
     }
 }
