@@ -1,5 +1,5 @@
 //! The properties the fuzz targets assert, shared with the stable
-//! `tests/fuzz_corpus.rs`, which replays every committed input through them.
+//! `tests/robustness/fuzz_corpus.rs`, which replays every committed input through them.
 //!
 //! Each function takes the raw fuzz input and panics (through an assertion)
 //! when a property fails; an input the library rejects with an error is

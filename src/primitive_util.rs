@@ -257,6 +257,7 @@ mod sealed {
 /// A Rust type with an XLA element type: XLA's `NativeToPrimitiveType<T>`
 /// and `NativeTypeOf<t>` for the types Rust has natively (`bool`, the
 /// integers, `f32`, `f64`).
+#[doc(alias = "primitive_util::NativeTypeOf")]
 pub trait NativeType: sealed::Sealed + Copy {
     /// The XLA element type of `Self`.
     const PRIMITIVE_TYPE: PrimitiveType;

@@ -74,6 +74,7 @@ pub(crate) fn common_factors(a: &[i64], b: &[i64]) -> Vec<(usize, usize)> {
 /// XLA's `ShapeUtil::ShapeEqualityDescriptor`: how to go from one shape to
 /// another by deleting and inserting dimensions of size 1.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::ShapeEqualityDescriptor")]
 pub struct ShapeEqualityDescriptor {
     /// Dimensions of the first shape that are deleted.
     pub deleted_dimensions: Vec<i64>,
@@ -346,6 +347,7 @@ pub fn deduce_transpose_dimensions_for_bitcast(
 /// XLA's `ShapeUtil::BitcastDecompositionTrt`: a bitcast as transpose,
 /// reshape, transpose.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::BitcastDecompositionTrt")]
 pub struct BitcastDecompositionTrt {
     /// Dimensions of the first transpose.
     pub transpose1_dims: Vec<i64>,
@@ -360,11 +362,13 @@ pub struct BitcastDecompositionTrt {
 impl BitcastDecompositionTrt {
     /// XLA's `IsTranspose1Identity`: the first transpose's dimensions are
     /// sorted.
+    #[doc(alias = "ShapeUtil::IsTranspose1Identity")]
     pub fn is_transpose1_identity(&self) -> bool {
         self.transpose1_dims.windows(2).all(|w| w[0] <= w[1])
     }
 
     /// XLA's `IsTranspose2Identity`.
+    #[doc(alias = "ShapeUtil::IsTranspose2Identity")]
     pub fn is_transpose2_identity(&self) -> bool {
         self.transpose2_dims.windows(2).all(|w| w[0] <= w[1])
     }
@@ -373,6 +377,7 @@ impl BitcastDecompositionTrt {
 /// XLA's `ShapeUtil::BitcastDecomposition`: the simplest form of a
 /// bitcast.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::BitcastDecomposition")]
 pub enum BitcastDecomposition {
     /// A single reshape (XLA's `BitcastDecompositionReshape`).
     Reshape,

@@ -6,6 +6,7 @@ use crate::model::{ArrayShape, Shape, ShapeIndex};
 
 /// XLA's `ShapeUtil::IndexedShape`: a subshape and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::IndexedShape")]
 pub struct IndexedShape {
     /// The path to the subshape.
     pub index: ShapeIndex,

@@ -3,11 +3,9 @@
 //! each parses, and prints back as written (with the default layout where
 //! a signature wrote none, as XLA does).
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::*;
+use crate::common::*;
 use xla_shape::text::{ParseOptions, ShapeRole, shapes_in_hlo, shapes_in_hlo_with};
 
 fn hlo_files() -> Vec<(String, String)> {

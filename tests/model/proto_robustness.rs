@@ -1,9 +1,7 @@
 //! Bad ShapeProto bytes never panic: they are rejected with an error, as
 //! XLA (or C++ protobuf, where it rejects them first) rejects them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use prost::Message;
 use xla_shape::proto::ShapeProto;

@@ -5,9 +5,7 @@
 //! and the other messages of the schema (floats, strings, bytes, maps,
 //! oneofs).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use xla_shape::ErrorKind;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage};

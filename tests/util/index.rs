@@ -2,11 +2,9 @@
 //! (index_util_test.cc), named by their ids, and the memory order XLA:CPU
 //! stores arrays in (`tests/data/index.jsonl`).
 
-mod common;
-
 use std::cmp::Ordering;
 
-use common::*;
+use crate::common::*;
 use xla_shape::PrimitiveType as T;
 use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, Tile};
 use xla_shape::{index_util as iu, layout_util, shape_util};

@@ -3,9 +3,7 @@
 //! same message (`tests/data/oracle/formats_{json,text}_parse.jsonl`), and
 //! malformed input of any kind is a clean error, never a panic.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use prost::Message;
 use prost_reflect::{DynamicMessage, ReflectMessage};

@@ -3,9 +3,7 @@
 //! bytes; proto inputs survive the lossless path as Google's runtime
 //! re-encodes them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage};
 use xla_shape::proto::{LayoutProto, ShapeProto};

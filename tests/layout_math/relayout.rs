@@ -2,8 +2,9 @@
 //! against the element offsets of `tiling`, round trips, strided sources
 //! and buffer checks.
 
-mod common;
-use common::every_index;
+use crate::common;
+
+use crate::common::every_index;
 
 use proptest::prelude::*;
 use xla_shape::relayout::{Relayout, StridedSource, relayout, relayout_strided, relayout_to_vec};

@@ -7,12 +7,10 @@
 //! runs. Time is never asserted on; the large inputs show that each parser
 //! finishes and gives the right answer.
 
-mod common;
-
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 
-use common::*;
+use crate::common::*;
 use prost::Message;
 use xla_shape::formats::{self, ProtoModel};
 use xla_shape::proto::{LayoutProto, ShapeProto};

@@ -4,9 +4,7 @@
 //! tile only, when there is exactly one tile and the rank is above 1 (for
 //! rank 1, `LinearIndex` ignores tiles; spec §7.2).
 
-mod common;
-
-use common::every_index;
+use crate::common::every_index;
 use proptest::prelude::*;
 use xla_shape::tiling::{Slot, TiledLayout};
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile, index_util, layout_util, shape_util};

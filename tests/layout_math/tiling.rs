@@ -2,8 +2,9 @@
 //! reports in `index.jsonl`, agreement with XLA's first-tile-only
 //! `LayoutUtil::LinearIndex` (spec §7.2) for a single tile, and round trips.
 
-mod common;
-use common::every_index;
+use crate::common;
+
+use crate::common::every_index;
 
 use proptest::prelude::*;
 use xla_shape::tiling::{Slot, TiledLayout};

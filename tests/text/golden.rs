@@ -1,9 +1,7 @@
 //! Issue "HLO text syntax": the golden records (jaxlib 0.10.2) printed and
 //! parsed as XLA prints and parses them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use xla_shape::text::{ParseOptions, parse_shape_with};
 use xla_shape::{ErrorKind, Layout, Shape};
@@ -94,7 +92,7 @@ fn every_decoded_proto_prints_as_in_xla_with_and_without_layout() {
     for r in records("shapes.jsonl") {
         let id = id(&r);
         let Ok(shape) = Shape::from_proto_bytes(&hex(str_field(&r, "proto_hex"))) else {
-            continue; // held without validation: see tests/proto_golden.rs
+            continue; // held without validation: see tests/model/proto_golden.rs
         };
         assert_eq!(shape.to_string(), str_field(&r, "xla_str"), "{id}");
         // Absent where XLA's HLO printer failed on the shape.
