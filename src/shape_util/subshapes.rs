@@ -1,4 +1,4 @@
-//! Subshapes and traversal (spec §5.6): tuple elements addressed by
+//! Subshapes and traversal (xla/shape_util.h): tuple elements addressed by
 //! [`ShapeIndex`], visited depth first.
 
 use crate::error::{Error, Result};

@@ -67,7 +67,7 @@ pub fn xla_message(xla_error: &str) -> String {
 /// Records XLA holds without validating them (its parser and `FromProto`
 /// skip `ValidateShape`). Ours are always valid, so these are rejected with
 /// the validation message that XLA's `ValidateShapeWithOptionalLayout`
-/// gives (spec §5.4; listed in docs/differences.md).
+/// gives (listed in docs/differences.md).
 pub const HELD_WITHOUT_VALIDATION: &[(&str, &str)] = &[
     // `#(f32)` on a dense array: rule 6 of ValidateLayoutForShape.
     (

@@ -1,4 +1,4 @@
-//! Issue "Proto formats": JSON and text format of every golden ShapeProto
+//! JSON and text format of every golden ShapeProto
 //! and LayoutProto are Google's, byte for byte, and parse back to the same
 //! bytes; proto inputs survive the lossless path as Google's runtime
 //! re-encodes them.

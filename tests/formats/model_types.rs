@@ -1,4 +1,4 @@
-//! Issue "Proto formats": the model types in every format, and their serde
+//! The model types in every format, and their serde
 //! implementations, against the golden data.
 
 use crate::common::*;

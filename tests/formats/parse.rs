@@ -1,4 +1,4 @@
-//! Issue "Proto formats": the JSON and text-format parsers accept what
+//! The JSON and text-format parsers accept what
 //! Google's `json_format.Parse` and `text_format.Parse` accept, giving the
 //! same message (`tests/data/oracle/formats_{json,text}_parse.jsonl`), and
 //! malformed input of any kind is a clean error, never a panic.

@@ -78,7 +78,7 @@ fn subbyte_packing_of_xla_cpu() {
 
 #[test]
 fn figure_1_untiled_and_tiled() {
-    // spec 8.6 figure 1: row-major 0..15 into F32[3,5]{1,0:T(2,2)}; slot 17
+    // Figure 1 of XLA's tiled-layout document: row-major 0..15 into F32[3,5]{1,0:T(2,2)}; slot 17
     // holds (2,3) = 13, slots 9, 11, 14, 15 are padding (zero).
     let plain = ArrayShape::new(PrimitiveType::F32, [3, 5]).unwrap();
     let tiled = shape(
@@ -341,7 +341,7 @@ fn cached_transposes_of_four_byte_elements() {
 
 #[test]
 fn layouts_that_need_per_element_offsets() {
-    // spec 8.6's combined dimensions: (11,10) merged then split by 3.
+    // XLA's tiled-layout document's combined dimensions: (11,10) merged then split by 3.
     let star = Layout::new([4, 3, 2, 1, 0]).with_tiles(tiles(&[vec![STAR, STAR, 2, STAR, 3]]));
     check_against_offsets(
         PrimitiveType::F32,

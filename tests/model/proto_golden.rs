@@ -1,4 +1,4 @@
-//! Issue "Foundation": every golden ShapeProto decodes, validates and
+//! Every golden ShapeProto decodes, validates and
 //! re-encodes exactly as XLA does.
 
 use crate::common::*;

@@ -1,4 +1,4 @@
-//! Issue "HLO text syntax": the golden records (jaxlib 0.10.2) printed and
+//! HLO shape strings: the golden records (jaxlib 0.10.2) printed and
 //! parsed as XLA prints and parses them.
 
 use crate::common::*;
@@ -189,7 +189,7 @@ fn golden_layouts_parse_print_and_encode_as_in_xla() {
 /// Inputs of `tests/data/oracle/text_parse.jsonl` that XLA accepts and this
 /// crate rejects, with the reason (docs/differences.md ("HLO text")).
 const ORACLE_REJECTED: &[(&str, &str)] = &[
-    // Validation XLA's parser skips (spec §9.3 item 5, §13.5).
+    // Validation XLA's parser skips (`ParseShape` in xla/hlo/parser/hlo_parser.cc validates no top-level array).
     ("b(f32[2]{0:T(0)})", "layout has invalid tiles: f32[2]"),
     (
         "f32[9223372036854775807]",

@@ -1,4 +1,4 @@
-//! Issue "HLO text syntax": property tests. Printing then parsing gives the
+//! HLO shape strings, property tests. Printing then parsing gives the
 //! same shape or layout back; no input makes the parser or the scanner
 //! panic.
 

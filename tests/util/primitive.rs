@@ -1,5 +1,6 @@
-//! primitive_util: the upstream cases of spec §12.1 (primitive_util_test.cc),
-//! named by their ids, and the helpers of spec §2.5.
+//! primitive_util: the cases of upstream's xla/primitive_util_test.cc, each
+//! named by its case number and what it checks, and the helpers of
+//! xla/primitive_util.h beyond them.
 
 use xla_shape::PrimitiveType as T;
 use xla_shape::primitive_util as pu;
@@ -29,14 +30,14 @@ fn p4_string_to_primitive_type_s32() {
 fn p5_string_to_primitive_type_is_case_sensitive() {
     for name in ["F32", "Pred", "preD"] {
         let err = T::from_lowercase_name(name).unwrap_err();
-        // spec 2.4: the failure text.
+        // primitive_util::StringToPrimitiveType's failure text.
         assert_eq!(
             err.to_string(),
             format!("Invalid element type string: \"{name}\".")
         );
         assert!(!pu::is_primitive_type_name(name));
     }
-    // spec 13 quirk 12: "opaque", not "opaque_type".
+    // xla/primitive_util.cc: "opaque", not "opaque_type" (its comment notwithstanding).
     assert!(pu::is_primitive_type_name("opaque"));
     assert!(!pu::is_primitive_type_name("opaque_type"));
 }
@@ -94,7 +95,7 @@ fn p16_byte_size_of_primitive_type() {
 
 #[test]
 fn integral_types_for_bit_width() {
-    // spec 2.2: 1 -> U1 but no S1 (quirk 12).
+    // xla/primitive_util.cc: 1 -> U1 but no S1.
     assert_eq!(pu::unsigned_integral_type_for_bit_width(1), T::U1);
     assert_eq!(pu::signed_integral_type_for_bit_width(1), T::Invalid);
     assert_eq!(pu::signed_integral_type_for_bit_width(4), T::S4);
@@ -104,7 +105,7 @@ fn integral_types_for_bit_width() {
 
 #[test]
 fn complex_component_and_complex_types() {
-    // spec 2.2
+    // xla/primitive_util.cc
     assert_eq!(pu::complex_component_type(T::C64), Some(T::F32));
     assert_eq!(pu::complex_component_type(T::C128), Some(T::F64));
     assert_eq!(pu::complex_component_type(T::F32), None);
