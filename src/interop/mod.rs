@@ -1,0 +1,12 @@
+//! Element types across the ecosystem: the names and numbers other systems
+//! give XLA's element types, each taken from that system's own sources.
+//!
+//! | module | system | source |
+//! | --- | --- | --- |
+//! | [`numpy`] | NumPy / ml_dtypes dtypes | jaxlib 0.10.2 `xla/python/types.cc` (`PrimitiveTypeToNbDtype`, `DtypeToPrimitiveType`), answers of jaxlib 0.10.2 with NumPy 2.4.6 and ml_dtypes 0.6.0 |
+//!
+//! Every function maps both ways; a type the other system has no name for
+//! gives `None` or an error naming the type and the system, never a
+//! neighbouring type.
+
+pub mod numpy;
