@@ -4,9 +4,11 @@
 //! | module | system | source |
 //! | --- | --- | --- |
 //! | [`numpy`] | NumPy / ml_dtypes dtypes | jaxlib 0.10.2 `xla/python/types.cc` (`PrimitiveTypeToNbDtype`, `DtypeToPrimitiveType`), answers of jaxlib 0.10.2 with NumPy 2.4.6 and ml_dtypes 0.6.0 |
+//! | [`dlpack`] | DLPack `DLDataType`, tensor strides | `include/dlpack/dlpack.h` v1.1 (`DLDataTypeCode`, `DLDataType`, `DLTensor`); XLA `xla/python/dlpack_types_base.cc` (`PrimitiveTypeToDLDataType`, `DLDataTypeToPrimitiveType`) and `xla/python/dlpack_strides.cc` (`StridesToLayout`); exports and imports of jaxlib 0.10.2 |
 //!
 //! Every function maps both ways; a type the other system has no name for
 //! gives `None` or an error naming the type and the system, never a
 //! neighbouring type.
 
+pub mod dlpack;
 pub mod numpy;
