@@ -489,3 +489,206 @@ fn dlpack_tensor_round_trip() {
         "XLA type S4 has no DLPack equivalent"
     );
 }
+
+// ---------------------------------------------------------------- PJRT
+
+use xla_shape::interop::pjrt::{self, MemoryLayout};
+
+/// The header's numbers differ from XLA's: the mapping goes by name, never
+/// by number, over every `PrimitiveType` and every `PJRT_Buffer_Type`.
+#[test]
+fn pjrt_buffer_types_walk_every_type_and_number() {
+    // pjrt_c_api.h counts from 0 in declaration order; the declaration
+    // order of the header, written out by hand from it:
+    let header = [
+        "INVALID",
+        "PRED",
+        "S8",
+        "S16",
+        "S32",
+        "S64",
+        "U8",
+        "U16",
+        "U32",
+        "U64",
+        "F16",
+        "F32",
+        "F64",
+        "BF16",
+        "C64",
+        "C128",
+        "F8E5M2",
+        "F8E4M3FN",
+        "F8E4M3B11FNUZ",
+        "F8E5M2FNUZ",
+        "F8E4M3FNUZ",
+        "S4",
+        "U4",
+        "TOKEN",
+        "S2",
+        "U2",
+        "F8E4M3",
+        "F8E3M4",
+        "F8E8M0FNU",
+        "F4E2M1FN",
+    ];
+    for (n, name) in header.iter().enumerate() {
+        let n = n as i32;
+        assert_eq!(
+            pjrt::buffer_type_name(n),
+            Some(format!("PJRT_Buffer_Type_{name}"))
+        );
+        let xla_name = if *name == "INVALID" {
+            "PRIMITIVE_TYPE_INVALID"
+        } else {
+            name
+        };
+        let t = xla_type(xla_name);
+        assert_eq!(pjrt::to_buffer_type(t).unwrap(), n, "{name}");
+        if t == T::Invalid {
+            assert_eq!(
+                pjrt::from_buffer_type(n).unwrap_err().to_string(),
+                "Buffer type is not supported in C API layer."
+            );
+        } else {
+            assert_eq!(pjrt::from_buffer_type(n).unwrap(), t, "{name}");
+        }
+    }
+    // The numbers that users mix up.
+    assert_eq!(pjrt::to_buffer_type(T::Bf16).unwrap(), 13);
+    assert_eq!(T::Bf16 as i32, 16);
+    assert_eq!(pjrt::to_buffer_type(T::C64).unwrap(), 14);
+    assert_eq!(pjrt::to_buffer_type(T::Token).unwrap(), 23);
+    assert_eq!(
+        pjrt::from_buffer_type(pjrt::PJRT_BUFFER_TYPE_F8E5M2FNUZ).unwrap(),
+        T::F8e5m2fnuz
+    );
+    for t in T::ALL {
+        if !header
+            .iter()
+            .any(|h| *h == t.as_str_name() || (t == T::Invalid && *h == "INVALID"))
+        {
+            assert_eq!(
+                pjrt::to_buffer_type(t).unwrap_err().to_string(),
+                format!(
+                    "Element type of the shape is not supported in C API layer: {}",
+                    t.lowercase_name()
+                )
+            );
+        }
+    }
+    for n in [-1, 30, 31, 1000, i32::MAX, i32::MIN] {
+        assert_eq!(
+            pjrt::from_buffer_type(n).unwrap_err().to_string(),
+            format!("Unknown PJRT_Buffer_Type {n}")
+        );
+        assert_eq!(pjrt::buffer_type_name(n), None);
+    }
+}
+
+/// Every golden layout (`shapes.jsonl`, tiled ones included) goes to the
+/// tiled `PJRT_Buffer_MemoryLayout` and back to its minor-to-major and
+/// tiles, and the shape to `build_shape` and back.
+#[test]
+fn pjrt_memory_layout_round_trips_every_golden_layout() {
+    let mut n = 0;
+    for r in records("shapes.jsonl") {
+        let Ok(shape) =
+            xla_shape::Shape::from_proto_bytes(&common::hex(common::str_field(&r, "proto_hex")))
+        else {
+            continue;
+        };
+        let Some(a) = shape.as_array() else { continue };
+        let Some(layout) = a.layout() else { continue };
+        let m = MemoryLayout::from_layout(layout);
+        let MemoryLayout::Tiled {
+            minor_to_major,
+            tile_dims,
+            tile_dim_sizes,
+        } = &m
+        else {
+            panic!("tiled form expected");
+        };
+        assert_eq!(minor_to_major.as_slice(), layout.minor_to_major());
+        assert_eq!(tile_dim_sizes.len(), layout.tiles().len());
+        assert_eq!(tile_dims.len(), tile_dim_sizes.iter().sum::<usize>());
+        let back = m.to_layout().unwrap();
+        assert_eq!(back.minor_to_major(), layout.minor_to_major());
+        assert_eq!(back.tiles(), layout.tiles());
+        if let Ok(bt) = pjrt::to_buffer_type(a.element_type()) {
+            if layout.element_size_in_bits() == 0
+                && layout.memory_space() == 0
+                && layout.tail_padding_alignment_in_elements() == 1
+                && layout.split_configs().is_empty()
+                && layout.physical_shape().is_none()
+                && layout.dynamic_shape_metadata_prefix_bytes() == 0
+                && a.is_static()
+            {
+                if let Ok(s) = pjrt::build_shape(bt, a.dimensions(), Some(&m)) {
+                    assert_eq!(&s, a, "{}", common::id(&r));
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert!(n > 100, "{n}");
+}
+
+/// Malformed tiled forms and the strides form.
+#[test]
+fn pjrt_memory_layout_errors() {
+    let bad = MemoryLayout::Tiled {
+        minor_to_major: vec![1, 0],
+        tile_dims: vec![8, 128],
+        tile_dim_sizes: vec![3],
+    };
+    assert!(
+        bad.to_layout()
+            .unwrap_err()
+            .to_string()
+            .contains("tile_dim_sizes [3]")
+    );
+    let extra = MemoryLayout::Tiled {
+        minor_to_major: vec![1, 0],
+        tile_dims: vec![8, 128, 2],
+        tile_dim_sizes: vec![2],
+    };
+    assert!(
+        extra
+            .to_layout()
+            .unwrap_err()
+            .to_string()
+            .contains("leave 1")
+    );
+    let huge = MemoryLayout::Tiled {
+        minor_to_major: vec![0],
+        tile_dims: vec![],
+        tile_dim_sizes: vec![usize::MAX],
+    };
+    assert!(huge.to_layout().is_err());
+    let strides = MemoryLayout::Strides {
+        byte_strides: vec![4, 8],
+    };
+    assert_eq!(
+        strides.to_layout().unwrap_err().to_string(),
+        "PJRT_Buffer_MemoryLayout_Type_Strides is not supported to be converted to a xla::Shape"
+    );
+    assert!(pjrt::build_shape(pjrt::PJRT_BUFFER_TYPE_F32, &[2, 3], Some(&strides)).is_err());
+    // The strides form of a column-major f32[2,3]: 4 and 8 bytes, and back.
+    let s: xla_shape::Shape = "f32[2,3]{0,1}".parse().unwrap();
+    let m = MemoryLayout::strides_of(s.as_array().unwrap()).unwrap();
+    // Hand derivation: dimension 0 is minor (4 bytes), dimension 1 steps
+    // over 2 elements of 4 bytes.
+    assert_eq!(
+        m,
+        MemoryLayout::Strides {
+            byte_strides: vec![4, 8]
+        }
+    );
+    assert_eq!(
+        pjrt::layout_from_byte_strides(T::F32, &[2, 3], &[4, 8])
+            .unwrap()
+            .minor_to_major(),
+        [0, 1]
+    );
+}
