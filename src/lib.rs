@@ -58,6 +58,7 @@
 pub mod error;
 pub mod formats;
 pub mod index_util;
+pub mod interop;
 pub mod layout_util;
 mod model;
 pub mod primitive_util;
