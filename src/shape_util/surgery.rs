@@ -187,7 +187,7 @@ pub fn append_major_dimension(bound: i64, shape: &mut ArrayShape) -> Result<()> 
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // xla/shape_util_test.cc, the `AppendMinorDimension` case
+/// // xla/shape_util_test.cc, ShapeUtilTest.AppendMinorDimension
 /// let mut s = shape_util::make_shape_with_dense_layout(T::F32, &[10, 20, 30], &[0, 2, 1]);
 /// shape_util::append_minor_dimension(40, &mut s)?;
 /// assert_eq!(s.to_string(), "f32[10,20,30,40]{3,0,2,1}");
