@@ -146,10 +146,25 @@ struct Plan {
 
 #[derive(Clone, Copy, Debug)]
 enum Step {
-    Logical { slot: usize, dim: usize },
-    Merge { slot: usize, first: usize, len: usize },
-    Quot { slot: usize, of: usize, by: i64 },
-    Rem { slot: usize, of: usize, by: i64 },
+    Logical {
+        slot: usize,
+        dim: usize,
+    },
+    Merge {
+        slot: usize,
+        first: usize,
+        len: usize,
+    },
+    Quot {
+        slot: usize,
+        of: usize,
+        by: i64,
+    },
+    Rem {
+        slot: usize,
+        of: usize,
+        by: i64,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -175,7 +190,9 @@ enum Back {
     },
     /// A node of size 1 split by a larger bound: padding unless the
     /// remainder (here `slot`) is 0.
-    Zero { slot: usize },
+    Zero {
+        slot: usize,
+    },
 }
 
 impl Plan {
