@@ -649,3 +649,41 @@ fn the_scan_reads_unclosed_tuples_once() {
         "{scan} > 2 * ({whole} + {arrays})"
     );
 }
+
+#[test]
+fn long_names_in_proto_text_are_not_copied_into_errors() {
+    // A name of 20 MiB where a field or enum name belongs. The first pass
+    // over JSON once decoded and cloned every key, and each error quoted
+    // the whole name: 84 MB held for 20 MB of duplicate keys, and a 20 MB
+    // message for every case. Errors now keep at most 4 KiB of the
+    // parser's message (the location still points at the name).
+    let n = 20 << 20;
+    let long = "x".repeat(n);
+    let duplicate = format!("{{\"{long}\": 1, \"{long}\": 2}}");
+    let (r, peak) = peak_memory(|| formats::from_json::<ShapeProto>(&duplicate));
+    let e = r.unwrap_err();
+    assert!(e.to_string().starts_with("invalid JSON message: duplicate key \"xxx"));
+    assert!(peak < FIXED_BYTES, "duplicate keys: {peak} bytes");
+    let json = [
+        format!("{{\"{long}\": 1}}"),
+        format!("{{\"elementType\": \"{long}\"}}"),
+    ];
+    let text = [
+        format!("{long}: 1"),
+        format!("element_type: {long}"),
+        format!("dimensions: \"{long}\""),
+    ];
+    let errors = json
+        .iter()
+        .map(|j| formats::from_json::<ShapeProto>(j).unwrap_err())
+        .chain(
+            text.iter()
+                .map(|t| formats::from_text_format::<ShapeProto>(t).unwrap_err()),
+        );
+    for e in errors {
+        assert_eq!(e.kind(), ErrorKind::Format);
+        let message = e.to_string();
+        assert!(message.len() < 4200, "{}...", &message[..100]);
+        assert!(message.ends_with("..."), "{}...", &message[..100]);
+    }
+}

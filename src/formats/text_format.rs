@@ -8,7 +8,7 @@ use prost_reflect::{DynamicMessage, Kind, MessageDescriptor, ReflectMessage, Val
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
 use crate::formats::{
-    MAX_DEPTH, SHALLOW_NESTING, float, is_default_value, transcode, with_stack_for,
+    MAX_DEPTH, SHALLOW_NESTING, bounded_message, float, is_default_value, transcode, with_stack_for,
 };
 
 /// The text format of `message`, byte-identical to Google's
@@ -125,7 +125,7 @@ pub fn from_text_format_dynamic(
         DynamicMessage::parse_text_format(descriptor, text).map_err(|e| {
             Error::new(
                 ErrorKind::Format,
-                format!("invalid text format message: {e}"),
+                bounded_message("invalid text format message: ", &e),
             )
         })
     })
