@@ -662,7 +662,10 @@ fn long_names_in_proto_text_are_not_copied_into_errors() {
     let duplicate = format!("{{\"{long}\": 1, \"{long}\": 2}}");
     let (r, peak) = peak_memory(|| formats::from_json::<ShapeProto>(&duplicate));
     let e = r.unwrap_err();
-    assert!(e.to_string().starts_with("invalid JSON message: duplicate key \"xxx"));
+    assert!(
+        e.to_string()
+            .starts_with("invalid JSON message: duplicate key \"xxx")
+    );
     assert!(peak < FIXED_BYTES, "duplicate keys: {peak} bytes");
     let json = [
         format!("{{\"{long}\": 1}}"),
