@@ -31,6 +31,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("hlo_scan", hlo_scan),
     ("relayout", relayout),
     ("strides", strides),
+    ("interop", interop),
 ];
 
 /// ShapeProto bytes: whatever decodes re-encodes to bytes that decode to an
@@ -829,4 +830,106 @@ fn ndarray_views(b: &mut Bytes<'_>, shape: &ArrayShape, tiled: &TiledLayout, es:
     check::<i64>(shape, tiled, bytes, need, |c| {
         i64::from_le_bytes(c.try_into().unwrap())
     });
+}
+
+/// The interop conversions on arbitrary input: DLPack types and strides,
+/// PJRT buffer types and memory layouts, NumPy type strings. Nothing
+/// panics; what converts converts back; a shape imported from DLPack has
+/// the strides it was given (where they are compact), and an exported
+/// one imports as itself.
+pub fn interop(data: &[u8]) {
+    use xla_shape::interop::{dlpack, numpy, pjrt};
+    let mut b = Bytes(data);
+    // Element types both ways.
+    let t = b.pick(&PrimitiveType::ALL);
+    if let Ok(d) = dlpack::to_dl_data_type(t) {
+        assert_eq!(dlpack::from_dl_data_type(d).unwrap(), t);
+    }
+    if let Ok(n) = pjrt::to_buffer_type(t) {
+        if t != PrimitiveType::Invalid {
+            assert_eq!(pjrt::from_buffer_type(n).unwrap(), t);
+        }
+    }
+    // Some dtypes export but do not import (jaxlib refuses `object`).
+    if let Ok(d) = numpy::to_dtype(t)
+        && let Ok(back) = numpy::from_dtype(d)
+    {
+        assert_eq!(back, t);
+        assert_eq!(numpy::from_dtype_name(d.name).unwrap(), t);
+    }
+    let raw = dlpack::DLDataType::new(b.byte(), b.byte(), u16::from(b.byte()) % 3);
+    let _ = dlpack::from_dl_data_type(raw);
+    let _ = raw.to_string();
+    let n = i32::from(b.byte() as i8);
+    let _ = pjrt::from_buffer_type(n);
+    let _ = pjrt::buffer_type_name(n);
+    let text_len = b.below(8);
+    let text: String = (0..text_len)
+        .map(|_| char::from(b.pick(b"<>|=bifucVOW0124816x")))
+        .collect();
+    let _ = numpy::from_dtype_str(&text);
+    let _ = numpy::from_dtype_name(&text);
+
+    // DLPack tensors with arbitrary sizes and strides.
+    let rank = b.below(6);
+    let sizes: Vec<i64> = (0..rank).map(|_| b.pick(SIZES)).collect();
+    let st = view_strides(&mut b, rank);
+    let tensor = dlpack::DlpackTensor::new(raw, sizes.clone()).with_strides(st.clone());
+    if let Ok(shape) = tensor.to_array_shape() {
+        let count = sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s));
+        if let Ok(es) = xla_shape::strides::element_strides(&shape) {
+            // Compact strides come back as given for every dimension of
+            // more than one element.
+            if count.is_some_and(|c| c > 0) {
+                for d in 0..rank {
+                    if sizes[d] > 1 {
+                        assert_eq!(es[d], st[d], "{shape} from {sizes:?} {st:?}");
+                    }
+                }
+            }
+        }
+    }
+    let _ = dlpack::strides_to_layout(&sizes, &st);
+    // An exported shape imports as itself, when it has elements (the
+    // exported strides of the dimensions more major than one of size 0
+    // are 0, which the import reads as broadcasting).
+    if let Some(shape) = array_shape(&mut b) {
+        let elements = shape_util::elements_in(&shape).is_ok_and(|n| n > 0);
+        if let Ok(exported) = dlpack::DlpackTensor::from_array_shape(&shape)
+            && elements
+        {
+            let back = exported
+                .to_array_shape()
+                .expect("an exported tensor imports");
+            assert_eq!(back.element_type(), shape.element_type());
+            assert_eq!(back.dimensions(), shape.dimensions());
+            assert_eq!(
+                xla_shape::strides::element_strides(&back).unwrap(),
+                exported.strides.clone().unwrap(),
+                "{shape}"
+            );
+        }
+        // PJRT's tiled form keeps the permutation and the tiles.
+        if let Some(layout) = shape.layout() {
+            let tiled = pjrt::MemoryLayout::from_layout(layout);
+            let back = tiled.to_layout().expect("a layout's own tiled form");
+            assert_eq!(back.minor_to_major(), layout.minor_to_major());
+            assert_eq!(back.tiles(), layout.tiles());
+            if let Ok(strided) = pjrt::MemoryLayout::strides_of(&shape) {
+                assert!(strided.to_layout().is_err());
+            }
+        }
+    }
+    // PJRT memory layouts from arbitrary arrays.
+    let mtm: Vec<i64> = (0..b.below(5)).map(|_| i64::from(b.byte() as i8)).collect();
+    let tile_dims: Vec<i64> = (0..b.below(6)).map(|_| b.pick(BOUNDS)).collect();
+    let tile_dim_sizes: Vec<usize> = (0..b.below(4)).map(|_| b.below(4)).collect();
+    let layout = pjrt::MemoryLayout::Tiled {
+        minor_to_major: mtm,
+        tile_dims,
+        tile_dim_sizes,
+    };
+    let _ = layout.to_layout();
+    let _ = pjrt::build_shape(n, &sizes, Some(&layout));
+    let _ = pjrt::layout_from_byte_strides(t, &sizes, &st);
 }

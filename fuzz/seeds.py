@@ -153,6 +153,7 @@ def main():
     write("index_math", index_inputs())
     write("relayout", choice_inputs(11, 120))
     write("strides", choice_inputs(13, 120))
+    write("interop", choice_inputs(17, 120))
 
 
 if __name__ == "__main__":

@@ -101,6 +101,7 @@ replay_tests!(
     hlo_scan,
     relayout,
     strides,
+    interop,
 );
 
 /// fuzz_layout.jsonl: XLA's `ParseLayout` accepts `#(f32)` and prints it
