@@ -124,6 +124,50 @@ pub(crate) fn with_stack_for<T: Send>(
     })
 }
 
+/// The most bytes of a parser's message kept in ours. A name or string of
+/// the input that the parser quotes in its message (an unknown field or
+/// enum name of hundreds of megabytes) is cut here, so that an error never
+/// holds a second copy of the input; every message of a valid schema's
+/// names fits.
+pub(crate) const MAX_ERROR_MESSAGE_BYTES: usize = 4096;
+
+/// `prefix` then `cause`, cut after [`MAX_ERROR_MESSAGE_BYTES`] (at a
+/// character boundary, marked by `...`) without formatting the rest.
+pub(crate) fn bounded_message(prefix: &str, cause: &dyn std::fmt::Display) -> String {
+    struct Bounded {
+        out: String,
+        cut: bool,
+    }
+    impl std::fmt::Write for Bounded {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let room = MAX_ERROR_MESSAGE_BYTES.saturating_sub(self.out.len());
+            if s.len() <= room {
+                self.out.push_str(s);
+                return Ok(());
+            }
+            let mut end = room;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.out.push_str(&s[..end]);
+            self.cut = true;
+            // Stops the formatting of the rest.
+            Err(std::fmt::Error)
+        }
+    }
+    let mut b = Bounded {
+        out: String::from(prefix),
+        cut: false,
+    };
+    // An error here is the cut, or a `Display` that failed: either way the
+    // text so far is the message.
+    let _ = std::fmt::Write::write_fmt(&mut b, format_args!("{cause}"));
+    if b.cut {
+        b.out.push_str("...");
+    }
+    b.out
+}
+
 /// Whether a proto3 field without presence holding `value` is unset: its
 /// default, with floats compared bit for bit (`-0.0` is a value, as
 /// Google's runtimes treat it).

@@ -8,7 +8,9 @@ use prost_reflect::{DynamicMessage, Kind, MessageDescriptor, ReflectMessage, Val
 use crate::MAX_NESTING_DEPTH;
 use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
-use crate::formats::{SHALLOW_NESTING, float, is_default_value, transcode, with_stack_for};
+use crate::formats::{
+    SHALLOW_NESTING, bounded_message, float, is_default_value, transcode, with_stack_for,
+};
 
 /// The text format of `message`, byte-identical to Google's
 /// `text_format.MessageToString(message)`: fields in field-number order,
@@ -124,7 +126,7 @@ pub fn from_text_format_dynamic(
         DynamicMessage::parse_text_format(descriptor, text).map_err(|e| {
             Error::new(
                 ErrorKind::Format,
-                format!("invalid text format message: {e}"),
+                bounded_message("invalid text format message: ", &e),
             )
         })
     })
