@@ -2,7 +2,8 @@
 //! line `$ [printf 'INPUT' |] xla-shape ARGS` runs the tool (with INPUT,
 //! whose `\n` escapes become line breaks, on standard input), and the lines
 //! up to the next `$` are what it prints (standard output, then standard
-//! error).
+//! error). A line `$ xla-shape ARGS > FILE` says that FILE, committed in
+//! the repository (the README's pictures), is exactly what the tool writes.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -43,8 +44,7 @@ struct Example {
 }
 
 fn examples() -> Vec<Example> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let readme = std::fs::read_to_string(repository("README.md")).unwrap();
     let mut out: Vec<Example> = Vec::new();
     let mut in_console = false;
     for line in readme.lines() {
@@ -69,7 +69,24 @@ fn examples() -> Vec<Example> {
     out
 }
 
+fn repository(path: &str) -> String {
+    format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
 fn run(example: &Example) -> String {
+    if let Some((command, file)) = example.command.split_once(" > ") {
+        let written = run(&Example {
+            command: command.to_string(),
+            expected: String::new(),
+        });
+        let committed =
+            std::fs::read_to_string(repository(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            written == committed,
+            "{file} is not what `{command}` writes now: run it again"
+        );
+        return String::new();
+    }
     let (stdin, command) = match example.command.split_once(" | ") {
         Some((printf, rest)) => {
             let w = words(printf);
@@ -111,6 +128,8 @@ fn every_readme_example_prints_what_the_readme_says() {
         "scan",
         "index",
         "strides",
+        "draw",
+        "--json",
         "--lines",
         "--lossless",
     ] {
