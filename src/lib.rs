@@ -56,6 +56,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+#[cfg(feature = "formats")]
 pub mod formats;
 pub mod index_util;
 pub mod layout_util;
@@ -69,7 +70,7 @@ pub mod strides;
 pub mod text;
 pub mod tiling;
 
-pub use error::{Error, ErrorKind, Location, Result};
+pub use error::{Diagnostic, Error, ErrorKind, Location, Result};
 
 /// The Rust examples of README.md, run as doctests.
 #[cfg(doctest)]

@@ -211,3 +211,14 @@ impl fmt::Display for RetiredField {
         )
     }
 }
+
+/// The retired fields of a [`LosslessMessage`].
+impl LosslessMessage {
+    /// The fields retired from the schema that this message carries, at
+    /// any nesting level; see [`retired_fields`](crate::formats::retired_fields).
+    pub fn retired_fields(&self) -> Vec<RetiredField> {
+        let mut found = Vec::new();
+        collect(self, &mut String::new(), &mut found);
+        found
+    }
+}

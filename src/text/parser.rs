@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 
 use crate::MAX_NESTING_DEPTH;
-use crate::error::{Error, ErrorKind, Location};
+use crate::error::{Diagnostic, Error, ErrorKind, Location, Nesting, too_deep_message};
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::{ArrayShape, Shape};
@@ -208,10 +208,7 @@ impl<'a> Parser<'a> {
     /// at `offset`.
     fn too_deep_at(&mut self, offset: usize) {
         self.too_deep = true;
-        self.error_at(
-            offset,
-            format!("shape nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"),
-        );
+        self.error_at(offset, too_deep_message("", Nesting::Shape));
     }
 
     /// XLA's `ParseShape`. `depth` counts the levels this shape is nested
@@ -712,15 +709,12 @@ impl<'a> Parser<'a> {
     /// stopped the parse.
     pub(crate) fn syntax_error(&self) -> Error {
         let mut message = String::from("Syntax error:");
-        let mut last = None;
+        let mut diagnostics = Vec::with_capacity(self.errors.len());
         for (offset, msg) in &self.errors {
             let (location, source, caret) = self.position(*offset);
-            // XLA's column: 0-based on line 1, 1-based after.
-            let xla_column = location.column + usize::from(location.line > 1);
-            message.push_str(&format!(
-                "\nwas parsing {}:{}: error: {}\n{}\n",
-                location.line, xla_column, msg, source
-            ));
+            let diagnostic = Diagnostic::new(location, msg.clone());
+            message.push_str(&format!("\n{diagnostic}\n{source}\n"));
+            diagnostics.push(diagnostic);
             for &b in source.as_bytes().iter().take(caret) {
                 if b == b'\t' {
                     message.push('\t');
@@ -729,24 +723,17 @@ impl<'a> Parser<'a> {
                 }
             }
             message.push('^');
-            last = Some(location);
         }
-        let error = Error::new(ErrorKind::Parse, message);
-        match last {
-            Some(location) => error.at(location),
-            None => error,
-        }
+        Error::new(ErrorKind::Parse, message).with_diagnostics(diagnostics)
     }
 
     /// `Syntax error:\nExtra content after <what>`, located at the extra
     /// token.
     pub(crate) fn extra_content_error(&self, what: &str) -> Error {
         let (location, _, _) = self.position(self.lx.start);
-        Error::new(
-            ErrorKind::Parse,
-            format!("Syntax error:\nExtra content after {what}"),
-        )
-        .at(location)
+        let message = format!("Extra content after {what}");
+        Error::new(ErrorKind::Parse, format!("Syntax error:\n{message}"))
+            .with_diagnostics(vec![Diagnostic::new(location, message)])
     }
 }
 

@@ -182,7 +182,7 @@ fn run(command: Option<Command>, out: &mut impl Write) -> Result<(), Failure> {
             // Sub-byte elements have element strides but no byte strides.
             match xla_shape::strides::byte_strides(&array) {
                 Ok(bytes) => writeln!(out, "byte strides:    {}", describe::list(&bytes))?,
-                Err(e) => writeln!(out, "byte strides:    none: {}", one_line(e.message()))?,
+                Err(e) => writeln!(out, "byte strides:    none: {}", one_line(&e))?,
             }
             Ok(())
         }
@@ -217,7 +217,7 @@ fn convert_lines(
             Ok(converted) => out.write_all(&converted)?,
             Err(e) => {
                 failed = true;
-                write!(out, "error: {}", one_line(&e.to_string()))?;
+                write!(out, "error: {}", one_line(&e))?;
             }
         }
         out.write_all(b"\n")?;
@@ -229,25 +229,22 @@ fn convert_lines(
     }
 }
 
-/// A message on one line. A parse error keeps its `was parsing L:C: error:
-/// ...` lines and drops the source line and caret under each; other line
-/// breaks become ` | `.
-fn one_line(message: &str) -> String {
-    let lines: Vec<&str> = message.trim_end().lines().collect();
-    if lines.first() == Some(&"Syntax error:") {
-        let kept: Vec<&str> = std::iter::once("Syntax error:")
-            .chain(
-                lines
-                    .iter()
-                    .copied()
-                    .filter(|l| l.starts_with("was parsing ")),
-            )
-            .collect();
-        if kept.len() > 1 {
-            return kept.join(" ");
-        }
+/// An error on one line. A parse error is `Syntax error:` followed by its
+/// diagnostics (`was parsing L:C: error: ...`), without the source lines
+/// and carets of its message; other errors keep their message with line
+/// breaks as ` | `.
+fn one_line(e: &xla_shape::Error) -> String {
+    let diagnostics = e.diagnostics();
+    if e.kind() == xla_shape::ErrorKind::Parse && !diagnostics.is_empty() {
+        let lines: Vec<String> = diagnostics.iter().map(|d| d.to_string()).collect();
+        return format!("Syntax error: {}", lines.join(" "));
     }
-    lines.join(" | ")
+    flatten(e.message())
+}
+
+/// A message with its line breaks as ` | `.
+fn flatten(message: &str) -> String {
+    message.trim_end().lines().collect::<Vec<_>>().join(" | ")
 }
 
 fn scan(file: &PathBuf, out: &mut impl Write) -> Result<(), Failure> {
@@ -272,12 +269,7 @@ fn scan(file: &PathBuf, out: &mut impl Write) -> Result<(), Failure> {
             }
             Err(e) => {
                 failed = true;
-                writeln!(
-                    out,
-                    "{at}\terror: {}\t{}",
-                    one_line(e.message()),
-                    found.text
-                )?;
+                writeln!(out, "{at}\terror: {}\t{}", one_line(e), found.text)?;
             }
         }
     }
@@ -314,7 +306,7 @@ fn index(shape: &str, offsets: bool, out: &mut impl Write) -> Result<(), Failure
             Ok(s) => writeln!(out, "{s}")?,
             Err(message) => {
                 failed = true;
-                writeln!(out, "error: {}", one_line(&message))?;
+                writeln!(out, "error: {}", flatten(&message))?;
             }
         }
     }
