@@ -1,7 +1,5 @@
 //! [`ProgramShape`]: the signature of a computation.
 
-use std::fmt;
-
 use crate::model::shape::Shape;
 
 /// The parameter shapes, parameter names and result shape of a computation
@@ -55,14 +53,5 @@ impl ProgramShape {
     /// Replaces the result.
     pub fn set_result(&mut self, result: Shape) {
         self.result = result;
-    }
-}
-
-impl fmt::Display for ProgramShape {
-    /// XLA's `ShapeUtil::HumanString(ProgramShape)`:
-    /// `(name: shape, ...) -> result`, without layouts; an empty name
-    /// prints as `(unknown)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::text::printer::display(f, |s| crate::text::printer::write_program_shape(s, self))
     }
 }

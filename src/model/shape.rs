@@ -1,7 +1,5 @@
 //! [`Shape`] and [`ArrayShape`]: validated XLA shapes.
 
-use std::fmt;
-
 use crate::error::Result;
 use crate::model::layout::{Layout, LayoutEqual};
 use crate::model::primitive_type::PrimitiveType;
@@ -463,37 +461,6 @@ impl From<ArrayShape> for Shape {
     }
 }
 
-impl fmt::Display for Shape {
-    /// XLA's `ShapeUtil::HumanStringWithLayout` (what `operator<<` prints).
-    /// The alternate form `{:#}` is `ShapeUtil::HumanString`, without layouts.
-    ///
-    /// ```
-    /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape};
-    /// let s = Shape::from(
-    ///     ArrayShape::new(PrimitiveType::F32, [2, 3]).unwrap()
-    ///         .with_layout(Some(Layout::new([0, 1]))).unwrap(),
-    /// );
-    /// assert_eq!(s.to_string(), "f32[2,3]{0,1}");
-    /// assert_eq!(format!("{s:#}"), "f32[2,3]");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let with_layout = !f.alternate();
-        crate::text::printer::display(f, |s| {
-            crate::text::printer::write_shape(s, self, with_layout)
-        })
-    }
-}
-
-impl fmt::Display for ArrayShape {
-    /// As [`Shape`]'s `Display`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let with_layout = !f.alternate();
-        crate::text::printer::display(f, |s| {
-            crate::text::printer::write_array(s, self, with_layout)
-        })
-    }
-}
-
 /// The options of XLA's `Shape::Equal`: what to leave out of a comparison.
 ///
 /// ```
@@ -517,21 +484,7 @@ pub struct ShapeEqual {
     ignore_buffer: bool,
 }
 
-macro_rules! shape_equal_option {
-    ($($(#[$doc:meta])* $name:ident;)*) => {
-        impl ShapeEqual {
-            $(
-                $(#[$doc])*
-                pub fn $name(mut self) -> Self {
-                    self.$name = true;
-                    self
-                }
-            )*
-        }
-    };
-}
-
-shape_equal_option! {
+equal_options! { ShapeEqual {
     /// XLA's `IgnoreLayout`.
     ignore_layout;
     /// XLA's `IgnoreTilesInLayout`.
@@ -555,7 +508,7 @@ shape_equal_option! {
     ignore_dimensions;
     /// XLA's `IgnoreBuffer`: a buffer compares as the array inside it.
     ignore_buffer;
-}
+} }
 
 impl ShapeEqual {
     /// XLA's `MinorToMajorOnlyInLayout`: ignores tiles, element size, memory

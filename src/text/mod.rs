@@ -40,7 +40,6 @@
 mod fast;
 mod lexer;
 mod parser;
-pub(crate) mod printer;
 mod scan;
 
 use std::str::FromStr;
@@ -61,7 +60,10 @@ pub use scan::{HloShape, HloShapes, ShapeRole, shapes_in_hlo, shapes_in_hlo_with
 /// parser accepts but that are not valid (`f32[2,3]{0,0}`), with XLA's
 /// validation message.
 pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
-    parser::parse_shape(text, options)
+    match fast::parse_array(text, options.fill_missing_layouts) {
+        Some(shape) => Ok(shape),
+        None => parser::parse_shape(text, options),
+    }
 }
 
 /// XLA's `ParseShape` (missing layouts are filled with the default
@@ -72,7 +74,7 @@ pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
 /// As [`parse_shape_with`].
 #[doc(alias = "ParseShape")]
 pub fn parse_shape(text: &str) -> Result<Shape> {
-    parser::parse_shape(text, &ParseOptions::default())
+    parse_shape_with(text, &ParseOptions::default())
 }
 
 /// XLA's `ParseLayout`; the same as `text.parse::<Layout>()`.

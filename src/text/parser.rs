@@ -12,14 +12,13 @@ use std::borrow::Cow;
 
 use crate::MAX_NESTING_DEPTH;
 use crate::error::{Diagnostic, Error, ErrorKind, Location, Nesting, too_deep_message};
+use crate::model::display;
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
-use crate::text::fast;
 use crate::text::lexer::{Lexer, Tok};
-use crate::text::printer;
 
 /// Options of the shape parser (the shape-related part of XLA's
 /// `HloParserOptions`).
@@ -337,7 +336,7 @@ impl<'a> Parser<'a> {
         }
         if !is_array && !dims.is_empty() {
             let mut shape = String::new();
-            printer::write_array_parts(&mut shape, t, &dims, &dynamic);
+            display::write_array_parts(&mut shape, t, &dims, &dynamic);
             self.error_at(
                 first_dim_at.unwrap_or(start),
                 format!(
@@ -359,7 +358,7 @@ impl<'a> Parser<'a> {
         let fill = is_array && (self.fill_missing_layouts || dims.is_empty());
         let rank = dims.len();
         let partial = |dims, dynamic| {
-            let layout = fill.then(|| default_layout(rank));
+            let layout = fill.then(|| Layout::descending(rank));
             Some(Box::new(unchecked_array(t, dims, dynamic, layout)))
         };
         // The layout is one level below its array, as in a ShapeProto.
@@ -367,7 +366,7 @@ impl<'a> Parser<'a> {
             self.too_deep_at(start);
             return Err(None);
         }
-        let mut layout = (fill && !written).then(|| default_layout(rank));
+        let mut layout = (fill && !written).then(|| Layout::descending(rank));
         let mut layout_at = None;
         if written {
             let at = self.lx.start;
@@ -398,7 +397,7 @@ impl<'a> Parser<'a> {
                     Ok(p) => Some(p),
                     Err(partial) => partial.as_deref(),
                 };
-                printer::write_layout_with_physical(&mut s, &parsed.layout, Some(physical));
+                display::write_layout_with_physical(&mut s, &parsed.layout, Some(physical));
                 self.token_error(format!(
                     "Layout has physical shape, but is not for a sparse array: {s}"
                 ));
@@ -761,16 +760,9 @@ fn unchecked_array(
     }
 }
 
-/// XLA's default (descending) layout for `rank` dimensions.
-pub(crate) fn default_layout(rank: usize) -> Layout {
-    Layout::new((0..rank as i64).rev().collect::<Vec<_>>())
-}
-
-/// XLA's `ParseShape` on a whole string.
+/// XLA's `ParseShape` on a whole string, by the full parser (the caller
+/// tries the fast path first).
 pub(crate) fn parse_shape(text: &str, options: &ParseOptions) -> Result<Shape, Error> {
-    if let Some(shape) = fast::parse_array(text, options.fill_missing_layouts) {
-        return Ok(shape);
-    }
     let mut p = Parser::new(text, 0, options);
     match p.parse_shape(0) {
         Ok(_) if p.lx.kind != Tok::Eof => Err(p.extra_content_error("shape")),
