@@ -91,7 +91,7 @@ struct RetiredInfo {
 }
 
 /// The fields retired from the schema that old files still carry
-/// (spec §1.8).
+/// (`reserved 2` to `reserved 5` of `LayoutProto` in `xla/xla_data.proto`).
 const RETIRED: &[RetiredInfo] = &[
     RetiredInfo {
         message: "xla.LayoutProto",

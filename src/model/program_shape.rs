@@ -11,7 +11,7 @@ use crate::model::shape::Shape;
 /// let p = ProgramShape::new(vec![("x".into(), f32_2.clone()), ("".into(), Shape::Token)], f32_2);
 /// assert_eq!(p.to_string(), "(x: f32[2], (unknown): token[]) -> f32[2]");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ProgramShape {
     parameters: Vec<Shape>,
     parameter_names: Vec<String>,

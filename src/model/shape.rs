@@ -1,6 +1,6 @@
 //! [`Shape`] and [`ArrayShape`]: validated XLA shapes.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::layout::{Layout, LayoutEqual};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::validate;
@@ -454,6 +454,50 @@ impl PartialEq for ArrayShape {
 }
 
 impl Eq for ArrayShape {}
+
+impl std::hash::Hash for ArrayShape {
+    /// Hashes what the default equality compares (element type,
+    /// dimensions, dynamic flags, the layout as [`Layout`] hashes it), so
+    /// equal arrays hash equally, as XLA's `AbslHashValue(Shape)` does.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.element_type.hash(state);
+        self.dimensions.hash(state);
+        self.dynamic.hash(state);
+        self.layout.hash(state);
+    }
+}
+
+impl std::hash::Hash for Shape {
+    /// Consistent with `Shape`'s `Eq` (XLA's `Shape::operator==`).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.element_type().hash(state);
+        match self {
+            Shape::Array(a) => a.hash(state),
+            Shape::Tuple(elements) => elements.hash(state),
+            Shape::Buffer(inner) => inner.hash(state),
+            Shape::Token | Shape::Opaque => {}
+        }
+    }
+}
+
+impl TryFrom<Shape> for ArrayShape {
+    type Error = Error;
+
+    /// The array inside `shape`.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a tuple,
+    /// buffer, token or opaque shape.
+    fn try_from(shape: Shape) -> Result<ArrayShape> {
+        match shape {
+            Shape::Array(a) => Ok(a),
+            other => Err(Error::invalid_argument(format!(
+                "{other} is not an array shape"
+            ))),
+        }
+    }
+}
 
 impl From<ArrayShape> for Shape {
     fn from(a: ArrayShape) -> Self {

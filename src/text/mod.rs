@@ -46,7 +46,7 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::model::layout::Layout;
-use crate::model::shape::Shape;
+use crate::model::shape::{ArrayShape, Shape};
 
 pub use parser::ParseOptions;
 pub use scan::{HloShape, HloShapes, ShapeRole, shapes_in_hlo, shapes_in_hlo_with};
@@ -99,6 +99,28 @@ impl FromStr for Shape {
     /// XLA's `ParseShape`: see [`parse_shape`].
     fn from_str(s: &str) -> Result<Shape> {
         parse_shape(s)
+    }
+}
+
+impl FromStr for ArrayShape {
+    type Err = Error;
+
+    /// XLA's `ParseShape`, for an array shape.
+    ///
+    /// # Errors
+    ///
+    /// As [`parse_shape`]; [`InvalidArgument`](crate::ErrorKind::InvalidArgument)
+    /// for a shape that is not an array.
+    ///
+    /// ```
+    /// use xla_shape::ArrayShape;
+    /// let a: ArrayShape = "f32[2,3]{0,1}".parse()?;
+    /// assert_eq!(a.dimensions(), [2, 3]);
+    /// assert!("(f32[2])".parse::<ArrayShape>().is_err());
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    fn from_str(s: &str) -> Result<ArrayShape> {
+        ArrayShape::try_from(parse_shape(s)?)
     }
 }
 
