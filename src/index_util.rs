@@ -33,19 +33,7 @@ use std::cmp::Ordering;
 use crate::error::{Error, Result};
 use crate::layout_util::require_layout;
 use crate::model::ArrayShape;
-
-/// Formats an index as XLA writes spans: `{3,5}`.
-pub(crate) fn index_string(index: &[i64]) -> String {
-    let mut s = String::from("{");
-    for (i, x) in index.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&x.to_string());
-    }
-    s.push('}');
-    s
-}
+use crate::model::display::index_string;
 
 #[cold]
 fn bad_index(shape: &ArrayShape, index: &[i64]) -> Error {

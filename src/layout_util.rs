@@ -26,6 +26,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::model::display::index_string;
 use crate::model::validate;
 use crate::model::{ArrayShape, Layout, LayoutEqual, ProgramShape, Shape, SplitConfig};
 
@@ -74,7 +75,7 @@ pub fn make_layout_from_major_to_minor(major_to_minor: &[i64]) -> Layout {
 /// default (row-major) layout.
 #[doc(alias = "LayoutUtil::MakeDescendingLayout")]
 pub fn make_descending_layout(rank: usize) -> Layout {
-    Layout::new((0..rank as i64).rev().collect::<Vec<_>>())
+    Layout::descending(rank)
 }
 
 /// XLA's `LayoutUtil::MakeAscendingLayout`: `{0, 1, ..., rank-1}`.
@@ -643,7 +644,7 @@ pub(crate) fn ceil_of_ratio(a: i64, b: i64) -> Option<i64> {
 fn linear_index_overflow(shape: &ArrayShape, index: &[i64]) -> Error {
     Error::overflow(format!(
         "linear index of {} in {shape} overflows int64",
-        crate::index_util::index_string(index)
+        index_string(index)
     ))
 }
 
@@ -674,7 +675,7 @@ pub fn linear_index(shape: &ArrayShape, index: &[i64]) -> Result<i64> {
     if index.len() != rank {
         return Err(Error::invalid_argument(format!(
             "index {} has {} elements, but shape {shape} has {rank} dimensions",
-            crate::index_util::index_string(index),
+            index_string(index),
             index.len()
         )));
     }
