@@ -111,6 +111,33 @@ impl Error {
     pub(crate) fn overflow(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Overflow, message)
     }
+
+    /// Input nested deeper than [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH),
+    /// the one limit of every decoder and parser: `context` starts the
+    /// message (`"failed to decode protobuf message: "`), `what` says what
+    /// was counted.
+    pub(crate) fn too_deep(kind: ErrorKind, context: &str, what: Nesting) -> Self {
+        let limit = crate::MAX_NESTING_DEPTH;
+        Self::new(
+            kind,
+            match what {
+                Nesting::Shape => {
+                    format!("{context}shape nesting exceeds the limit of {limit} levels")
+                }
+                Nesting::Messages => {
+                    format!("{context}messages nested more than {limit} levels deep")
+                }
+            },
+        )
+    }
+}
+
+/// What [`Error::too_deep`] counted: the levels of a shape (HLO text, a
+/// `ShapeProto` built in memory) or the messages of any protobuf input.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Nesting {
+    Shape,
+    Messages,
 }
 
 impl fmt::Display for Error {

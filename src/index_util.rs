@@ -251,16 +251,26 @@ pub fn bump_indices(shape: &ArrayShape, index: &mut [i64]) -> Result<bool> {
     if index.len() != dims.len() {
         return Err(bad_index(shape, index));
     }
+    Ok(next_row_major(index, dims).is_some())
+}
+
+/// The crate's index odometer: advances `index` to the next index in
+/// row-major order within `dims` and returns the dimension it
+/// incremented (every later one is reset to 0); `None`, leaving `index`
+/// unchanged, when it is the last. `index` and `dims` have the same
+/// length.
+#[inline]
+pub(crate) fn next_row_major(index: &mut [i64], dims: &[i64]) -> Option<usize> {
     for d in (0..dims.len()).rev() {
         if index[d].saturating_add(1) < dims[d] {
             index[d] += 1;
             for later in &mut index[d + 1..] {
                 *later = 0;
             }
-            return Ok(true);
+            return Some(d);
         }
     }
-    Ok(false)
+    None
 }
 
 /// XLA's `IndexUtil::GetDimensionStride`: how far apart, in elements, two

@@ -58,10 +58,12 @@
 pub mod error;
 pub mod formats;
 pub mod index_util;
+pub mod interop;
 pub mod layout_util;
 mod model;
 pub mod primitive_util;
 pub mod proto;
+mod protobuf;
 pub mod relayout;
 pub mod shape_util;
 pub mod strides;
@@ -75,6 +77,7 @@ pub use error::{Error, ErrorKind, Location, Result};
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 pub use model::{
-    ArrayShape, Layout, LayoutEqual, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape,
-    ShapeEqual, ShapeIndex, SplitConfig, Tile,
+    ArrayShape, Layout, LayoutEqual, PrimitiveType, ProgramShape, Shape, ShapeEqual, ShapeIndex,
+    SplitConfig, Tile,
 };
+pub use protobuf::MAX_NESTING_DEPTH;

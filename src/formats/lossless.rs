@@ -10,13 +10,14 @@ use prost_reflect::{
     DynamicMessage, FieldDescriptor, MapKey, MessageDescriptor, ReflectMessage, Value,
 };
 
+use crate::MAX_NESTING_DEPTH;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::retired::{self, RetiredField};
 use crate::formats::wire::{
     Decoder, encode_entry, encode_value, entry_kinds, entry_len, len_delimited_len, value_len,
     wire_type_of,
 };
-use crate::formats::{JsonOptions, MAX_DEPTH, json, text_format};
+use crate::formats::{JsonOptions, json, text_format};
 
 /// A protobuf message decoded without losing anything: the fields the
 /// schema knows, and at every nesting level the fields it does not know
@@ -92,7 +93,7 @@ impl LosslessMessage {
     /// error: like Google's runtime, it is kept as an unknown field.
     pub fn decode(descriptor: MessageDescriptor, mut buf: impl Buf) -> Result<Self> {
         let bytes = buf.copy_to_bytes(buf.remaining());
-        Self::decode_limited(descriptor, &bytes, MAX_DEPTH)
+        Self::decode_limited(descriptor, &bytes, MAX_NESTING_DEPTH)
     }
 
     /// Decodes `buf` as a message of type `M`.

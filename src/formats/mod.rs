@@ -66,10 +66,6 @@ use prost_reflect::{DynamicMessage, ReflectMessage, Value};
 
 use crate::error::Result;
 
-/// The deepest nesting of messages below the outermost one that decoding
-/// accepts: protobuf's default recursion limit.
-pub(crate) const MAX_DEPTH: usize = crate::MAX_NESTING_DEPTH;
-
 /// The fields retired from the schema that `message` carries, at any
 /// nesting level, in the order of a walk of the message (outer levels
 /// first, fields in field-number order): LayoutProto's `padded_dimensions`,

@@ -5,7 +5,7 @@ use std::fmt;
 use prost_reflect::MapKey;
 
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
-use crate::model::wire::Reader;
+use crate::protobuf::Reader;
 
 /// Adds the retired fields of `message` and the messages in it to `found`;
 /// `path` leads to `message`.

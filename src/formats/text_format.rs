@@ -5,11 +5,10 @@ use std::fmt::Write;
 
 use prost_reflect::{DynamicMessage, Kind, MessageDescriptor, ReflectMessage, Value};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::MAX_NESTING_DEPTH;
+use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
-use crate::formats::{
-    MAX_DEPTH, SHALLOW_NESTING, float, is_default_value, transcode, with_stack_for,
-};
+use crate::formats::{SHALLOW_NESTING, float, is_default_value, transcode, with_stack_for};
 
 /// The text format of `message`, byte-identical to Google's
 /// `text_format.MessageToString(message)`: fields in field-number order,
@@ -118,7 +117,7 @@ pub fn from_text_format_dynamic(
     // The parser recurses once per nested message: bound the nesting
     // before parsing. Every message level opens one `{` or `<`.
     let nesting = text_nesting(text);
-    if nesting > MAX_DEPTH {
+    if nesting > MAX_NESTING_DEPTH {
         return Err(too_deep());
     }
     with_stack_for(nesting > SHALLOW_NESTING, move || {
@@ -132,9 +131,10 @@ pub fn from_text_format_dynamic(
 }
 
 fn too_deep() -> Error {
-    Error::new(
+    Error::too_deep(
         ErrorKind::Format,
-        format!("invalid text format message: messages nested more than {MAX_DEPTH} levels deep"),
+        "invalid text format message: ",
+        Nesting::Messages,
     )
 }
 

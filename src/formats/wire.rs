@@ -10,10 +10,11 @@ use bytes::{BufMut, Bytes};
 use prost::encoding::{self, WireType};
 use prost_reflect::{Cardinality, FieldDescriptor, Kind, MapKey, MessageDescriptor, Value};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Nesting, Result};
+use crate::formats::is_default_value;
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
-use crate::formats::{MAX_DEPTH, is_default_value};
-use crate::model::wire::Reader;
+use crate::protobuf::fields::map_entry;
+use crate::protobuf::{DECODE_CONTEXT, Reader};
 
 pub(crate) fn len_delimited_len(number: u32, len: usize) -> usize {
     encoding::key_len(number) + encoding::encoded_len_varint(len as u64) + len
@@ -33,11 +34,12 @@ pub(crate) fn entry_kinds(kind: &Kind) -> Option<(Kind, Kind)> {
 /// A map entry is written with both its key and its value, even when they
 /// hold their defaults, as Google's runtimes write it.
 pub(crate) fn entry_len(kinds: &(Kind, Kind), key: &MapKey, value: &MapValue) -> usize {
-    let key_len = encoding::key_len(1) + value_len(&Value::from(key.clone()), &kinds.0);
+    let key_len =
+        encoding::key_len(map_entry::KEY) + value_len(&Value::from(key.clone()), &kinds.0);
     key_len
         + match value {
-            MapValue::Scalar(v) => encoding::key_len(2) + value_len(v, &kinds.1),
-            MapValue::Message(m) => len_delimited_len(2, m.encoded_len()),
+            MapValue::Scalar(v) => encoding::key_len(map_entry::VALUE) + value_len(v, &kinds.1),
+            MapValue::Message(m) => len_delimited_len(map_entry::VALUE, m.encoded_len()),
         }
 }
 
@@ -47,15 +49,15 @@ pub(crate) fn encode_entry(
     value: &MapValue,
     buf: &mut impl BufMut,
 ) {
-    encoding::encode_key(1, wire_type_of(&kinds.0), buf);
+    encoding::encode_key(map_entry::KEY, wire_type_of(&kinds.0), buf);
     encode_value(&Value::from(key.clone()), &kinds.0, buf);
     match value {
         MapValue::Scalar(v) => {
-            encoding::encode_key(2, wire_type_of(&kinds.1), buf);
+            encoding::encode_key(map_entry::VALUE, wire_type_of(&kinds.1), buf);
             encode_value(v, &kinds.1, buf);
         }
         MapValue::Message(m) => {
-            encoding::encode_key(2, WireType::LengthDelimited, buf);
+            encoding::encode_key(map_entry::VALUE, WireType::LengthDelimited, buf);
             encoding::encode_varint(m.encoded_len() as u64, buf);
             m.encode_raw(buf);
         }
@@ -140,23 +142,16 @@ pub(crate) struct Decoder {
 }
 
 fn decode_error(message: impl fmt::Display) -> Error {
-    Error::new(
-        ErrorKind::Decode,
-        format!("failed to decode protobuf message: {message}"),
-    )
+    Error::new(ErrorKind::Decode, format!("{DECODE_CONTEXT}{message}"))
 }
 
 fn too_deep() -> Error {
-    decode_error(format!(
-        "messages nested more than {MAX_DEPTH} levels deep (protobuf's recursion limit)"
-    ))
+    Error::too_deep(ErrorKind::Decode, DECODE_CONTEXT, Nesting::Messages)
 }
 
 /// A field key with its wire type checked.
 fn read_key(r: &mut Reader<'_>) -> Result<(u32, WireType)> {
-    let (number, wire) = r.key()?;
-    let wire = WireType::try_from(u64::from(wire)).map_err(decode_error)?;
-    Ok((number, wire))
+    Ok(r.key()?)
 }
 
 /// Skips a field's value; groups count towards `max_depth`.
@@ -167,7 +162,7 @@ fn skip_field(
     depth: usize,
     max_depth: usize,
 ) -> Result<()> {
-    Ok(r.skip(number, wire as u8, depth, max_depth)?)
+    Ok(r.skip(number, wire, depth, max_depth)?)
 }
 
 /// Reads one non-message value of a field of `kind` (the wire type has
@@ -236,7 +231,7 @@ impl Decoder {
     ) -> Result<()> {
         let mut r = Reader::new(bytes);
         while !r.at_end() {
-            let start = r.pos;
+            let start = r.position();
             let (number, wire) = read_key(&mut r)?;
             let field = message.descriptor.get_field(number).and_then(|desc| {
                 let kind = desc.kind();
@@ -254,7 +249,9 @@ impl Decoder {
                 }
                 None => {
                     skip_field(&mut r, number, wire, depth, self.max_depth)?;
-                    message.unknown.extend_from_slice(&bytes[start..r.pos]);
+                    message
+                        .unknown
+                        .extend_from_slice(&bytes[start..r.position()]);
                 }
             }
         }
@@ -315,7 +312,7 @@ impl Decoder {
                 // field of the map's message, whole, as it came.
                 None => message
                     .unknown
-                    .extend_from_slice(&r.buf[field_start..r.pos]),
+                    .extend_from_slice(&r.buffer()[field_start..r.position()]),
             }
             return Ok(());
         }
@@ -419,9 +416,9 @@ impl Decoder {
         let mut r = Reader::new(bytes);
         while !r.at_end() {
             let (number, wire) = read_key(&mut r)?;
-            if number == 1 && wire == wire_type_of(&key_kind) {
+            if number == map_entry::KEY && wire == wire_type_of(&key_kind) {
                 key = scalar(&key_kind, &mut r)?;
-            } else if number == 2 && wire == wire_type_of(&value_kind) {
+            } else if number == map_entry::VALUE && wire == wire_type_of(&value_kind) {
                 match &value_kind {
                     Kind::Message(m) => {
                         let b = r.len_delimited()?;

@@ -4,13 +4,13 @@ pub(crate) mod convert;
 pub(crate) mod layout;
 pub(crate) mod primitive_type;
 pub(crate) mod program_shape;
+pub(crate) mod raw;
 pub(crate) mod shape;
 pub(crate) mod shape_index;
 pub(crate) mod tile;
 pub(crate) mod validate;
 pub(crate) mod wire;
 
-pub use convert::MAX_NESTING_DEPTH;
 pub use layout::{Layout, LayoutEqual};
 pub use primitive_type::PrimitiveType;
 pub use program_shape::ProgramShape;

@@ -10,8 +10,8 @@
 
 use std::borrow::Cow;
 
+use crate::MAX_NESTING_DEPTH;
 use crate::error::{Error, ErrorKind, Location};
-use crate::model::convert::MAX_NESTING_DEPTH;
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::{ArrayShape, Shape};
