@@ -417,16 +417,10 @@ fn too_large_inputs_are_refused_with_their_limit() {
 
 #[test]
 fn help_shows_an_example_for_every_command() {
-    for cmd in [
-        "describe",
-        "convert",
-        "validate",
-        "scan",
-        "index",
-        "strides",
-        "draw",
-        "completions",
-    ] {
+    let commands = commands();
+    assert!(commands.len() >= 8, "{commands:?}");
+    for cmd in &commands {
+        let cmd = cmd.as_str();
         let help = ok(&[cmd, "--help"], b"");
         assert!(help.contains("Example"), "{cmd} --help:\n{help}");
         assert!(

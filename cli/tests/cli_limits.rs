@@ -6,7 +6,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use support::*;
 
@@ -108,13 +108,7 @@ fn a_closed_pipe_ends_the_run_quietly() {
         &["convert", "--lines", "--to", "json"][..],
         &["convert", "--lines", "--json", "--to", "hex"][..],
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_xla-shape"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn(args);
         let mut stdin = child.stdin.take().unwrap();
         let data = input.clone();
         let writer = std::thread::spawn(move || {
