@@ -10,9 +10,8 @@ use std::io::Write;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, Shape, Tile};
 
-use crate::Limits;
 use crate::convert::{Format, read_array};
-use crate::input;
+use crate::input::{self, Limits};
 use crate::output::{Failure, Problem};
 
 /// What to draw.

@@ -22,18 +22,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::json;
 
 use convert::Format;
+use input::Limits;
 use output::{Failure, Numbers, Problem, write_json};
-
-/// The built-in example `describe` shows: a bf16 array as a TPU stores it.
-pub const EXAMPLE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
-
-/// How much input the tool reads.
-pub struct Limits {
-    /// The largest whole input, in bytes.
-    pub max_input: u64,
-    /// The longest line of a line-by-line input, in bytes.
-    pub max_line: usize,
-}
 
 #[derive(Parser)]
 #[command(
