@@ -164,7 +164,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() && std::env::args_os().any(|a| a == "--json") => {
+            // A usage error, as a JSON document like every other error.
+            let rendered = e.render().to_string();
+            let message = rendered.trim_end();
+            let problem = Problem::new("Usage", message.strip_prefix("error: ").unwrap_or(message));
+            let mut out = io::stdout().lock();
+            let _ = write_json(&mut out, &json!({ "error": problem.to_json() }));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let json = cli.json;
     let limits = Limits {
         max_input: cli.max_input,
