@@ -1,5 +1,5 @@
 //! The properties the fuzz targets assert, shared with the stable
-//! `tests/fuzz_corpus.rs`, which replays every committed input through them.
+//! `tests/robustness/fuzz_corpus.rs`, which replays every committed input through them.
 //!
 //! Each function takes the raw fuzz input and panics (through an assertion)
 //! when a property fails; an input the library rejects with an error is
@@ -12,9 +12,7 @@ use xla_shape::formats::{self, JsonOptions, ProtoModel};
 use xla_shape::proto::{LayoutProto, ShapeProto};
 use xla_shape::text::{self, ParseOptions};
 use xla_shape::tiling::{Slot, TiledLayout};
-use xla_shape::{
-    ArrayShape, Layout, PrimitiveType, Shape, Tile, index_util, primitive_util, shape_util,
-};
+use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape, Tile, index_util, shape_util};
 
 /// A property over one fuzz input: panics when it does not hold.
 pub type Check = fn(&[u8]);
@@ -118,7 +116,7 @@ pub fn layout_string(data: &[u8]) {
         layout.pointer_primitive_type(),
     ]
     .into_iter()
-    .any(|t| t != PrimitiveType::Invalid && !primitive_util::is_integral_type(t));
+    .any(|t| t != PrimitiveType::Invalid && !t.is_integral());
     if unprintable {
         assert!(printed.contains("(invalid)"), "{printed}");
         return;

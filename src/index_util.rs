@@ -20,7 +20,7 @@
 //! ```
 //! use xla_shape::{ArrayShape, Layout, PrimitiveType};
 //! use xla_shape::index_util;
-//! // f32[10,20]{0,1}: dimension 0 is the most minor (spec 12.5 I2).
+//! // f32[10,20]{0,1}: dimension 0 is the most minor (xla/index_util_test.cc).
 //! let s = ArrayShape::new(PrimitiveType::F32, [10, 20])?
 //!     .with_layout(Some(Layout::new([0, 1])))?;
 //! assert_eq!(index_util::multidimensional_index_to_linear_index(&s, &[3, 5])?, 53);
@@ -135,7 +135,7 @@ fn is_permutation(minor_to_major: &[i64], rank: usize) -> bool {
 ///
 /// ```
 /// use xla_shape::{ArrayShape, PrimitiveType, index_util};
-/// // f32[10,20,30]{2,1,0} (spec 12.5 I6): 3*600 + 5*30 + 7.
+/// // f32[10,20,30]{2,1,0} (xla/index_util_test.cc): 3*600 + 5*30 + 7.
 /// let s = ArrayShape::new(PrimitiveType::F32, [10, 20, 30])?;
 /// assert_eq!(index_util::multidimensional_index_to_linear_index(&s, &[3, 5, 7])?, 1957);
 /// # Ok::<(), xla_shape::Error>(())
@@ -238,7 +238,7 @@ pub fn linear_index_to_multidimensional_index(
 /// let s = ArrayShape::new(PrimitiveType::F32, [2, 3])?;
 /// let mut i = [0, 2];
 /// assert!(index_util::bump_indices(&s, &mut i)?);
-/// assert_eq!(i, [1, 0]); // spec 12.5 I11
+/// assert_eq!(i, [1, 0]); // the example of `BumpIndices` in xla/index_util.h
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
 ///
@@ -281,7 +281,7 @@ pub(crate) fn next_row_major(index: &mut [i64], dims: &[i64]) -> Option<usize> {
 ///
 /// ```
 /// use xla_shape::{ArrayShape, PrimitiveType, index_util};
-/// // F32[5,8,10,4]{3,2,1,0}, dimension 1: 4 * 10 (spec 12.5 I12).
+/// // F32[5,8,10,4]{3,2,1,0}, dimension 1: 4 * 10 (the example of `GetDimensionStride` in xla/index_util.h).
 /// let s = ArrayShape::new(PrimitiveType::F32, [5, 8, 10, 4])?;
 /// assert_eq!(index_util::get_dimension_stride(&s, 1)?, 40);
 /// # Ok::<(), xla_shape::Error>(())

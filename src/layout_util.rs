@@ -224,7 +224,7 @@ pub fn validate_layout_in_shape(shape: &Shape, allow_missing_layouts: bool) -> R
 /// # Errors
 ///
 /// `a single Layout is not valid for tuple shapes` for a tuple, and the
-/// messages of spec §5.4 for an array.
+/// messages of `ShapeUtil::ValidateShape` (xla/shape_util.cc) for an array.
 #[doc(alias = "LayoutUtil::ValidateLayoutForShape")]
 pub fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result<()> {
     match shape {
@@ -390,7 +390,7 @@ pub fn minor(layout: &Layout, physical: usize) -> i64 {
 ///
 /// ```
 /// use xla_shape::{Layout, layout_util::make_logical_to_physical};
-/// // minor_to_major {2,0,1}: dimension 1 is most major (spec §6).
+/// // minor_to_major {2,0,1}: dimension 1 is most major.
 /// assert_eq!(make_logical_to_physical(&Layout::new([2, 0, 1]))?, [1, 0, 2]);
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
@@ -589,7 +589,7 @@ fn linear_index_overflow(shape: &ArrayShape, index: &[i64]) -> Error {
 ///
 /// ```
 /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile, layout_util};
-/// // F32[3,5]{1,0:T(2,2)}, index {2,3} -> 17 (spec 12.5 I16).
+/// // F32[3,5]{1,0:T(2,2)}, index {2,3} -> 17 (figure 1 of XLA's tiled-layout document).
 /// let s = ArrayShape::new(PrimitiveType::F32, [3, 5])?
 ///     .with_layout(Some(Layout::new([1, 0]).with_tiles(vec![Tile::new([2, 2])?])))?;
 /// assert_eq!(layout_util::linear_index(&s, &[2, 3])?, 17);
@@ -707,7 +707,7 @@ pub fn byte_strides_is_major_to_minor(
 ///
 /// ```
 /// use xla_shape::{ArrayShape, Layout, PrimitiveType, SplitConfig, layout_util};
-/// // f32[150,200,100]{0,1,2:SC(0:30)(1:40,130)} (spec 12.6 Y37).
+/// // f32[150,200,100]{0,1,2:SC(0:30)(1:40,130)} (xla/layout_util_test.cc, the `MaxSplitSize` case).
 /// let s = ArrayShape::new(PrimitiveType::F32, [150, 200, 100])?.with_layout(Some(
 ///     Layout::new([0, 1, 2])
 ///         .with_split_configs(vec![SplitConfig::new(0, [30]), SplitConfig::new(1, [40, 130])]),

@@ -5,7 +5,7 @@
 //! `IndexUtil` ignores tiles, `LayoutUtil::LinearIndex` and
 //! `ShapeUtil::ArraySize` use only the first tile and do not handle `*`.
 //! [`TiledLayout`] applies every tile, in order, as the tiled-layout
-//! document describes (spec §8):
+//! document (docs/tiled_layout.md in XLA) describes:
 //!
 //! - the dimensions are put in physical order, most major first;
 //! - each tile applies to the most minor dimensions of the current shape:
@@ -274,7 +274,7 @@ impl TiledLayout {
     /// whose row-major order is the memory order. Its product is
     /// [`tiled_element_count`](Self::tiled_element_count).
     ///
-    /// `F32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}` (spec §8.6) is tiled as
+    /// `F32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}` (the combined-dimension example of the tiled-layout document) is tiled as
     /// `[112,110]` with tile `(2,3)`: physical shape `[56,37,2,3]`.
     pub fn physical_shape(&self) -> &[i64] {
         &self.physical
@@ -459,10 +459,10 @@ impl TiledLayout {
                 return false;
             }
             vals[n] = v;
-            if let Def::Logical(d) = node.def {
-                if let Some(i) = index.get_mut(d) {
-                    *i = v;
-                }
+            if let Def::Logical(d) = node.def
+                && let Some(i) = index.get_mut(d)
+            {
+                *i = v;
             }
         }
         true
@@ -753,7 +753,7 @@ mod tests {
 
     #[test]
     fn cross_digit_splits_use_the_graph() {
-        // spec 8.6: (11,10) combined is split by 3, across both digits.
+        // The tiled-layout document's combined dimensions: (11,10) merged, then split by 3.
         let t = tiled(
             &[2, 7, 8, 11, 10],
             &[4, 3, 2, 1, 0],

@@ -317,17 +317,15 @@ impl Printer<'_> {
 /// above 127 in octal too for `bytes` fields, left as they are (UTF-8) for
 /// `string` fields.
 fn escape(out: &mut String, bytes: &[u8], utf8: bool) {
-    if utf8 {
-        if let Ok(s) = std::str::from_utf8(bytes) {
-            for c in s.chars() {
-                if c.is_ascii() {
-                    escape_ascii(out, c as u8);
-                } else {
-                    out.push(c);
-                }
+    if utf8 && let Ok(s) = std::str::from_utf8(bytes) {
+        for c in s.chars() {
+            if c.is_ascii() {
+                escape_ascii(out, c as u8);
+            } else {
+                out.push(c);
             }
-            return;
         }
+        return;
     }
     for &b in bytes {
         if b.is_ascii() {

@@ -328,7 +328,7 @@ pub fn make_shape_with_descending_layout_and_same_physical_layout(
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U77
+/// // ShapeUtilTest.MakeShapeWithDescendingLayoutAndSamePhysicalLayout
 /// let s = shape_util::make_shape_with_dense_layout(T::F32, &[128, 24, 4, 48, 48], &[2, 4, 3, 1, 0]);
 /// let d = shape_util::make_validated_shape_with_descending_layout_and_same_physical_layout(&s)?;
 /// assert_eq!(d.to_string(), "f32[128,24,48,48,4]{4,3,2,1,0}");
@@ -403,10 +403,10 @@ fn clear_dynamic_dimensions(shape: &mut Shape) {
 #[doc(alias = "ShapeUtil::MakeStaticShape")]
 pub fn make_static_shape(shape: &Shape) -> Shape {
     let mut s = make_shape_with_static_dimensions(shape);
-    if let Shape::Array(a) = &mut s {
-        if let Some(l) = a.layout.as_mut() {
-            l.dynamic_shape_metadata_prefix_bytes = 0;
-        }
+    if let Shape::Array(a) = &mut s
+        && let Some(l) = a.layout.as_mut()
+    {
+        l.dynamic_shape_metadata_prefix_bytes = 0;
     }
     s
 }

@@ -1,4 +1,4 @@
-//! Index iteration (spec §5.8): visiting the indices of an array in the
+//! Index iteration (XLA's `ShapeUtil::ForEachIndex*`): visiting the indices of an array in the
 //! order of its layout, the most minor dimension fastest.
 
 use std::iter::FusedIterator;
@@ -117,7 +117,7 @@ fn whole(shape: &ArrayShape) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U51
+/// // xla/shape_util_test.cc, the `ForEachIndexParallel` case with a base
 /// let s = shape_util::make_shape(T::F32, &[10, 10]);
 /// let mut seen = Vec::new();
 /// shape_util::for_each_index_in(&s, &[2, 3], &[3, 1], &[2, 1], |i| {

@@ -279,12 +279,11 @@ pub fn is_effectively_most_major_dimension(shape: &ArrayShape, dimension: i64) -
 /// array without a layout, where XLA aborts).
 #[doc(alias = "ShapeUtil::PackedFactorFor1DInterleavedArray")]
 pub fn packed_factor_for_1d_interleaved_array(shape: &ArrayShape) -> Result<i64> {
-    if let (1, Some(l)) = (shape.rank(), shape.layout()) {
-        if let [_, _, t] = l.tiles() {
-            if let [f, _] = t.dimensions() {
-                return Ok(*f);
-            }
-        }
+    if let (1, Some(l)) = (shape.rank(), shape.layout())
+        && let [_, _, t] = l.tiles()
+        && let [f, _] = t.dimensions()
+    {
+        return Ok(*f);
     }
     Err(Error::invalid_argument(format!(
         "Shape {shape} is not a 1D interleaved array."

@@ -1,4 +1,4 @@
-//! Element counts and byte sizes (spec §5.5).
+//! Element counts and byte sizes (XLA's `ShapeUtil` size functions, xla/shape_util.cc).
 
 use crate::error::{Error, Result};
 use crate::layout_util::{self, ceil_of_ratio, require_layout};
@@ -98,14 +98,14 @@ pub fn byte_size_of_primitive_type(t: PrimitiveType) -> Option<i64> {
 /// shape: an array's elements ([`byte_size_of_elements`]), a tuple's table
 /// of `pointer_size`-byte pointers, 0 for a token, `pointer_size` for an
 /// opaque value, and a buffer's array for a buffer (as XLA in jaxlib 0.10.2
-/// reports it: golden record `special/0156`; the 2025-06 sources of the
-/// spec abort). XLA's default `pointer_size` is -1, which suits arrays and
+/// reports it: golden record `special/0156`; XLA's 2025-06 sources
+/// abort). XLA's default `pointer_size` is -1, which suits arrays and
 /// tokens only.
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
 /// let s = shape_util::make_shape(T::C64, &[10, 20]).into();
-/// assert_eq!(shape_util::byte_size_of(&s, -1)?, 1600); // spec 12.4 U28
+/// assert_eq!(shape_util::byte_size_of(&s, -1)?, 1600); // ShapeUtilTest.ByteSizeOfWithoutPadding
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
 ///
@@ -241,7 +241,7 @@ pub fn array_size(shape: &ArrayShape) -> Result<i64> {
 ///
 /// ```
 /// use xla_shape::{Layout, PrimitiveType as T, Tile, shape_util};
-/// // s4[9216,6144]{1,0:T(64,128)(8,1)E(4)} (spec 12.4 U88).
+/// // s4[9216,6144]{1,0:T(64,128)(8,1)E(4)} (the sub-byte tiled `ArraySize` case of xla/shape_util_test.cc).
 /// let l = Layout::new([1, 0])
 ///     .with_tiles(vec![Tile::new([64, 128])?, Tile::new([8, 1])?])
 ///     .with_element_size_in_bits(4);
@@ -274,7 +274,7 @@ pub fn array_data_size(shape: &ArrayShape) -> Result<i64> {
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
 /// let s = shape_util::make_shape(T::F32, &[3, 5, 7]);
-/// assert_eq!(shape_util::byte_strides(&s), Some(vec![140, 28, 4])); // spec 12.4 U29
+/// assert_eq!(shape_util::byte_strides(&s), Some(vec![140, 28, 4])); // the `ByteStrides` case of xla/shape_util_test.cc
 /// ```
 #[doc(alias = "ShapeUtil::ByteStrides")]
 pub fn byte_strides(shape: &ArrayShape) -> Option<Vec<i64>> {

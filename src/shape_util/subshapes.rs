@@ -1,4 +1,4 @@
-//! Subshapes and traversal (spec §5.6): tuple elements addressed by
+//! Subshapes and traversal (xla/shape_util.h): tuple elements addressed by
 //! [`ShapeIndex`], visited depth first.
 
 use crate::error::{Error, Result};
@@ -6,6 +6,7 @@ use crate::model::{ArrayShape, Shape, ShapeIndex};
 
 /// XLA's `ShapeUtil::IndexedShape`: a subshape and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::IndexedShape")]
 pub struct IndexedShape {
     /// The path to the subshape.
     pub index: ShapeIndex,

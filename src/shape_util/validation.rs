@@ -41,7 +41,7 @@ fn validate_non_layout_properties(shape: &Shape) -> Result<()> {
     }
 }
 
-/// XLA's `ShapeUtil::ValidateShape`: every rule of spec §5.4, layouts
+/// XLA's `ShapeUtil::ValidateShape`: every rule of upstream's (xla/shape_util.cc), layouts
 /// required. A [`Shape`] satisfies every rule but the last, so this finds
 /// arrays without a layout.
 ///
@@ -60,7 +60,7 @@ pub fn validate_shape(shape: &Shape) -> Result<()> {
 ///
 /// # Errors
 ///
-/// None for a [`Shape`]; the messages are spec §5.4's.
+/// None for a [`Shape`]; the messages are `ValidateShape`'s.
 #[doc(alias = "ShapeUtil::ValidateShapeWithOptionalLayout")]
 pub fn validate_shape_with_optional_layout(shape: &Shape) -> Result<()> {
     validate_non_layout_properties(shape)?;

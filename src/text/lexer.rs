@@ -480,11 +480,11 @@ impl<'a> Lexer<'a> {
         if keyword != Tok::Ident {
             return keyword;
         }
-        if matches!(first, b'b' | b'f') {
-            if let Some(n) = dim_labels_len(&self.buf[self.start..]) {
-                self.pos = self.start + n;
-                return Tok::DimLabels;
-            }
+        if matches!(first, b'b' | b'f')
+            && let Some(n) = dim_labels_len(&self.buf[self.start..])
+        {
+            self.pos = self.start + n;
+            return Tok::DimLabels;
         }
         Tok::Ident
     }

@@ -1,11 +1,9 @@
-//! Issue "Proto formats": the JSON and text-format parsers accept what
+//! The JSON and text-format parsers accept what
 //! Google's `json_format.Parse` and `text_format.Parse` accept, giving the
 //! same message (`tests/data/oracle/formats_{json,text}_parse.jsonl`), and
 //! malformed input of any kind is a clean error, never a panic.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use prost::Message;
 use prost_reflect::{DynamicMessage, ReflectMessage};

@@ -4,9 +4,9 @@
 //! that CI keeps each past finding fixed. The properties live in
 //! `fuzz/checks.rs`, shared with the fuzz targets.
 
-#[path = "../fuzz/checks.rs"]
-mod checks;
-mod common;
+use crate::common;
+
+use crate::checks;
 
 use std::path::{Path, PathBuf};
 

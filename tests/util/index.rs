@@ -1,12 +1,11 @@
-//! index_util and LayoutUtil::LinearIndex: the upstream cases of spec §12.5
-//! (index_util_test.cc), named by their ids, and the memory order XLA:CPU
+//! index_util and LayoutUtil::LinearIndex: the cases of upstream's
+//! xla/index_util_test.cc and the examples of xla/index_util.h, each named
+//! by its case number and what it checks, and the memory order XLA:CPU
 //! stores arrays in (`tests/data/index.jsonl`).
-
-mod common;
 
 use std::cmp::Ordering;
 
-use common::*;
+use crate::common::*;
 use xla_shape::PrimitiveType as T;
 use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, Tile};
 use xla_shape::{index_util as iu, layout_util, shape_util};
@@ -112,7 +111,7 @@ fn i10_bump_indices() {
 
 #[test]
 fn i11_bump_indices_ignores_the_layout() {
-    // Row-major whatever the layout (spec 7.1, 13 quirk 19).
+    // Row-major whatever the layout (`IndexUtil::BumpIndices` in xla/index_util.cc ignores layouts).
     for mtm in [[1, 0], [0, 1]] {
         let s = dense(T::F32, &[2, 3], &mtm);
         let mut i = [0, 2];
@@ -173,7 +172,7 @@ fn index_in_bounds_and_compare_indices() {
     assert!(iu::index_in_bounds(&s, &[1, 2]));
     assert!(!iu::index_in_bounds(&s, &[2, 0]));
     assert!(!iu::index_in_bounds(&s, &[1]));
-    // spec 13 quirk 13: negative entries count as in bounds.
+    // IndexUtil::IndexInBounds (xla/index_util.cc): negative entries count as in bounds.
     assert!(iu::index_in_bounds(&s, &[-1, 0]));
     // Code, not header comment: -1 (Less) when lhs < rhs.
     assert_eq!(iu::compare_indices(&[0, 9], &[1, 0]), Ordering::Less);

@@ -7,12 +7,10 @@
 //! runs. Time is never asserted on; the large inputs show that each parser
 //! finishes and gives the right answer.
 
-mod common;
-
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 
-use common::*;
+use crate::common::*;
 use prost::Message;
 use xla_shape::formats::{self, ProtoModel};
 use xla_shape::proto::{LayoutProto, ShapeProto};
@@ -366,7 +364,7 @@ impl Inputs {
 
 #[test]
 fn dimensions_whose_product_overflows_are_rejected_on_every_path() {
-    // spec 5.4 rule 5a: 2^32 * 2^32 = 2^64 overflows the running product
+    // ShapeUtil::ValidateShape, dimensions: 2^32 * 2^32 = 2^64 overflows the running product
     // of ValidateDimensions.
     let dims = Inputs::array("f32[4294967296,4294967296]", 11, &[1 << 32, 1 << 32]);
     for (path, result) in dims.parse_all() {
@@ -378,7 +376,7 @@ fn dimensions_whose_product_overflows_are_rejected_on_every_path() {
             "{path}: {err}"
         );
     }
-    // spec 5.4 rule 5b: 2^62 elements fit, 2^62 * 4 bytes do not.
+    // ShapeUtil::ValidateShape, byte size: 2^62 elements fit, 2^62 * 4 bytes do not.
     let bytes = Inputs::array("f32[4611686018427387904]", 11, &[1 << 62]);
     for (path, result) in bytes.parse_all() {
         let err = result.unwrap_err();

@@ -3,9 +3,7 @@
 //! `ShapeUtil::ByteSizeOf(shape, 8)` as XLA:CPU's cost analysis reports
 //! them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use xla_shape::{Shape, shape_util};
 
 /// Records whose fact we cannot match, and why.

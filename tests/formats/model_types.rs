@@ -1,15 +1,13 @@
-//! Issue "Proto formats": the model types in every format, and their serde
+//! The model types in every format, and their serde
 //! implementations, against the golden data.
 
-mod common;
-
+use crate::common::*;
 use bytes::{Bytes, BytesMut};
-use common::*;
 use xla_shape::formats::{self, JsonOptions, ProtoModel};
 use xla_shape::proto::ShapeProto;
 use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, ProgramShape, Shape, Tile};
 
-/// The golden shapes XLA accepts as valid (see tests/proto_golden.rs for
+/// The golden shapes XLA accepts as valid (see tests/model/proto_golden.rs for
 /// the records it holds without validating).
 fn valid_shapes() -> Vec<(String, Shape, serde_json::Value)> {
     records("shapes.jsonl")

@@ -1,9 +1,7 @@
 //! Bad ShapeProto bytes never panic: they are rejected with an error, as
 //! XLA (or C++ protobuf, where it rejects them first) rejects them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use prost::Message;
 use xla_shape::proto::ShapeProto;
@@ -100,7 +98,7 @@ fn negative_and_overflowing_dimensions() {
         e.to_string(),
         "Shape f32[4611686018427387904] size may overflow int64_t."
     );
-    // A negative dimension is reported before an overflow (§5.4 rule 5a).
+    // A negative dimension is reported before an overflow (the order of `ShapeUtil::ValidateShape`'s checks).
     let e = Shape::try_from(&s(vec![1 << 62, 1 << 62, -3])).unwrap_err();
     assert!(
         e.to_string()
@@ -132,12 +130,12 @@ fn unknown_enum_numbers_stay_in_the_raw_proto_and_fail_conversion() {
     let e = Shape::from_proto_bytes(&bytes).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidShape);
     // XLA's FromProto turns the unknown number into PRIMITIVE_TYPE_INVALID;
-    // validation then reports it (spec U86).
+    // validation then reports it (ShapeUtilTest's `FromProto` cases with an invalid element type).
     assert_eq!(
         e.to_string(),
         "Shape Error: Invalid element type. Shape(primitive_type_invalid): primitive_type_invalid[]"
     );
-    // A negative number (spec U86: -1) alike.
+    // A negative number (the same upstream case: -1) alike.
     let p = ShapeProto {
         element_type: -1,
         ..Default::default()

@@ -1,5 +1,6 @@
-//! shape_util: the upstream cases of spec §12.4 (shape_util_test.cc), named
-//! by their ids.
+//! shape_util: the cases of upstream's xla/shape_util_test.cc (and the
+//! examples in xla/shape_util.h), each named by its case number and what it
+//! checks.
 
 use std::sync::Mutex;
 

@@ -1,9 +1,7 @@
-//! Issue "HLO text syntax": the golden records (jaxlib 0.10.2) printed and
+//! HLO shape strings: the golden records (jaxlib 0.10.2) printed and
 //! parsed as XLA prints and parses them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use xla_shape::text::{ParseOptions, parse_shape_with};
 use xla_shape::{ErrorKind, Layout, Shape};
@@ -94,7 +92,7 @@ fn every_decoded_proto_prints_as_in_xla_with_and_without_layout() {
     for r in records("shapes.jsonl") {
         let id = id(&r);
         let Ok(shape) = Shape::from_proto_bytes(&hex(str_field(&r, "proto_hex"))) else {
-            continue; // held without validation: see tests/proto_golden.rs
+            continue; // held without validation: see tests/model/proto_golden.rs
         };
         assert_eq!(shape.to_string(), str_field(&r, "xla_str"), "{id}");
         // Absent where XLA's HLO printer failed on the shape.
@@ -191,7 +189,7 @@ fn golden_layouts_parse_print_and_encode_as_in_xla() {
 /// Inputs of `tests/data/oracle/text_parse.jsonl` that XLA accepts and this
 /// crate rejects, with the reason (docs/differences.md ("HLO text")).
 const ORACLE_REJECTED: &[(&str, &str)] = &[
-    // Validation XLA's parser skips (spec §9.3 item 5, §13.5).
+    // Validation XLA's parser skips (`ParseShape` in xla/hlo/parser/hlo_parser.cc validates no top-level array).
     ("b(f32[2]{0:T(0)})", "layout has invalid tiles: f32[2]"),
     (
         "f32[9223372036854775807]",

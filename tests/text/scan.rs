@@ -1,13 +1,11 @@
-//! Issue "HLO text syntax": `text::shapes_in_hlo` finds every shape string
+//! `text::shapes_in_hlo` finds every shape string
 //! of the golden HLO modules (tests/data/hlo, compiled by jaxlib 0.10.2),
 //! each parses, and prints back as written (with the default layout where
 //! a signature wrote none, as XLA does).
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::*;
+use crate::common::*;
 use xla_shape::text::{ParseOptions, ShapeRole, shapes_in_hlo, shapes_in_hlo_with};
 
 fn hlo_files() -> Vec<(String, String)> {

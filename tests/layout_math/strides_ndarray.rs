@@ -1,6 +1,6 @@
 //! The `ndarray` feature: views over array buffers. Also run under Miri
-//! (`cargo +nightly miri test --all-features --test strides_ndarray`): the
-//! view casts the byte buffer to typed elements.
+//! (`cargo +nightly miri test --all-features --test layout_math
+//! strides_ndarray::`): the view casts the byte buffer to typed elements.
 #![cfg(feature = "ndarray")]
 
 use xla_shape::strides::ndarray_view;

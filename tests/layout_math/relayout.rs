@@ -2,8 +2,9 @@
 //! against the element offsets of `tiling`, round trips, strided sources
 //! and buffer checks.
 
-mod common;
-use common::every_index;
+use crate::common;
+
+use crate::common::every_index;
 
 use proptest::prelude::*;
 use xla_shape::relayout::{Relayout, StridedSource, relayout, relayout_strided, relayout_to_vec};
@@ -77,7 +78,7 @@ fn subbyte_packing_of_xla_cpu() {
 
 #[test]
 fn figure_1_untiled_and_tiled() {
-    // spec 8.6 figure 1: row-major 0..15 into F32[3,5]{1,0:T(2,2)}; slot 17
+    // Figure 1 of XLA's tiled-layout document: row-major 0..15 into F32[3,5]{1,0:T(2,2)}; slot 17
     // holds (2,3) = 13, slots 9, 11, 14, 15 are padding (zero).
     let plain = ArrayShape::new(PrimitiveType::F32, [3, 5]).unwrap();
     let tiled = shape(
@@ -340,7 +341,7 @@ fn cached_transposes_of_four_byte_elements() {
 
 #[test]
 fn layouts_that_need_per_element_offsets() {
-    // spec 8.6's combined dimensions: (11,10) merged then split by 3.
+    // XLA's tiled-layout document's combined dimensions: (11,10) merged then split by 3.
     let star = Layout::new([4, 3, 2, 1, 0]).with_tiles(tiles(&[vec![STAR, STAR, 2, STAR, 3]]));
     check_against_offsets(
         PrimitiveType::F32,
@@ -368,10 +369,10 @@ fn layout_strategy(rank: usize) -> impl Strategy<Value = Layout> {
     )
         .prop_map(|(mtm, mut ts, align, bits)| {
             for t in &mut ts {
-                if let Some(last) = t.last_mut() {
-                    if *last == STAR {
-                        *last = 2;
-                    }
+                if let Some(last) = t.last_mut()
+                    && *last == STAR
+                {
+                    *last = 2;
                 }
             }
             Layout::new(mtm)

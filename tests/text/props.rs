@@ -1,4 +1,4 @@
-//! Issue "HLO text syntax": property tests. Printing then parsing gives the
+//! HLO shape strings, property tests. Printing then parsing gives the
 //! same shape or layout back; no input makes the parser or the scanner
 //! panic.
 
@@ -244,7 +244,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         let _ = shapes_in_hlo(&tuple).count();
     }
     // 99 tuples around f32[]: its layout `{}` is the 100th level below
-    // the root, as in its ShapeProto (tests/robustness.rs has the rest).
+    // the root, as in its ShapeProto (tests/robustness/resource_bounds.rs has the rest).
     let ok = format!("{}f32[]{}", "(".repeat(100), ")".repeat(100));
     assert!(parse_shape(&ok[1..ok.len() - 1]).is_ok());
     assert!(parse_shape(&ok).is_err());

@@ -2,11 +2,9 @@
 //! are exact: with `index_util` when a layout has no tiles, and with
 //! `LayoutUtil::LinearIndex` and `ShapeUtil::ArraySize`, which use the first
 //! tile only, when there is exactly one tile and the rank is above 1 (for
-//! rank 1, `LinearIndex` ignores tiles; spec §7.2).
+//! rank 1, `LinearIndex` ignores tiles; xla/layout_util.cc).
 
-mod common;
-
-use common::every_index;
+use crate::common::every_index;
 use proptest::prelude::*;
 use xla_shape::tiling::{Slot, TiledLayout};
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile, index_util, layout_util, shape_util};
@@ -59,7 +57,7 @@ proptest! {
 
 #[test]
 fn spec_figure_1_in_all_three() {
-    // Spec §8.6 figure 1 / §7.2: F32[3,5]{1,0:T(2,2)}, element (2,3) at 17.
+    // Figure 1 of XLA's tiled-layout document, and `LinearIndex`: F32[3,5]{1,0:T(2,2)}, element (2,3) at 17.
     let a: ArrayShape = match "f32[3,5]{1,0:T(2,2)}".parse().unwrap() {
         xla_shape::Shape::Array(a) => a,
         _ => unreachable!(),

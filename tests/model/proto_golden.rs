@@ -1,9 +1,7 @@
-//! Issue "Foundation": every golden ShapeProto decodes, validates and
+//! Every golden ShapeProto decodes, validates and
 //! re-encodes exactly as XLA does.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use xla_shape::{ErrorKind, Shape};
 
 #[test]

@@ -1,5 +1,7 @@
-//! Issue "HLO text syntax": the upstream cases of spec §12.7 (parser and
-//! lexer) and the printing cases of §12.2 and §12.3, named by their ids.
+//! HLO shape and layout strings: the cases of upstream's
+//! xla/hlo/parser/hlo_parser_test.cc and hlo_lexer_test.cc, and the
+//! printing cases of xla/layout_test.cc and xla/shape_test.cc, each named
+//! by its case number and what it checks.
 
 use xla_shape::text::{ParseOptions, parse_layout, parse_shape_with, shapes_in_hlo};
 use xla_shape::{
@@ -41,7 +43,7 @@ fn parse_error(s: &str) -> String {
     err.message().to_owned()
 }
 
-// ------------------------------------------------------------ §12.7 parser
+// ------------------------------------------------------------  hlo_parser_test.cc
 
 #[test]
 fn h1_array() {
@@ -426,7 +428,7 @@ fn fill_missing_layouts_false_keeps_them_absent_but_scalars_get_one() {
     assert_eq!(t[2].layout(), Some(&Layout::new([0])));
 }
 
-// ------------------------------------------------------------ §12.2 Layout
+// ------------------------------------------------------------ ---- layout_test.cc
 
 #[test]
 fn l1_to_l14_layout_strings() -> Result<()> {
@@ -507,7 +509,7 @@ fn l1_to_l14_layout_strings() -> Result<()> {
     Ok(())
 }
 
-// ------------------------------------------------------------- §12.3 Shape
+// -------------------------------------------------------------- shape_test.cc
 
 struct Fixtures {
     opaque: Shape,

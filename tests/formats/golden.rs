@@ -1,11 +1,9 @@
-//! Issue "Proto formats": JSON and text format of every golden ShapeProto
+//! JSON and text format of every golden ShapeProto
 //! and LayoutProto are Google's, byte for byte, and parse back to the same
 //! bytes; proto inputs survive the lossless path as Google's runtime
 //! re-encodes them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage};
 use xla_shape::proto::{LayoutProto, ShapeProto};

@@ -4,9 +4,7 @@
 //! `wire.inputs.txt`): wrong wire types and groups are unknown fields,
 //! singular messages merge, packed and unpacked runs concatenate.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use xla_shape::{ErrorKind, Shape};
 
 /// Shapes XLA holds without validating: ours are rejected by validation.

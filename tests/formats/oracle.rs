@@ -1,13 +1,11 @@
-//! Issue "Proto formats": what the golden set lacks, asked of Google's
+//! What the golden set lacks, asked of Google's
 //! runtime and the XLA oracle (`tests/data/oracle/formats_*.jsonl`, made
 //! by `tests/data/oracle/formats_gen.py`): unknown fields at every level,
 //! retired fields, unknown enum numbers, wrong wire types, malformed bytes,
 //! and the other messages of the schema (floats, strings, bytes, maps,
 //! oneofs).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use xla_shape::ErrorKind;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage};
@@ -197,7 +195,7 @@ fn retired_fields_are_reported_where_they_are() {
 
 #[test]
 fn an_old_style_layout_round_trips_and_reports_its_retired_fields() {
-    // f32[2,3]{1,0} as a 2017 TensorFlow wrote it (spec §1.8: the initial
+    // f32[2,3]{1,0} as a 2017 TensorFlow wrote it (the initial
     // `message Layout { repeated int64 minor_to_major = 1; repeated int64
     // padded_dimensions = 2; PaddingValue padding_value = 3; }`, proto3,
     // so repeated numbers packed), padded to [8, 128] with ZERO_PAD (= 1):

@@ -1,9 +1,11 @@
-//! `tiling`: the worked examples of spec §8.6, the memory orders XLA:CPU
+//! `tiling`: the figures of XLA's tiled-layout document and examples
+//! worked by hand from its rules, the memory orders XLA:CPU
 //! reports in `index.jsonl`, agreement with XLA's first-tile-only
-//! `LayoutUtil::LinearIndex` (spec §7.2) for a single tile, and round trips.
+//! `LayoutUtil::LinearIndex` (xla/layout_util.cc) for a single tile, and round trips.
 
-mod common;
-use common::every_index;
+use crate::common;
+
+use crate::common::every_index;
 
 use proptest::prelude::*;
 use xla_shape::tiling::{Slot, TiledLayout};
@@ -29,7 +31,7 @@ fn tiled(dims: &[i64], mtm: &[i64], ts: &[&[i64]]) -> TiledLayout {
 
 #[test]
 fn figure_1_memory_order() {
-    // spec 8.6, figure 1: F32[3,5]{1,0:T(2,2)}, 24 slots, `_` = padding.
+    // Figure 1 of XLA's tiled-layout document: F32[3,5]{1,0:T(2,2)}, 24 slots, `_` = padding.
     let t = tiled(&[3, 5], &[1, 0], &[&[2, 2]]);
     let order = "(0,0) (0,1) (1,0) (1,1) (0,2) (0,3) (1,2) (1,3) (0,4) _ (1,4) _ \
                  (2,0) (2,1) _ _ (2,2) (2,3) _ _ (2,4) _ _ _";
@@ -61,7 +63,7 @@ fn figure_1_memory_order() {
 
 #[test]
 fn figure_2_offsets() {
-    // spec 8.6, figure 2: F32[4,8]{1,0:T(2,4)(2,1)}, offset of (row, col).
+    // Figure 2 of XLA's tiled-layout document: F32[4,8]{1,0:T(2,4)(2,1)}, offset of (row, col).
     let t = tiled(&[4, 8], &[1, 0], &[&[2, 4], &[2, 1]]);
     let table = [
         [0, 2, 4, 6, 8, 10, 12, 14],
@@ -82,7 +84,7 @@ fn figure_2_offsets() {
 
 #[test]
 fn combined_dimensions() {
-    // spec 8.6: F32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)} is F32[112,110]
+    // Combined dimensions, worked by hand: F32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)} is F32[112,110]
     // tiled (2,3): 56*37*6 = 12432 slots; (1,6,7,10,9) -> (111,109) ->
     // tile (55,36), within (1,1) -> (55*37+36)*6 + 1*3 + 1 = 12430.
     let t = tiled(
@@ -97,7 +99,7 @@ fn combined_dimensions() {
     // Slot 12431 is column 110 of the merged (110-wide) dimension: padding.
     assert_eq!(t.slot(12431).unwrap(), Slot::Padding);
 
-    // spec 8.6: bf16[2,3,1004]{2,1,0:T(2,*,128)} is (2, 3012) tiled (2,128):
+    // Combined dimensions, worked by hand: bf16[2,3,1004]{2,1,0:T(2,*,128)} is (2, 3012) tiled (2,128):
     // 1*24*256 = 6144 slots; (1,2,1003) -> column 3011 -> tile (0,23),
     // within (1,67) -> 23*256 + 128 + 67 = 6083.
     let l = Layout::new([2, 1, 0]).with_tiles(tiles(&[&[2, STAR, 128]]));
@@ -110,7 +112,7 @@ fn combined_dimensions() {
 
 #[test]
 fn s4_with_element_size() {
-    // spec 8.6 (upstream test): S4[9216,6144]{1,0:T(64,128)(8,1)E(4)}:
+    // xla/shape_util_test.cc's sub-byte tiled case: S4[9216,6144]{1,0:T(64,128)(8,1)E(4)}:
     // ArraySize = 9216*6144/2 = 28,311,552 bytes.
     let l = Layout::new([1, 0])
         .with_tiles(tiles(&[&[64, 128], &[8, 1]]))
@@ -119,14 +121,14 @@ fn s4_with_element_size() {
     assert_eq!(t.byte_size(), 28_311_552);
     assert_eq!(t.unpadded_byte_size(), 28_311_552);
     assert_eq!(t.element_size_in_bits(), 4);
-    // Without E(4) an s4 takes a byte (spec 5.5, ElementSizeInBits).
+    // Without E(4) an s4 takes a byte (`ShapeUtil::ElementSizeInBits`).
     let t = TiledLayout::new(&ArrayShape::new(PrimitiveType::S4, [3]).unwrap()).unwrap();
     assert_eq!((t.element_size_in_bits(), t.byte_size()), (8, 3));
 }
 
 #[test]
 fn tiles_longer_than_the_rank_and_tail_padding() {
-    // spec 8.4: f32[3]{0:T(8,128)} occupies 8*128 = 1024 elements.
+    // Ranks that differ (XLA's tiled-layout document): f32[3]{0:T(8,128)} occupies 8*128 = 1024 elements.
     let t = tiled(&[3], &[0], &[&[8, 128]]);
     assert_eq!(t.physical_shape(), [1, 1, 8, 128]);
     assert_eq!((t.slot_count(), t.byte_size()), (1024, 4096));
@@ -135,7 +137,7 @@ fn tiles_longer_than_the_rank_and_tail_padding() {
     // does not reach.
     assert_eq!(t.slot(129).unwrap(), Slot::Padding);
 
-    // spec 8.5: L(8) rounds f32[5] up to 8 slots, 32 bytes.
+    // Tail padding: L(8) rounds f32[5] up to 8 slots, 32 bytes.
     let l = Layout::new([0])
         .with_tail_padding_alignment_in_elements(8)
         .unwrap();
@@ -189,7 +191,7 @@ fn index_jsonl_memory_orders() {
     assert!(checked >= 70, "only {checked} records");
 }
 
-/// XLA's `LayoutUtil::LinearIndex` (spec 7.2): only the first tile, tiles
+/// XLA's `LayoutUtil::LinearIndex` (xla/layout_util.cc): only the first tile, tiles
 /// ignored for rank 1, bounds beyond the rank ignored, truncating division.
 fn first_tile_linear_index(dims: &[i64], mtm: &[i64], tile: &[i64], index: &[i64]) -> i64 {
     let n = dims.len();
@@ -221,7 +223,7 @@ fn first_tile_linear_index(dims: &[i64], mtm: &[i64], tile: &[i64], index: &[i64
 
 #[test]
 fn first_tile_reference_matches_spec_examples() {
-    // spec 7.2 / 12.5 I16.
+    // Figure 1 of XLA's tiled-layout document, through `LinearIndex`.
     assert_eq!(
         first_tile_linear_index(&[3, 5], &[1, 0], &[2, 2], &[2, 3]),
         17
@@ -315,10 +317,10 @@ fn layouts() -> impl Strategy<Value = (Vec<i64>, Layout)> {
         })
         .prop_map(|(dims, mtm, mut ts, align)| {
             for t in &mut ts {
-                if let Some(last) = t.last_mut() {
-                    if *last == STAR {
-                        *last = 2;
-                    }
+                if let Some(last) = t.last_mut()
+                    && *last == STAR
+                {
+                    *last = 2;
                 }
             }
             let l = Layout::new(mtm)

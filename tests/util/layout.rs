@@ -1,5 +1,5 @@
-//! layout_util: the upstream cases of spec §12.6 (layout_util_test.cc),
-//! named by their ids.
+//! layout_util: the cases of upstream's xla/layout_util_test.cc, each named
+//! by its case number and what it checks.
 
 use xla_shape::PrimitiveType as T;
 use xla_shape::{
@@ -447,7 +447,7 @@ fn y33_layout_util_move_dim_to_major() {
     let l210 = Layout::new([2, 1, 0]);
     assert_eq!(lu::move_dim_to_major(&l210, 0), l210);
     assert_eq!(lu::move_dim_to_major(&l210, 1), Layout::new([2, 0, 1]));
-    // Other attributes are kept (spec 13 quirk 16).
+    // Other attributes are kept (unlike `ShapeUtil::MoveDimToMajor`, which rebuilds a bare layout).
     let tiled = Layout::new([2, 1, 0])
         .with_tiles(vec![Tile::new([8]).unwrap()])
         .with_memory_space(2);
@@ -565,7 +565,7 @@ fn major_minor_and_logical_to_physical() {
     let layout = Layout::new([2, 0, 1]);
     assert_eq!(lu::minor(&layout, 0), 2);
     assert_eq!(lu::major(&layout, 0), 1);
-    // spec 6: {2,0,1} -> [1,0,2].
+    // LayoutUtil::MakeLogicalToPhysical: {2,0,1} -> [1,0,2].
     assert_eq!(lu::make_logical_to_physical(&layout).unwrap(), [1, 0, 2]);
     assert_eq!(
         lu::make_logical_to_physical(&Layout::new([0, 1, 2])).unwrap(),
@@ -603,7 +603,7 @@ fn monotonic_and_consecutive_queries() {
 
 #[test]
 fn layouts_in_shapes_equal_with_options_is_not_forwarded() {
-    // spec 13 quirk 20.
+    // LayoutUtil::LayoutsInShapesEqual does not pass its Layout::Equal into tuples.
     let a = with_layout(
         &su::make_shape(T::F32, &[4]),
         Layout::new([0]).with_memory_space(1),
@@ -631,7 +631,7 @@ fn program_shape_layouts() {
 
 #[test]
 fn set_to_default_layout_keeps_other_attributes() {
-    // spec 6 and 13 quirk 16.
+    // LayoutUtil::SetToDefaultLayout keeps the other layout attributes.
     let s = with_layout(
         &su::make_shape(T::F32, &[2, 3]),
         Layout::new([0, 1])

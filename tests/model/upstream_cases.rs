@@ -1,5 +1,6 @@
-//! Spec §12.1 (primitive types), §12.2 (Layout) and §12.3 (Shape) cases
-//! that need no HLO text syntax, named by their ids.
+//! The cases of upstream's xla/primitive_util_test.cc, xla/layout_test.cc
+//! and xla/shape_test.cc that need no HLO text syntax, each named by its
+//! case number and what it checks.
 
 use xla_shape::proto::{LayoutProto, ShapeProto};
 use xla_shape::{
@@ -30,7 +31,7 @@ fn round_trip(s: &Shape) -> Shape {
     Shape::try_from(&ShapeProto::from(s)).unwrap()
 }
 
-// --- §12.1 primitive_util ------------------------------------------------
+// --- primitive_util_test.cc ------------------------------------------------
 
 #[test]
 fn p1_to_p5_string_to_primitive_type() {
@@ -46,7 +47,7 @@ fn p1_to_p5_string_to_primitive_type() {
             format!("Invalid element type string: \"{bad}\".")
         );
     }
-    // §2.4: "opaque" is the name of OPAQUE_TYPE, "opaque_type" is not one.
+    // primitive_util::StringToPrimitiveType: "opaque" is the name of OPAQUE_TYPE, "opaque_type" is not one.
     assert_eq!(P::from_lowercase_name("opaque").unwrap(), P::OpaqueType);
     assert!(P::from_lowercase_name("opaque_type").is_err());
     assert!(P::from_lowercase_name("primitive_type_invalid").is_err());
@@ -113,7 +114,7 @@ fn p16_and_the_size_table_of_spec_1_1() {
     assert_eq!(P::F32.byte_width(), Some(4)); // P16
     assert_eq!(P::F64.byte_width(), Some(8));
     assert_eq!(P::C64.byte_width(), Some(8));
-    // §1.1 bits column; F6 types: 6 bits (issue text).
+    // Widths as xla_data.proto's comments on PrimitiveType give them; F6: 6 bits.
     let bits = [
         (P::Pred, 1),
         (P::S1, 1),
@@ -137,7 +138,7 @@ fn p16_and_the_size_table_of_spec_1_1() {
         assert_eq!(t.bit_width(), None);
         assert!(!t.is_array_type());
     }
-    // §2.1 IsSubByteNonPredType.
+    // primitive_util::IsSubByteNonPredType.
     let sub: Vec<P> = P::ALL
         .into_iter()
         .filter(|t| t.is_sub_byte_non_pred())
@@ -160,7 +161,7 @@ fn p16_and_the_size_table_of_spec_1_1() {
     assert!(!P::Pred.is_integral() && P::F6e2m3fn.is_floating_point());
 }
 
-// --- §12.2 Layout --------------------------------------------------------
+// --- layout_test.cc -------------------------------------------------------
 
 #[test]
 fn l1_to_l14_layout_to_string() {
@@ -201,7 +202,7 @@ fn l1_to_l14_layout_to_string() {
     assert_eq!(l13.to_string(), "{3,2,1,0:T(42,123)(4,5)L(100)E(42)}"); // L13
     assert_eq!(tile(&[7, 8]).to_string(), "(7,8)"); // L14
     assert_eq!(Layout::new([0, 1, 2]).to_string(), "{0,1,2}");
-    // §3.1: Tile({}) prints "()"; §3.4: an empty minor_to_major with a tile.
+    // Tile::ToString: Tile({}) prints "()"; Layout::ToString: an empty minor_to_major with a tile.
     assert_eq!(tile(&[]).to_string(), "()");
     assert_eq!(
         Layout::new([]).with_tiles(vec![tile(&[256])]).to_string(),
@@ -238,7 +239,7 @@ fn l15_to_l24_layout_equality() {
     assert!(e(32).equal_with(&e(1), &LayoutEqual::default().ignore_element_size())); // L24
     assert!(m(1).equal_with(&m(3), &LayoutEqual::default().ignore_memory_space()));
     assert!(s(2).equal_with(&s(3), &LayoutEqual::default().ignore_split_configs()));
-    // §3.5: M(n) is never compared; MinorToMajorOnly keeps split configs.
+    // Layout::Equal: M(n) is never compared; MinorToMajorOnly keeps split configs.
     let p = |n| Layout::new([0, 1]).with_dynamic_shape_metadata_prefix_bytes(n);
     assert_eq!(p(1), p(2));
     assert!(!s(2).equal_with(&s(3), &LayoutEqual::default().minor_to_major_only()));
@@ -279,7 +280,7 @@ fn l26_l27_delete_dimension() {
     assert_eq!(b, Layout::new([0])); // L27
 }
 
-// --- §12.3 Shape ---------------------------------------------------------
+// --- shape_test.cc -------------------------------------------------------
 
 struct Fixtures {
     opaque: Shape,
@@ -558,7 +559,7 @@ fn s34_split_configs_ignored() {
 
 #[test]
 fn u106_shape_index_strings() {
-    // §5.1 ToString examples.
+    // ShapeIndex::ToString examples.
     assert_eq!(ShapeIndex::new().to_string(), "{}");
     assert_eq!(ShapeIndex::from([1]).to_string(), "{1}");
     assert_eq!(ShapeIndex::from([1, 2, 42]).to_string(), "{1,2,42}");
@@ -566,7 +567,7 @@ fn u106_shape_index_strings() {
 
 #[test]
 fn tuple_separators_carry_index_comments() {
-    // §5.3: with 6 elements the 6th is preceded by ", /*index=5*/".
+    // ShapeUtil::HumanString: with 6 elements the 6th is preceded by ", /*index=5*/".
     let t = Shape::Tuple(vec![make(P::F32, &[]); 11]);
     assert_eq!(
         format!("{t:#}"),
@@ -577,7 +578,7 @@ fn tuple_separators_carry_index_comments() {
 
 #[test]
 fn constructor_errors_carry_xlas_messages() {
-    // §5.4 MakeValidatedShape errors; U66.
+    // MakeValidatedShape errors (ShapeUtil::ValidateShape's messages).
     let e = ArrayShape::with_dynamic_dimensions(
         P::F32,
         [ArrayShape::UNBOUNDED_SIZE, ArrayShape::UNBOUNDED_SIZE],
@@ -600,7 +601,7 @@ fn constructor_errors_carry_xlas_messages() {
     );
     let e = ArrayShape::new(P::Token, [2]).unwrap_err();
     assert_eq!(e.to_string(), "Unsupported element type: TOKEN");
-    // ValidateLayoutForShape messages (§5.4 rules 3, 4).
+    // ValidateLayoutForShape messages (LayoutUtil::ValidateLayoutForShape).
     let a = ArrayShape::new(P::F32, [2, 3]).unwrap();
     let msg = |l: Layout| a.clone().with_layout(Some(l)).unwrap_err().to_string();
     assert_eq!(

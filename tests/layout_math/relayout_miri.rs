@@ -1,8 +1,8 @@
 //! Small relayouts through every copy loop, including the `unsafe` SSE
 //! transposes (staged 4 x 4, and the direct 16 x 16 and 4 x 4 blocks of
 //! larger transposes of 4-byte elements; under Miri the AVX blocks and
-//! non-temporal stores are never used, see `tests/relayout.rs` for those):
-//! `cargo +nightly miri test --test relayout_miri`.
+//! non-temporal stores are never used, see `tests/layout_math/relayout.rs`
+//! for those): `cargo +nightly miri test --test layout_math relayout_miri::`.
 
 use xla_shape::relayout::{StridedSource, relayout_strided, relayout_to_vec};
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
