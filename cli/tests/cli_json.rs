@@ -230,7 +230,10 @@ fn convert_json_wraps_the_text_output() {
     let doc = json_doc(&["convert", "--json", "--lines", "--to", "pb"], b"", 2);
     assert_eq!(error_of(&doc).0, "Usage");
     // clap's own usage errors too; --help stays text, exit 0.
-    for args in [&["convert", "--json", "f32[2]"][..], &["--json", "frobnicate"][..]] {
+    for args in [
+        &["convert", "--json", "f32[2]"][..],
+        &["--json", "frobnicate"][..],
+    ] {
         let doc = json_doc(args, b"", 2);
         assert_eq!(error_of(&doc).0, "Usage", "{args:?}");
     }
