@@ -91,7 +91,7 @@ fn describe_groups_digits_only_when_asked() {
         .chars()
         .enumerate()
         .flat_map(|(i, c)| {
-            let sep = i > 0 && (digits.len() - i) % 3 == 0;
+            let sep = i > 0 && (digits.len() - i).is_multiple_of(3);
             sep.then_some('_').into_iter().chain(std::iter::once(c))
         })
         .collect();
