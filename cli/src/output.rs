@@ -15,14 +15,18 @@ pub struct Problem {
     pub message: String,
     pub line: Option<usize>,
     pub column: Option<usize>,
+    /// The message on one line, for plain output.
+    pub summary: String,
 }
 
 impl Problem {
     /// A problem of `kind` with `message` and no position.
     pub fn new(kind: &str, message: impl Into<String>) -> Self {
+        let message = message.into();
         Problem {
             kind: kind.to_string(),
-            message: message.into(),
+            summary: flatten(&message),
+            message,
             line: None,
             column: None,
         }
@@ -52,6 +56,7 @@ impl From<&xla_shape::Error> for Problem {
         Problem {
             kind: format!("{:?}", e.kind()),
             message: e.message().to_string(),
+            summary: one_line(e),
             line: location.map(|l| l.line),
             column: location.map(|l| l.column + 1),
         }
@@ -122,25 +127,22 @@ impl Numbers {
     }
 }
 
-/// A message on one line. A parse error keeps its `was parsing L:C: error:
-/// ...` lines and drops the source line and caret under each; other line
-/// breaks become ` | `.
-pub fn one_line(message: &str) -> String {
-    let lines: Vec<&str> = message.trim_end().lines().collect();
-    if lines.first() == Some(&"Syntax error:") {
-        let kept: Vec<&str> = std::iter::once("Syntax error:")
-            .chain(
-                lines
-                    .iter()
-                    .copied()
-                    .filter(|l| l.starts_with("was parsing ")),
-            )
-            .collect();
-        if kept.len() > 1 {
-            return kept.join(" ");
-        }
+/// An error on one line. A parse error is `Syntax error:` followed by its
+/// diagnostics (`was parsing L:C: error: ...`), without the source line and
+/// caret XLA's message shows under each; other errors keep their message,
+/// line breaks as ` | `.
+pub fn one_line(e: &xla_shape::Error) -> String {
+    let diagnostics = e.diagnostics();
+    if e.kind() == xla_shape::ErrorKind::Parse && !diagnostics.is_empty() {
+        let lines: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+        return format!("Syntax error: {}", lines.join(" "));
     }
-    lines.join(" | ")
+    flatten(e.message())
+}
+
+/// A message with its line breaks as ` | `.
+pub fn flatten(message: &str) -> String {
+    message.trim_end().lines().collect::<Vec<_>>().join(" | ")
 }
 
 /// Writes one JSON value on its own line.
@@ -172,7 +174,7 @@ pub fn write_record(
             Ok(false)
         }
         (Err(p), false) => {
-            writeln!(out, "error: {}", one_line(&p.message))?;
+            writeln!(out, "error: {}", p.summary)?;
             Ok(true)
         }
         (Err(p), true) => {

@@ -59,7 +59,7 @@ pub fn run(
                 writeln!(
                     out,
                     "{line}:{column}\terror: {}\t{}",
-                    one_line(e.message()),
+                    one_line(e),
                     found.text
                 )?;
             }

@@ -39,7 +39,7 @@ pub fn run(
     writeln!(out, "element strides: {}", list(&element))?;
     match bytes {
         Ok(bytes) => writeln!(out, "byte strides:    {}", list(&bytes))?,
-        Err(e) => writeln!(out, "byte strides:    none: {}", one_line(e.message()))?,
+        Err(e) => writeln!(out, "byte strides:    none: {}", one_line(&e))?,
     }
     Ok(())
 }

@@ -10,11 +10,12 @@
 //! - [`fields`] names the field numbers of `xla/xla_data.proto` that the
 //!   hand-written codecs use.
 //!
-//! Wire types are prost's [`WireType`], and varint and key encoding are
-//! prost's `encoding` helpers; what is ours is what prost does differently
-//! from Google's C++ and upb runtimes (a known field with another wire type
-//! is an unknown field, not an error; groups are skipped; see
-//! `docs/architecture.md`).
+//! Wire types are prost's [`WireType`] and varint lengths prost's
+//! `encoded_len_varint`. What is ours: reading where prost differs from
+//! Google's C++ and upb runtimes (a known field with another wire type is
+//! an unknown field, not an error; groups are skipped; see
+//! `docs/architecture.md`), and the varint writer, measured faster (see
+//! [`write`]).
 //!
 //! Nothing here knows the model or the formats: the model's ShapeProto /
 //! LayoutProto / ProgramShapeProto codec (`model::wire`) and the
