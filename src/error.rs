@@ -204,7 +204,7 @@ impl Error {
 /// The message of [`Error::too_deep`], for the HLO parser, which collects
 /// messages before it makes its error.
 pub(crate) fn too_deep_message(context: &str, what: Nesting) -> String {
-    let limit = crate::MAX_NESTING_DEPTH;
+    let limit = crate::limits::MAX_NESTING_DEPTH;
     match what {
         Nesting::Shape => format!("{context}shape nesting exceeds the limit of {limit} levels"),
         Nesting::Messages => format!("{context}messages nested more than {limit} levels deep"),

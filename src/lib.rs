@@ -62,6 +62,7 @@ pub mod formats;
 pub mod index_util;
 pub mod interop;
 pub mod layout_util;
+mod limits;
 mod model;
 pub mod primitive_util;
 pub mod proto;
@@ -78,8 +79,8 @@ pub use error::{Diagnostic, Error, ErrorKind, Location, Result};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+pub use limits::MAX_NESTING_DEPTH;
 pub use model::{
     ArrayShape, Layout, LayoutEqual, PrimitiveType, ProgramShape, Shape, ShapeEqual, ShapeIndex,
     SplitConfig, Tile,
 };
-pub use protobuf::MAX_NESTING_DEPTH;

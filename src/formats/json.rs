@@ -207,7 +207,7 @@ fn parse_json(descriptor: MessageDescriptor, json: &str) -> Result<DynamicMessag
 /// `json_format.Parse`'s default `max_recursion_depth`: the crate's one
 /// limit, but counted from the outermost message as `json_format` counts
 /// it, so a JSON message holds one level less than its binary form.
-const MAX_JSON_MESSAGE_DEPTH: usize = crate::MAX_NESTING_DEPTH;
+const MAX_JSON_MESSAGE_DEPTH: usize = crate::limits::MAX_NESTING_DEPTH;
 
 /// The deepest JSON nesting a message within that limit can have: a message
 /// level takes at most two JSON levels (a list or map, then an object).

@@ -5,12 +5,12 @@ use std::fmt::Write;
 
 use prost_reflect::{DynamicMessage, Kind, MessageDescriptor, ReflectMessage, Value};
 
-use crate::MAX_NESTING_DEPTH;
 use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
 use crate::formats::{
     SHALLOW_NESTING, bounded_message, float, is_default_value, transcode, with_stack_for,
 };
+use crate::limits::MAX_NESTING_DEPTH;
 
 /// The text format of `message`, byte-identical to Google's
 /// `text_format.MessageToString(message)`: fields in field-number order,

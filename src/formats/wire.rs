@@ -12,10 +12,10 @@ use prost_reflect::{
     Cardinality, FieldDescriptor, Kind, MapKey, MessageDescriptor, ReflectMessage, Value,
 };
 
-use crate::MAX_NESTING_DEPTH;
 use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::formats::is_default_value;
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
+use crate::limits::MAX_NESTING_DEPTH;
 use crate::protobuf::fields::map_entry;
 use crate::protobuf::{DECODE_CONTEXT, Reader};
 

@@ -2,8 +2,8 @@
 //! is XLA's `FromProto` followed by validation; `From<&X> for proto::X` is
 //! XLA's `ToProto`, whose encoding is byte-identical to XLA's.
 
-use crate::MAX_NESTING_DEPTH;
 use crate::error::{Error, ErrorKind, Nesting, Result};
+use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;

@@ -10,8 +10,8 @@
 //! exactly what XLA's `ToProto` followed by C++ serialization writes: fields
 //! in number order, packed repeated scalars, defaults omitted.
 
-use crate::MAX_NESTING_DEPTH;
 use crate::error::{Error, Result};
+use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::layout::Layout;
 use crate::model::program_shape::ProgramShape;
 use crate::model::raw::{RawLayout, RawProgramShape, RawShape};

@@ -10,8 +10,8 @@
 
 use std::borrow::Cow;
 
-use crate::MAX_NESTING_DEPTH;
 use crate::error::{Diagnostic, Error, ErrorKind, Location, Nesting, too_deep_message};
+use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::display;
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
