@@ -99,6 +99,9 @@ replay_tests!(
     text_format_roundtrip,
     index_math,
     hlo_scan,
+    relayout,
+    strides,
+    interop,
 );
 
 /// fuzz_layout.jsonl: XLA's `ParseLayout` accepts `#(f32)` and prints it

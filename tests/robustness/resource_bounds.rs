@@ -484,6 +484,35 @@ fn nothing_allocates_in_proportion_to_a_dimension() {
     assert_eq!(size, 1 << 62);
 }
 
+#[test]
+fn tiles_of_bound_one_cost_nothing_per_element() {
+    // T(3) cuts T(8)'s remainder across digits, so elements are mapped by
+    // the tiling graph; each later (1) tile adds a quotient equal to its
+    // dividend and a remainder that is always 0. 16,000 of them once made
+    // every offset walk (and allocate) 32,000 nodes.
+    let base = "f32[4096]{0:T(8)(3)}".parse::<Shape>().unwrap();
+    let ones = format!("f32[4096]{{0:T(8)(3){}}}", "(1)".repeat(16_000));
+    let ones = ones.parse::<Shape>().unwrap();
+    let base = TiledLayout::new(base.as_array().unwrap()).unwrap();
+    let tiled = TiledLayout::new(ones.as_array().unwrap()).unwrap();
+    // The (1) tiles only append dimensions of size 1: the same offsets.
+    assert_eq!(tiled.physical_shape()[..3], *base.physical_shape());
+    assert_eq!(tiled.slot_count(), base.slot_count());
+    let mut index = [0i64];
+    for i in 0..4096 {
+        let (offset, n) = allocations(|| tiled.offset(&[i]).unwrap());
+        assert_eq!(n, 0, "offset of {i}");
+        assert_eq!(offset, base.offset(&[i]).unwrap());
+        let (element, n) = allocations(|| tiled.slot_into(offset, &mut index).unwrap());
+        assert_eq!(n, 0, "slot {offset}");
+        assert!(element);
+        assert_eq!(index, [i]);
+    }
+    for o in 0..tiled.slot_count() {
+        assert_eq!(tiled.slot(o).unwrap(), base.slot(o).unwrap(), "slot {o}");
+    }
+}
+
 // ------------------------------------------------------------ linearity
 
 #[test]
@@ -617,4 +646,45 @@ fn the_scan_reads_unclosed_tuples_once() {
         scan <= 2 * (whole + arrays),
         "{scan} > 2 * ({whole} + {arrays})"
     );
+}
+
+#[test]
+fn long_names_in_proto_text_are_not_copied_into_errors() {
+    // A name of 20 MiB where a field or enum name belongs. The first pass
+    // over JSON once decoded and cloned every key, and each error quoted
+    // the whole name: 84 MB held for 20 MB of duplicate keys, and a 20 MB
+    // message for every case. Errors now keep at most 4 KiB of the
+    // parser's message (the location still points at the name).
+    let n = 20 << 20;
+    let long = "x".repeat(n);
+    let duplicate = format!("{{\"{long}\": 1, \"{long}\": 2}}");
+    let (r, peak) = peak_memory(|| formats::from_json::<ShapeProto>(&duplicate));
+    let e = r.unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("invalid JSON message: duplicate key \"xxx")
+    );
+    assert!(peak < FIXED_BYTES, "duplicate keys: {peak} bytes");
+    let json = [
+        format!("{{\"{long}\": 1}}"),
+        format!("{{\"elementType\": \"{long}\"}}"),
+    ];
+    let text = [
+        format!("{long}: 1"),
+        format!("element_type: {long}"),
+        format!("dimensions: \"{long}\""),
+    ];
+    let errors = json
+        .iter()
+        .map(|j| formats::from_json::<ShapeProto>(j).unwrap_err())
+        .chain(
+            text.iter()
+                .map(|t| formats::from_text_format::<ShapeProto>(t).unwrap_err()),
+        );
+    for e in errors {
+        assert_eq!(e.kind(), ErrorKind::Format);
+        let message = e.to_string();
+        assert!(message.len() < 4200, "{}...", &message[..100]);
+        assert!(message.ends_with("..."), "{}...", &message[..100]);
+    }
 }
