@@ -6,7 +6,7 @@ use serde_json::json;
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
 use crate::input::{self, Limits};
-use crate::output::{Failure, Problem, one_line, write_json};
+use crate::output::{Failure, Problem, write_json};
 
 fn role(role: ShapeRole) -> &'static str {
     match role {
@@ -59,7 +59,7 @@ pub fn run(
                 writeln!(
                     out,
                     "{line}:{column}\terror: {}\t{}",
-                    one_line(e.message()),
+                    Problem::from(e).one_line(),
                     found.text
                 )?;
             }
