@@ -22,6 +22,8 @@ pub struct Options {
     /// The most rows and columns drawn.
     pub max_rows: i64,
     pub max_cols: i64,
+    /// Draw a 1-D array this many elements a row.
+    pub wrap: Option<i64>,
 }
 
 /// One drawn dimension.
@@ -143,9 +145,64 @@ const CELL_HEIGHT: i64 = 28;
 const LEFT: i64 = 70;
 const TOP: i64 = 110;
 
-/// The SVG picture of `array`.
-pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
-    let tiled = TiledLayout::new(array)?;
+/// One cell of the picture.
+enum Cell {
+    /// An element: its index (`i,j`), offset, and the number of its tile
+    /// (for the fill colour).
+    Element { at: String, offset: i64, tile: i64 },
+    /// A padding slot of a whole tile, at an index past the array's bounds.
+    Padding { at: String },
+    /// Nothing (past the last tile of a wrapped 1-D array).
+    Empty,
+}
+
+/// A tile's outline in grid units; a cut side is where the drawing stops.
+struct Outline {
+    row: i64,
+    col: i64,
+    rows: i64,
+    cols: i64,
+    cut_right: bool,
+    cut_bottom: bool,
+}
+
+/// What the picture shows, before it is drawn.
+struct Grid {
+    rows: i64,
+    cols: i64,
+    /// Row by row.
+    cells: Vec<Cell>,
+    row_labels: Vec<String>,
+    col_labels: Vec<String>,
+    row_axis: Option<String>,
+    col_axis: Option<String>,
+    outlines: Vec<Outline>,
+    summary: String,
+}
+
+fn joined(index: &[i64]) -> String {
+    index
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `{drawn} of {total} tiles[ (cut at the edge)][, N more not drawn]`.
+fn tile_count(drawn: i64, total: i64, cut: bool) -> String {
+    let mut s = format!("{drawn} of {total} tiles");
+    if cut {
+        s.push_str(" (cut at the edge)");
+    }
+    let more = total.saturating_sub(drawn);
+    if more > 0 {
+        let _ = write!(s, ", {more} more not drawn");
+    }
+    s
+}
+
+/// The grid of a 1-D or 2-D array, or of a 2-D slice.
+fn grid(array: &ArrayShape, tiled: &TiledLayout, options: &Options) -> Result<Grid, Problem> {
     let dims = tiled.dimensions().to_vec();
     let slice = parse_slice(options.slice.as_deref(), &dims)?;
     let drawn: Vec<usize> = (0..dims.len()).filter(|&d| slice[d].is_none()).collect();
@@ -160,54 +217,47 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
     };
     let shown_rows = rows.as_ref().map_or(1, |a| a.shown);
     let shown_cols = cols.as_ref().map_or(1, |a| a.shown);
+    let tile_of = |a: &Option<Axis>, i: i64| a.as_ref().and_then(|a| a.tile).map_or(0, |b| i / b);
 
-    // Offsets of the drawn elements, row by row; `None` for padding.
     let mut index: Vec<i64> = slice.iter().map(|s| s.unwrap_or(0)).collect();
-    let mut cells: Vec<Option<i64>> = Vec::new();
+    let mut cells = Vec::new();
     for r in 0..shown_rows {
         for c in 0..shown_cols {
-            let in_rows = rows.as_ref().is_none_or(|a| r < a.size);
-            let in_cols = cols.as_ref().is_none_or(|a| c < a.size);
-            if !(in_rows && in_cols) {
-                cells.push(None);
-                continue;
-            }
             if let Some(a) = &rows {
                 index[a.dim] = r;
             }
             if let Some(a) = &cols {
                 index[a.dim] = c;
             }
-            cells.push(Some(tiled.offset(&index)?));
+            let inside = rows.as_ref().is_none_or(|a| r < a.size)
+                && cols.as_ref().is_none_or(|a| c < a.size);
+            cells.push(if inside {
+                Cell::Element {
+                    at: joined(&index),
+                    offset: tiled.offset(&index)?,
+                    tile: tile_of(&rows, r) + tile_of(&cols, c),
+                }
+            } else {
+                Cell::Padding { at: joined(&index) }
+            });
         }
     }
-    let widest = cells
-        .iter()
-        .flatten()
-        .map(|o| o.to_string().len() as i64)
-        .max()
-        .unwrap_or(1);
-    let cell_width = (widest * 8 + 16).max(32);
-    let grid_width = shown_cols * cell_width;
-    let grid_height = shown_rows * CELL_HEIGHT;
 
-    let shape_text = Shape::Array(array.clone()).to_string();
     let mut caption = Vec::new();
     let mut tiles_total: i64 = 1;
     let mut tiles_drawn: i64 = 1;
     let mut partial = false;
     for (a, what) in [(&rows, "rows"), (&cols, "columns")] {
         let Some(a) = a else { continue };
-        let logical_shown = a.shown.min(a.size);
         caption.push(format!(
             "{what} 0-{} of {} (dim {})",
-            logical_shown - 1,
+            a.shown.min(a.size) - 1,
             a.size,
             a.dim
         ));
-        let b = a.tile.unwrap_or(a.padded.max(1));
-        tiles_total = tiles_total.saturating_mul(ceil_div(a.padded, b.max(1)));
-        tiles_drawn = tiles_drawn.saturating_mul(ceil_div(a.shown, b.max(1)));
+        let b = a.tile.unwrap_or(a.padded).max(1);
+        tiles_total = tiles_total.saturating_mul(ceil_div(a.padded, b));
+        tiles_drawn = tiles_drawn.saturating_mul(ceil_div(a.shown, b));
         partial |= a.shown % b != 0 && a.shown < a.padded;
     }
     let mut summary = if caption.is_empty() {
@@ -219,14 +269,11 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
         .iter()
         .any(|a| a.as_ref().is_some_and(|a| a.tile.is_some()));
     if tiled_axes {
-        let more = tiles_total.saturating_sub(tiles_drawn);
-        let _ = write!(summary, "; {tiles_drawn} of {tiles_total} tiles");
-        if partial {
-            summary.push_str(" (cut at the edge)");
-        }
-        if more > 0 {
-            let _ = write!(summary, ", {more} more not drawn");
-        }
+        let _ = write!(
+            summary,
+            "; {}",
+            tile_count(tiles_drawn, tiles_total, partial)
+        );
     }
     if !slice.iter().all(Option::is_none) {
         let at: Vec<String> = slice
@@ -236,15 +283,171 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
         let _ = write!(summary, "; slice [{}]", at.join(","));
     }
 
+    // Tile outlines, clipped to the drawn region.
+    let mut outlines = Vec::new();
+    if tiled_axes {
+        let row_step = rows.as_ref().and_then(|a| a.tile).unwrap_or(shown_rows);
+        let col_step = cols.as_ref().and_then(|a| a.tile).unwrap_or(shown_cols);
+        let rows_cut = rows.as_ref().is_some_and(|a| a.shown < a.padded);
+        let cols_cut = cols.as_ref().is_some_and(|a| a.shown < a.padded);
+        let mut r = 0;
+        while r < shown_rows {
+            let h = row_step.min(shown_rows - r);
+            let mut c = 0;
+            while c < shown_cols {
+                let w = col_step.min(shown_cols - c);
+                outlines.push(Outline {
+                    row: r,
+                    col: c,
+                    rows: h,
+                    cols: w,
+                    cut_right: cols_cut && c + w == shown_cols,
+                    cut_bottom: rows_cut && r + h == shown_rows,
+                });
+                c += w;
+            }
+            r += h;
+        }
+    }
+    let axis_label = |a: &Axis| format!("dim {} (size {})", a.dim, a.size);
+    Ok(Grid {
+        rows: shown_rows,
+        cols: shown_cols,
+        cells,
+        row_labels: match &rows {
+            Some(_) => (0..shown_rows).map(|r| r.to_string()).collect(),
+            None => Vec::new(),
+        },
+        col_labels: match &cols {
+            Some(_) => (0..shown_cols).map(|c| c.to_string()).collect(),
+            None => Vec::new(),
+        },
+        row_axis: rows.as_ref().map(axis_label),
+        col_axis: cols.as_ref().map(axis_label),
+        outlines,
+        summary,
+    })
+}
+
+/// The grid of a 1-D array written `per_row` elements a row, as a
+/// linearised array is pictured: element `i` at row `i / per_row`, column
+/// `i % per_row`.
+fn wrapped_grid(
+    array: &ArrayShape,
+    tiled: &TiledLayout,
+    per_row: i64,
+    max_rows: i64,
+) -> Result<Grid, Problem> {
+    let dims = tiled.dimensions();
+    if dims.len() != 1 {
+        return Err(invalid(format!(
+            "--wrap draws 1-D arrays; {} has rank {}",
+            Shape::Array(array.clone()),
+            dims.len()
+        )));
+    }
+    let size = dims[0];
+    let tile = tile_bound(array, 0);
+    let padded = match tile {
+        Some(b) => ceil_div(size, b).checked_mul(b).unwrap_or(i64::MAX),
+        None => size,
+    };
+    let rows = ceil_div(padded, per_row).min(max_rows).max(1);
+    let shown = (rows * per_row).min(padded);
+    let mut cells = Vec::new();
+    for i in 0..rows * per_row {
+        cells.push(if i < size.min(shown) {
+            Cell::Element {
+                at: i.to_string(),
+                offset: tiled.offset(&[i])?,
+                tile: tile.map_or(0, |b| i / b),
+            }
+        } else if i < shown {
+            Cell::Padding { at: i.to_string() }
+        } else {
+            Cell::Empty
+        });
+    }
+    let mut summary = format!(
+        "Drawn: elements 0-{} of {size} (dim 0), {per_row} a row",
+        size.min(shown) - 1
+    );
+    let mut outlines = Vec::new();
+    if let Some(b) = tile {
+        let cut = shown < padded && shown % b != 0;
+        let _ = write!(
+            summary,
+            "; {}",
+            tile_count(ceil_div(shown, b), padded / b, cut)
+        );
+        // Tiles of whole rows are outlined.
+        if b % per_row == 0 {
+            let step = b / per_row;
+            let mut r = 0;
+            while r < rows {
+                let h = step.min(rows - r);
+                outlines.push(Outline {
+                    row: r,
+                    col: 0,
+                    rows: h,
+                    cols: per_row,
+                    cut_right: false,
+                    cut_bottom: cut && r + h == rows,
+                });
+                r += h;
+            }
+        }
+    }
+    Ok(Grid {
+        rows,
+        cols: per_row,
+        cells,
+        row_labels: (0..rows).map(|r| (r * per_row).to_string()).collect(),
+        col_labels: (0..per_row).map(|c| format!("+{c}")).collect(),
+        row_axis: Some(format!("dim 0 (size {size})")),
+        col_axis: Some(format!("dim 0, {per_row} a row")),
+        outlines,
+        summary,
+    })
+}
+
+/// The SVG picture of `array`.
+pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
+    let tiled = TiledLayout::new(array)?;
+    let grid = match options.wrap {
+        Some(per_row) => wrapped_grid(array, &tiled, per_row, options.max_rows)?,
+        None => grid(array, &tiled, options)?,
+    };
+    Ok(render(array, &grid))
+}
+
+/// Draws `grid`.
+fn render(array: &ArrayShape, grid: &Grid) -> String {
+    let (shown_rows, shown_cols) = (grid.rows, grid.cols);
+    let widest = grid
+        .cells
+        .iter()
+        .filter_map(|c| match c {
+            Cell::Element { offset, .. } => Some(offset.to_string().len()),
+            _ => None,
+        })
+        .chain(grid.col_labels.iter().map(String::len))
+        .max()
+        .unwrap_or(1) as i64;
+    let cell_width = (widest * 8 + 16).max(32);
+    let grid_width = shown_cols * cell_width;
+    let grid_height = shown_rows * CELL_HEIGHT;
+    let shape_text = Shape::Array(array.clone()).to_string();
+    let summary = &grid.summary;
+    let cut = grid.outlines.iter().any(|o| o.cut_right || o.cut_bottom);
+
     // The row axis is as long as the grid, or as its label.
-    let row_label = rows.as_ref().map_or(String::new(), |a| {
-        format!("dim {} (size {})", a.dim, a.size)
-    });
+    let row_label = grid.row_axis.clone().unwrap_or_default();
     let row_axis_length = grid_height.max(8 * row_label.len() as i64 + 8);
     // Monospace text of 13 pixels is about 8 pixels a character.
     let text_width = 20 + 8 * summary.chars().count().max(shape_text.len() + 4) as i64;
     let width = (LEFT + grid_width + 40).max(text_width).max(560);
-    let below = if rows.is_some() {
+    let below = if grid.row_axis.is_some() {
         row_axis_length
     } else {
         grid_height
@@ -277,7 +480,7 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
     );
 
     // Axis arrows and labels.
-    if let Some(a) = &cols {
+    if let Some(label) = &grid.col_axis {
         let y = TOP - 34;
         let _ = writeln!(
             s,
@@ -286,21 +489,20 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
         );
         let _ = writeln!(
             s,
-            r#"<text x="{LEFT}" y="{}">dim {} (size {})</text>"#,
+            r#"<text x="{LEFT}" y="{}">{}</text>"#,
             y - 6,
-            a.dim,
-            a.size
+            escape(label)
         );
-        for c in 0..shown_cols {
+        for (c, text) in grid.col_labels.iter().enumerate() {
             let _ = writeln!(
                 s,
-                r##"<text x="{}" y="{}" text-anchor="middle" fill="#666666">{c}</text>"##,
-                LEFT + c * cell_width + cell_width / 2,
+                r##"<text x="{}" y="{}" text-anchor="middle" fill="#666666">{text}</text>"##,
+                LEFT + c as i64 * cell_width + cell_width / 2,
                 TOP - 8
             );
         }
     }
-    if rows.is_some() {
+    if grid.row_axis.is_some() {
         let x = 16;
         let _ = writeln!(
             s,
@@ -316,38 +518,24 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
             TOP,
             escape(&row_label)
         );
-        for r in 0..shown_rows {
+        for (r, text) in grid.row_labels.iter().enumerate() {
             let _ = writeln!(
                 s,
-                r##"<text x="{}" y="{}" text-anchor="end" fill="#666666">{r}</text>"##,
+                r##"<text x="{}" y="{}" text-anchor="end" fill="#666666">{text}</text>"##,
                 LEFT - 8,
-                TOP + r * CELL_HEIGHT + 19
+                TOP + r as i64 * CELL_HEIGHT + 19
             );
         }
     }
 
     // Cells.
-    let tile_of = |a: &Option<Axis>, i: i64| a.as_ref().and_then(|a| a.tile).map_or(0, |b| i / b);
     for r in 0..shown_rows {
         for c in 0..shown_cols {
             let x = LEFT + c * cell_width;
             let y = TOP + r * CELL_HEIGHT;
-            let mut at: Vec<i64> = slice.iter().map(|s| s.unwrap_or(0)).collect();
-            if let Some(a) = &rows {
-                at[a.dim] = r;
-            }
-            if let Some(a) = &cols {
-                at[a.dim] = c;
-            }
-            let at: Vec<String> = at.iter().map(i64::to_string).collect();
-            let at = at.join(",");
-            match cells[(r * shown_cols + c) as usize] {
-                Some(offset) => {
-                    let fill = if (tile_of(&rows, r) + tile_of(&cols, c)) % 2 == 0 {
-                        "#dbe8f5"
-                    } else {
-                        "#f7e6cc"
-                    };
+            match &grid.cells[(r * shown_cols + c) as usize] {
+                Cell::Element { at, offset, tile } => {
+                    let fill = if tile % 2 == 0 { "#dbe8f5" } else { "#f7e6cc" };
                     let _ = writeln!(
                         s,
                         r##"<g class="cell" data-index="{at}" data-offset="{offset}"><rect x="{x}" y="{y}" width="{cell_width}" height="{CELL_HEIGHT}" fill="{fill}" stroke="#999999"/><text x="{}" y="{}" text-anchor="middle">{offset}</text></g>"##,
@@ -355,58 +543,42 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
                         y + 19
                     );
                 }
-                None => {
+                Cell::Padding { at } => {
                     let _ = writeln!(
                         s,
                         r##"<g class="padding" data-index="{at}"><rect x="{x}" y="{y}" width="{cell_width}" height="{CELL_HEIGHT}" fill="url(#padding)" stroke="#bbbbbb"/></g>"##
                     );
                 }
+                Cell::Empty => {}
             }
         }
     }
 
-    // Tile outlines, clipped to the drawn region: a side where the drawing
-    // cuts a tile (or an untiled dimension) is dashed.
-    let row_step = rows.as_ref().and_then(|a| a.tile).unwrap_or(shown_rows);
-    let col_step = cols.as_ref().and_then(|a| a.tile).unwrap_or(shown_cols);
-    let rows_cut = rows.as_ref().is_some_and(|a| a.shown < a.padded);
-    let cols_cut = cols.as_ref().is_some_and(|a| a.shown < a.padded);
-    if tiled_axes {
-        let mut r = 0;
-        while r < shown_rows {
-            let h = row_step.min(shown_rows - r);
-            let mut c = 0;
-            while c < shown_cols {
-                let w = col_step.min(shown_cols - c);
-                let (x0, y0) = (LEFT + c * cell_width, TOP + r * CELL_HEIGHT);
-                let (x1, y1) = (x0 + w * cell_width, y0 + h * CELL_HEIGHT);
-                let cut_right = cols_cut && c + w == shown_cols;
-                let cut_bottom = rows_cut && r + h == shown_rows;
-                let mut d = format!("M {x0} {y0} H {x1} M {x0} {y0} V {y1}");
-                let mut cuts = Vec::new();
-                if cut_right {
-                    cuts.push((x1, y0, x1, y1));
-                } else {
-                    let _ = write!(d, " M {x1} {y0} V {y1}");
-                }
-                if cut_bottom {
-                    cuts.push((x0, y1, x1, y1));
-                } else {
-                    let _ = write!(d, " M {x0} {y1} H {x1}");
-                }
-                let _ = writeln!(
-                    s,
-                    r##"<path class="tile" d="{d}" fill="none" stroke="#1f3b73" stroke-width="3" stroke-linecap="square"/>"##
-                );
-                for (xa, ya, xb, yb) in cuts {
-                    let _ = writeln!(
-                        s,
-                        r##"<line class="cut" x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#1f3b73" stroke-width="2" stroke-dasharray="5 4"/>"##
-                    );
-                }
-                c += w;
-            }
-            r += h;
+    // Tile outlines: a side where the drawing cuts a tile is dashed.
+    for o in &grid.outlines {
+        let (x0, y0) = (LEFT + o.col * cell_width, TOP + o.row * CELL_HEIGHT);
+        let (x1, y1) = (x0 + o.cols * cell_width, y0 + o.rows * CELL_HEIGHT);
+        let mut d = format!("M {x0} {y0} H {x1} M {x0} {y0} V {y1}");
+        let mut cuts = Vec::new();
+        if o.cut_right {
+            cuts.push((x1, y0, x1, y1));
+        } else {
+            let _ = write!(d, " M {x1} {y0} V {y1}");
+        }
+        if o.cut_bottom {
+            cuts.push((x0, y1, x1, y1));
+        } else {
+            let _ = write!(d, " M {x0} {y1} H {x1}");
+        }
+        let _ = writeln!(
+            s,
+            r##"<path class="tile" d="{d}" fill="none" stroke="#1f3b73" stroke-width="3" stroke-linecap="square"/>"##
+        );
+        for (xa, ya, xb, yb) in cuts {
+            let _ = writeln!(
+                s,
+                r##"<line class="cut" x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#1f3b73" stroke-width="2" stroke-dasharray="5 4"/>"##
+            );
         }
     }
 
@@ -433,11 +605,11 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
         s,
         r#"<text class="summary" x="10" y="{}">{}</text>"#,
         y + 24,
-        escape(&summary)
+        escape(summary)
     );
     let mut legend =
         String::from("hatched: padding, the slots of whole tiles that hold no element");
-    if tiled_axes && (rows_cut || cols_cut) {
+    if cut {
         legend.push_str("; dashed: where the drawing stops");
     }
     let _ = writeln!(
@@ -446,7 +618,7 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
         y + 48
     );
     s.push_str("</svg>\n");
-    Ok(s)
+    s
 }
 
 /// `draw`: writes the SVG picture of SHAPE.
@@ -458,9 +630,10 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let allowed = 1..=MAX_DRAWN;
-    if !allowed.contains(&options.max_rows) || !allowed.contains(&options.max_cols) {
+    let wrap_ok = options.wrap.is_none_or(|w| allowed.contains(&w));
+    if !allowed.contains(&options.max_rows) || !allowed.contains(&options.max_cols) || !wrap_ok {
         return Err(Failure::Usage(format!(
-            "--max-rows and --max-cols must be from 1 to {MAX_DRAWN}"
+            "--max-rows, --max-cols and --wrap must be from 1 to {MAX_DRAWN}"
         )));
     }
     let array = read_array(&input::read_all(input, limits.max_input)?, from)?;

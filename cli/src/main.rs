@@ -152,6 +152,10 @@ enum Command {
         /// The most columns drawn (whole tiles where they fit).
         #[arg(long, default_value_t = 16)]
         max_cols: i64,
+        /// Draw a 1-D array N elements a row, as a linearised array is
+        /// pictured (up to --max-rows rows).
+        #[arg(long, value_name = "N")]
+        wrap: Option<i64>,
     },
     /// Shell completions for SHELL, on standard output.
     #[command(
@@ -267,11 +271,13 @@ fn run(
             slice,
             max_rows,
             max_cols,
+            wrap,
         } => {
             let options = draw::Options {
                 slice,
                 max_rows,
                 max_cols,
+                wrap,
             };
             draw::run(input.as_deref(), from, &options, limits, out)
         }

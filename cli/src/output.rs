@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
+use xla_shape::Diagnostic;
 
 /// One error, as the tool reports it: a kind (the library's `ErrorKind`,
 /// or `Io`, `NoInput`, `TooLarge`, `Usage`), the message (XLA's text where
@@ -15,37 +16,74 @@ pub struct Problem {
     pub message: String,
     pub line: Option<usize>,
     pub column: Option<usize>,
-    /// The message on one line, for plain output.
-    pub summary: String,
+    /// The library's diagnostics: each place in the text that went wrong.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Problem {
     /// A problem of `kind` with `message` and no position.
     pub fn new(kind: &str, message: impl Into<String>) -> Self {
-        let message = message.into();
         Problem {
             kind: kind.to_string(),
-            summary: flatten(&message),
-            message,
+            message: message.into(),
             line: None,
             column: None,
+            diagnostics: Vec::new(),
         }
+    }
+
+    /// The message on one line: a parse error's `was parsing L:C: error:
+    /// ...` diagnostics after `Syntax error:` (without the source lines and
+    /// carets of the full message); other line breaks become ` | `.
+    pub fn one_line(&self) -> String {
+        if self.kind == "Parse" && !self.diagnostics.is_empty() {
+            let mut s = String::from("Syntax error:");
+            for d in &self.diagnostics {
+                s.push(' ');
+                s.push_str(&d.to_string());
+            }
+            return s;
+        }
+        self.message
+            .trim_end()
+            .lines()
+            .collect::<Vec<_>>()
+            .join(" | ")
     }
 
     /// The problem on input line `line` (its column, if any, is within
     /// that line).
     pub fn on_line(mut self, line: usize) -> Self {
         self.line = Some(line);
+        for d in &mut self.diagnostics {
+            let mut at = d.location();
+            at.line = at.line.saturating_add(line - 1);
+            *d = Diagnostic::new(at, d.message());
+        }
         self
     }
 
-    /// The error object of `--json`.
+    /// The error object of `--json`; `diagnostics` give each place's line
+    /// and column (1-based, within the input line in line-by-line modes)
+    /// and message.
     pub fn to_json(&self) -> Value {
+        let diagnostics: Vec<Value> = self
+            .diagnostics
+            .iter()
+            .map(|d| {
+                json!({
+                    "line": d.location().line,
+                    "column": d.location().column + 1,
+                    "message": d.message(),
+                })
+            })
+            .collect();
         json!({
             "kind": self.kind,
             "message": self.message,
             "line": self.line,
             "column": self.column,
+            "diagnostics": diagnostics,
         })
     }
 }
@@ -56,9 +94,9 @@ impl From<&xla_shape::Error> for Problem {
         Problem {
             kind: format!("{:?}", e.kind()),
             message: e.message().to_string(),
-            summary: one_line(e),
             line: location.map(|l| l.line),
             column: location.map(|l| l.column + 1),
+            diagnostics: e.diagnostics().to_vec(),
         }
     }
 }
@@ -127,24 +165,6 @@ impl Numbers {
     }
 }
 
-/// An error on one line. A parse error is `Syntax error:` followed by its
-/// diagnostics (`was parsing L:C: error: ...`), without the source line and
-/// caret XLA's message shows under each; other errors keep their message,
-/// line breaks as ` | `.
-pub fn one_line(e: &xla_shape::Error) -> String {
-    let diagnostics = e.diagnostics();
-    if e.kind() == xla_shape::ErrorKind::Parse && !diagnostics.is_empty() {
-        let lines: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
-        return format!("Syntax error: {}", lines.join(" "));
-    }
-    flatten(e.message())
-}
-
-/// A message with its line breaks as ` | `.
-pub fn flatten(message: &str) -> String {
-    message.trim_end().lines().collect::<Vec<_>>().join(" | ")
-}
-
 /// Writes one JSON value on its own line.
 pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value)?;
@@ -174,7 +194,7 @@ pub fn write_record(
             Ok(false)
         }
         (Err(p), false) => {
-            writeln!(out, "error: {}", p.summary)?;
+            writeln!(out, "error: {}", p.one_line())?;
             Ok(true)
         }
         (Err(p), true) => {

@@ -5,8 +5,8 @@ use std::io::Write;
 use serde_json::json;
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
-use crate::input::{self, Limits};
-use crate::output::{Failure, Problem, one_line, write_json};
+use crate::input::{self, Limits, Source};
+use crate::output::{Failure, Problem, write_json};
 
 fn role(role: ShapeRole) -> &'static str {
     match role {
@@ -36,7 +36,9 @@ pub fn run(
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| Problem::new("Format", format!("the module is not UTF-8 text: {e}")))?;
     let mut failed = false;
+    let mut any = false;
     for found in shapes_in_hlo(text) {
+        any = true;
         let (line, column) = (found.location.line, found.location.column + 1);
         match (&found.shape, json) {
             (Ok(shape), _) => {
@@ -59,7 +61,7 @@ pub fn run(
                 writeln!(
                     out,
                     "{line}:{column}\terror: {}\t{}",
-                    one_line(e),
+                    Problem::from(e).one_line(),
                     found.text
                 )?;
             }
@@ -74,6 +76,15 @@ pub fn run(
                 )?;
             }
         }
+    }
+    // `scan module.txt` reads the words `module.txt`: say how to read the file.
+    if let (false, Some(arg)) = (any, input)
+        && Source::of(Some(arg)) == Source::Literal(arg)
+        && std::path::Path::new(arg).is_file()
+    {
+        return Err(Failure::Usage(format!(
+            "{arg:?} is read as HLO text and holds no shape; to read the file, write @{arg}"
+        )));
     }
     if failed {
         Err(Failure::Reported)

@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::convert::{Format, read_array};
 use crate::describe::list;
 use crate::input::{self, Limits};
-use crate::output::{Failure, Problem, one_line, write_json};
+use crate::output::{Failure, Problem, write_json};
 
 /// Prints the strides, or fails with the reason the layout has none.
 /// Sub-byte elements have element strides but no byte strides: that is
@@ -39,7 +39,11 @@ pub fn run(
     writeln!(out, "element strides: {}", list(&element))?;
     match bytes {
         Ok(bytes) => writeln!(out, "byte strides:    {}", list(&bytes))?,
-        Err(e) => writeln!(out, "byte strides:    none: {}", one_line(&e))?,
+        Err(e) => writeln!(
+            out,
+            "byte strides:    none: {}",
+            Problem::from(&e).one_line()
+        )?,
     }
     Ok(())
 }

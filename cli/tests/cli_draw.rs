@@ -220,6 +220,29 @@ fn every_element_of_small_arrays_gets_its_cell() {
 }
 
 #[test]
+fn wrapped_1d_arrays_show_every_element_and_the_padding() {
+    // 96 elements in tiles of 64: 128 slots, 32 of them padding; the (2,1)
+    // tile after (16) puts element i + 16 right after element i
+    // (XLA's 1-D interleaved layout, ShapeUtil::PackedFactorFor1DInterleavedArray).
+    let shape = "bf16[96]{0:T(64)(16)(2,1)}";
+    let p = draw(&["--wrap", "16", shape]);
+    assert_eq!(p.cells.len(), 96);
+    assert_eq!(p.padding.len(), 128 - 96);
+    offsets_agree(shape, &p);
+    assert_eq!(p.cells[&vec![16]], p.cells[&vec![0]] + 1);
+    assert_eq!(p.tiles, 2);
+    // The row limit cuts a long array.
+    let p = draw(&["--wrap", "8", "--max-rows", "2", "s32[100]"]);
+    let drawn: Vec<Vec<i64>> = p.cells.keys().cloned().collect();
+    assert_eq!(drawn, (0..16).map(|i| vec![i]).collect::<Vec<_>>());
+    assert!(p.summary.contains("elements 0-15 of 100"), "{}", p.summary);
+    // Only 1-D arrays wrap.
+    let doc = json_doc(&["draw", "--json", "--wrap", "4", "f32[2,3]"], b"", 1);
+    assert_eq!(doc["error"]["kind"], "InvalidArgument");
+    fails(&["draw", "--wrap", "0", "f32[8]"], b"", 2);
+}
+
+#[test]
 fn draw_errors_in_both_modes() {
     for (args, code, kind) in [
         (&["draw", "(f32[2], f32[3])"][..], 1, "InvalidArgument"),

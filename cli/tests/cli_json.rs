@@ -193,6 +193,23 @@ fn validate_errors_carry_xlas_message_kind_and_place() {
             }
             None => assert_eq!(doc["error"]["line"], Value::Null),
         }
+        let diagnostics: Vec<Value> = expected
+            .diagnostics()
+            .iter()
+            .map(|d| {
+                json!({
+                    "line": d.location().line,
+                    "column": d.location().column + 1,
+                    "message": d.message(),
+                })
+            })
+            .collect();
+        assert_eq!(
+            doc["error"]["diagnostics"],
+            json!(diagnostics),
+            "{}",
+            id(&r)
+        );
         let err = fails(&["validate", text], b"", 1);
         assert_eq!(
             err,
@@ -277,8 +294,21 @@ fn convert_lines_json_answers_every_line_in_order() {
             json!(null)
         ]
     );
-    // f32[2 fails at column 5 (0-based) of its line: 6, 1-based.
+    // XLA on f32[2 (tests/data/oracle/cli.jsonl): `was parsing 1:5: error:
+    // MESSAGE`, column 5 counted from 0 on the first line: 6, 1-based; the
+    // diagnostic is on input line 3.
+    let xla = records("oracle/cli.jsonl");
+    let xla = xla_message(str_field(&xla[0], "xla_error"));
+    let was_parsing = xla.lines().nth(1).unwrap();
+    let (at, message) = was_parsing.split_once(": error: ").unwrap();
+    assert_eq!(at, "was parsing 1:5");
     assert_eq!(objects[2]["error"]["column"], 6);
+    assert_eq!(
+        objects[2]["error"]["diagnostics"],
+        json!([{"line": 3, "column": 6, "message": message}])
+    );
+    // The text line gives XLA's `was parsing` line, without source and caret.
+    assert_eq!(lines[2], format!("error: Syntax error: {was_parsing}"));
     assert_eq!(
         objects[0]["output"],
         to_hex(&parse_shape("f32[2]").unwrap().to_proto_bytes())
@@ -324,6 +354,10 @@ fn scan_json_lists_what_the_text_lists() {
     let line = String::from_utf8(out.stdout).unwrap();
     assert!(line.starts_with("2:12\terror: "), "{line}");
     assert!(line.trim_end().ends_with("\tf32[2]{5}"), "{line}");
+    // A file name given without @ is text without shapes: the tool says
+    // how to read the file.
+    let err = fails(&["scan", &path], b"", 2);
+    assert!(err.contains(&format!("write @{path}")), "{err}");
     // Not UTF-8.
     let doc = json_doc(&["scan", "--json"], b"\xff\xfe", 1);
     assert_eq!(error_of(&doc).0, "Format");
