@@ -15,10 +15,7 @@ use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
 use PrimitiveType::{Bf16, C128, F32, F64, S16, U8};
 
 fn shape(t: PrimitiveType, dims: &[i64], mtm: &[i64], tiles: &[&[i64]]) -> ArrayShape {
-    let tiles = tiles
-        .iter()
-        .map(|t| Tile::new(*t).unwrap())
-        .collect();
+    let tiles = tiles.iter().map(|t| Tile::new(*t).unwrap()).collect();
     ArrayShape::new(t, dims.to_vec())
         .unwrap()
         .with_layout(Some(Layout::new(mtm.to_vec()).with_tiles(tiles)))

@@ -227,7 +227,24 @@ impl<'a, const E: usize> Tr<'a, E> {
         };
         let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
         let (mut so, mut dof) = (self.s, self.d);
-        for _ in 0..long {
+        let mut done = 0;
+        if E == 2 && K == 2 && !short_i && ls == 4 {
+            // Pairs of 2-byte elements split into two rows (bf16 in
+            // `(2,1)` sub-tiles): 8 pairs at a time.
+            done = long / 8 * 8;
+            for _ in 0..long / 8 {
+                // SAFETY: the 8 pairs at `so` (32 bytes, `ls == 4`) and
+                // the 8 elements at `dof` and `dof + md` of each row are
+                // elements `ii .. ii + 8` of the transpose, checked by
+                // `Tr::new` to lie in the buffers.
+                unsafe {
+                    super::sse::split_pairs16(ps.offset(so), pd.offset(dof), pd.offset(dof + md));
+                }
+                so += 8 * ls;
+                dof += 8 * ld;
+            }
+        }
+        for _ in done..long {
             for m in 0..k as isize {
                 // SAFETY: `so + m*ms`, `dof + m*md` are the offsets of an
                 // element `(ii, jj)` with `ii < i.n`, `jj < j.n`, all of

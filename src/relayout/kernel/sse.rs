@@ -5,9 +5,10 @@
 
 use super::direct::Block;
 use std::arch::x86_64::{
-    __m128i, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128, _mm_stream_si128,
-    _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
-    _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+    __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_setzero_si128, _mm_slli_epi32, _mm_srai_epi32,
+    _mm_storeu_si128, _mm_stream_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+    _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
+    _mm_unpacklo_epi64,
 };
 
 /// Whether [`square`] handles `E`-byte elements.
@@ -71,6 +72,37 @@ impl<const E: usize, const NT: bool> Block for Line<E, NT> {
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
         let n = (16 / E) as isize;
+        if NT && E < 4 {
+            // Streamed, the `16 / E` destination rows of a square would
+            // be `16 / E` lines written a quarter at a time, more than
+            // the CPU's write-combining buffers hold: the block goes
+            // through a buffer in L1 and out a whole line at a time.
+            let mut tmp = Stage([0; 4096]);
+            let pb = tmp.0.as_mut_ptr();
+            // Each source row read whole, one after the other.
+            for r0 in 0..4isize {
+                for c0 in 0..4isize {
+                    // SAFETY: a square of what the caller vouches for, into
+                    // rows `n*c0 ..` (< 64 / E) of 64 bytes of `tmp`,
+                    // which has 4096 bytes.
+                    unsafe {
+                        let a = pa.offset(n * r0 * sa + 16 * c0);
+                        square::<E, false>(a, sa, pb.offset(n * c0 * 64 + 16 * r0), 64);
+                    }
+                }
+            }
+            for row in 0..Self::SIZE as isize {
+                for q in 0..4isize {
+                    // SAFETY: row `row` of the block, which the caller
+                    // vouches for (16-byte aligned), and of `tmp`.
+                    unsafe {
+                        let v = _mm_loadu_si128(pb.offset(row * 64 + 16 * q).cast());
+                        _mm_stream_si128(pt.offset(row * st + 16 * q).cast(), v);
+                    }
+                }
+            }
+            return;
+        }
         for c0 in 0..4isize {
             for r0 in 0..4isize {
                 // SAFETY: the square at rows `n*r0..`, bytes `16*c0..` of
@@ -83,6 +115,33 @@ impl<const E: usize, const NT: bool> Block for Line<E, NT> {
                 }
             }
         }
+    }
+}
+
+/// A block of [`Line`] on its way to a streamed destination.
+#[repr(C, align(64))]
+struct Stage([u8; 4096]);
+
+/// Splits the 8 pairs of 2-byte elements at `pa` into the first
+/// elements of each (8 at `p0`) and the second (8 at `p1`).
+///
+/// # Safety
+///
+/// The 32 bytes at `pa` are readable, the 16 bytes at `p0` and at `p1`
+/// writable and disjoint from them.
+#[inline(always)]
+pub(super) unsafe fn split_pairs16(pa: *const u8, p0: *mut u8, p1: *mut u8) {
+    // SAFETY: the bytes read and written are what the caller vouches for;
+    // unaligned loads and stores need no alignment. Each 32-bit lane is
+    // a pair: shifted so that one element is sign-extended into the lane,
+    // it packs back into 16 bits unchanged.
+    unsafe {
+        let a = _mm_loadu_si128(pa.cast());
+        let b = _mm_loadu_si128(pa.add(16).cast());
+        let low = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
+        _mm_storeu_si128(p0.cast(), _mm_packs_epi32(low(a), low(b)));
+        let high = _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b));
+        _mm_storeu_si128(p1.cast(), high);
     }
 }
 
@@ -99,6 +158,16 @@ fn unpack<const E: usize>(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
             _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
         }
     }
+}
+
+/// One round of [`square`] on its first `n` rows.
+#[inline(always)]
+fn interleave<const E: usize>(r: [__m128i; 16], n: usize) -> [__m128i; 16] {
+    let mut t = r;
+    for k in 0..n / 2 {
+        (t[2 * k], t[2 * k + 1]) = unpack::<E>(r[k], r[k + n / 2]);
+    }
+    t
 }
 
 /// The square transpose: `pt[c*st + r*E ..][..E] = pa[r*sa + c*E ..][..E]`
@@ -122,12 +191,11 @@ unsafe fn square<const E: usize, const NT: bool>(pa: *const u8, sa: isize, pt: *
         for (k, v) in r.iter_mut().enumerate().take(n) {
             *v = _mm_loadu_si128(pa.offset(k as isize * sa).cast());
         }
-        for _ in 0..n.trailing_zeros() {
-            let mut t = [_mm_setzero_si128(); 16];
-            for k in 0..n / 2 {
-                (t[2 * k], t[2 * k + 1]) = unpack::<E>(r[k], r[k + n / 2]);
+        // `log2(n)` rounds, written out so that they unroll.
+        for round in [2, 4, 8, 16] {
+            if round <= n {
+                r = interleave::<E>(r, n);
             }
-            r = t;
         }
         for (k, v) in r.into_iter().enumerate().take(n) {
             let p = pt.offset(k as isize * st).cast();
