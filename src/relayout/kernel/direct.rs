@@ -316,18 +316,19 @@ fn transpose_e<const E: usize>(
         // A narrow transpose (a few planes interleaved or split apart)
         // has no square blocks: element by element, one side read or
         // written in order.
-        if i.n.min(j.n) <= NARROW && i.n.max(j.n) >= b {
-            if let Some(mut tr) = Tr::<E>::new(i, j, src, s, dst, d) {
-                tr.narrow();
-                return true;
-            }
+        if i.n.min(j.n) <= NARROW
+            && i.n.max(j.n) >= b
+            && let Some(mut tr) = Tr::<E>::new(i, j, src, s, dst, d)
+        {
+            tr.narrow();
+            return true;
         }
         return false;
     }
     // Non-temporal stores write whole lines: the blocks start at the
     // first row whose destination rows are 64-byte aligned.
     let first = (dst.as_ptr() as usize).wrapping_add(d as usize);
-    let stream = stream && j.d % 64 == 0 && first % E == 0;
+    let stream = stream && j.d % 64 == 0 && first.is_multiple_of(E);
     // Destination rows a multiple of 4 KiB apart fall in the same
     // cache sets: kept in the caches, they evict each other before
     // their lines are whole. The staged copy avoids that.
