@@ -30,10 +30,15 @@
 //!
 //! The copy is planned once ([`Relayout::new`]) and runs as cache-blocked
 //! strided copies: contiguous runs where both sides agree, blocked
-//! transposes where they do not. On x86_64, transposes of 4-byte elements
-//! into a destination of 8 MiB or more write whole cache lines with
-//! non-temporal stores (AVX where the CPU has it), so that array is not
-//! left in the caches afterwards.
+//! transposes where they do not. On x86_64, transposes of 1-, 2-, 4- and
+//! 8-byte elements go straight from source to destination in SSE2 blocks
+//! (AVX for 4-byte elements where the CPU has it), transposes with a side
+//! of at most 8 positions (NCHW with 3 channels, bf16 in `(2,1)`
+//! sub-tiles) element by element along the long side, and a destination
+//! of 8 MiB or more is written a whole cache line at a time with
+//! non-temporal stores, so that it is not left in the caches afterwards.
+//! With the `rayon` feature, `Relayout::run_parallel` cuts a large copy
+//! into pieces for the threads of a rayon pool.
 
 mod kernel;
 mod plan;
