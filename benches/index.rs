@@ -2,6 +2,9 @@
 //! - `to_linear`: every index (read from a list) converted to its linear
 //!   position with `index_util`, and with a hand-written loop over
 //!   precomputed strides (the floor);
+//! - `to_index`: every linear position converted back to its index with
+//!   `index_util` into a reused buffer (and into a new `Vec`), and with a
+//!   hand-written loop dividing by precomputed strides (the floor);
 //! - `iterate`: every index in layout order with `shape_util::indices`
 //!   (a `for` loop, and `for_each`), with `for_each_index`, and with plain
 //!   nested loops (the floor).
@@ -68,6 +71,60 @@ fn to_linear(c: &mut Criterion) {
     group.finish();
 }
 
+fn to_index(c: &mut Criterion) {
+    let shape = shape_util::make_shape_with_dense_layout(T::F32, &DIMS, &MINOR_TO_MAJOR);
+    let n = shape_util::elements_in(&shape).unwrap();
+    // Element strides, precomputed, most major first: the floor divides
+    // by each in turn.
+    let mut strides = [(0usize, 0i64); 4];
+    let mut scale = 1;
+    for (k, &d) in MINOR_TO_MAJOR.iter().enumerate() {
+        strides[3 - k] = (d as usize, scale);
+        scale *= DIMS[d as usize];
+    }
+    let mut group = c.benchmark_group("to_index");
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("index_util_into", |b| {
+        let mut index = [0i64; 4];
+        b.iter(|| {
+            let mut sum = 0i64;
+            for linear in 0..black_box(n) {
+                index_util::linear_index_to_multidimensional_index_into(&shape, linear, &mut index)
+                    .unwrap();
+                sum = sum.wrapping_add(index[0] ^ index[3]);
+            }
+            sum
+        })
+    });
+    group.bench_function("hand_strides", |b| {
+        let mut index = [0i64; 4];
+        b.iter(|| {
+            let mut sum = 0i64;
+            for linear in 0..black_box(n) {
+                let mut rest = linear;
+                for &(d, stride) in black_box(&strides) {
+                    index[d] = rest / stride;
+                    rest %= stride;
+                }
+                sum = sum.wrapping_add(index[0] ^ index[3]);
+            }
+            sum
+        })
+    });
+    group.bench_function("index_util_vec", |b| {
+        b.iter(|| {
+            let mut sum = 0i64;
+            for linear in 0..black_box(n) {
+                let index =
+                    index_util::linear_index_to_multidimensional_index(&shape, linear).unwrap();
+                sum = sum.wrapping_add(index[0] ^ index[3]);
+            }
+            sum
+        })
+    });
+    group.finish();
+}
+
 fn iterate(c: &mut Criterion) {
     let shape = shape_util::make_shape_with_dense_layout(T::F32, &DIMS, &MINOR_TO_MAJOR);
     let n = shape_util::elements_in(&shape).unwrap() as u64;
@@ -113,5 +170,5 @@ fn iterate(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, to_linear, iterate);
+criterion_group!(benches, to_linear, to_index, iterate);
 criterion_main!(benches);

@@ -1,69 +1,129 @@
-//! Relayout throughput on 64 MiB of f32, against a plain memory copy of
-//! the same bytes measured in the same run (the floor).
+//! Relayout throughput at 16 and 256 MiB, against a plain memory copy of
+//! the same number of bytes measured in the same run (the floor): 2-D
+//! transposes of 1-, 2-, 4- and 8-byte elements, NCHW <-> NHWC with 3, 64
+//! and 256 channels, and untiling XLA's TPU layouts `T(8,128)(2,1)` (bf16)
+//! and `T(8,128)` (f32). Each case's throughput divided by the copy's is
+//! its ratio to a memory copy (target at least 0.5).
 //!
 //! `cargo bench --bench relayout -- --warm-up-time 1 --measurement-time 3`
+//! (`-- 16MiB` or `-- 256MiB` for one size; with `--features rayon`, the
+//! `threads` cases run the same copies on every core).
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use xla_shape::relayout::Relayout;
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
 
-const BYTES: usize = 64 << 20;
-
-fn shape(dims: &[i64], mtm: &[i64], tiles: Vec<Tile>) -> ArrayShape {
-    ArrayShape::new(PrimitiveType::F32, dims.to_vec())
+fn shape(t: PrimitiveType, dims: &[i64], mtm: &[i64], tiles: Vec<Tile>) -> ArrayShape {
+    ArrayShape::new(t, dims.to_vec())
         .unwrap()
         .with_layout(Some(Layout::new(mtm.to_vec()).with_tiles(tiles)))
         .unwrap()
 }
 
-fn bench(c: &mut Criterion) {
-    let src: Vec<u8> = (0..BYTES).map(|i| (i * 7 + i / 4096) as u8).collect();
-    let mut dst = vec![0u8; BYTES];
-    let mut g = c.benchmark_group("relayout_64MiB_f32");
-    g.throughput(Throughput::Bytes(BYTES as u64));
-    g.sample_size(10);
+/// The cases for `bytes` bytes of data (a power of two, 16 MiB or more):
+/// name, source shape, destination shape.
+fn cases(bytes: i64) -> Vec<(String, ArrayShape, ArrayShape)> {
+    use PrimitiveType::{Bf16, F32, F64, S16, U8};
+    let mut out = Vec::new();
+    for t in [U8, S16, F32, F64] {
+        let e = t.byte_width().unwrap();
+        // A square number of bytes, or twice one: rows of 2^k elements.
+        let elements = bytes / e;
+        let rows = 1i64 << ((63 - elements.leading_zeros()) / 2);
+        let dims = [rows, elements / rows];
+        out.push((
+            format!("transpose_{}_{}x{}", t.lowercase_name(), dims[0], dims[1]),
+            shape(t, &dims, &[1, 0], vec![]),
+            shape(t, &dims, &[0, 1], vec![]),
+        ));
+    }
+    for c in [3i64, 64, 256] {
+        // N x C x 64 x 64 f32, N rounded so that the array has about
+        // `bytes` bytes.
+        let n = (bytes / (4 * c * 64 * 64)).max(1);
+        let dims = [n, c, 64, 64];
+        let nchw = shape(F32, &dims, &[3, 2, 1, 0], vec![]);
+        let nhwc = shape(F32, &dims, &[1, 3, 2, 0], vec![]);
+        out.push((
+            format!("nchw_to_nhwc_{n}x{c}x64x64"),
+            nchw.clone(),
+            nhwc.clone(),
+        ));
+        out.push((format!("nhwc_to_nchw_{n}x{c}x64x64"), nhwc, nchw));
+    }
+    let rows = bytes / 2 / 4096;
+    out.push((
+        format!("untile_bf16_8x128_2x1_{rows}x2048"),
+        shape(
+            Bf16,
+            &[rows, 2048],
+            &[1, 0],
+            vec![Tile::new([8, 128]).unwrap(), Tile::new([2, 1]).unwrap()],
+        ),
+        shape(Bf16, &[rows, 2048], &[1, 0], vec![]),
+    ));
+    let rows = bytes / 4 / 2048;
+    out.push((
+        format!("untile_f32_8x128_{rows}x2048"),
+        shape(
+            F32,
+            &[rows, 2048],
+            &[1, 0],
+            vec![Tile::new([8, 128]).unwrap()],
+        ),
+        shape(F32, &[rows, 2048], &[1, 0], vec![]),
+    ));
+    out
+}
 
+fn memcpy(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    src: &[u8],
+    dst: &mut [u8],
+) {
+    g.throughput(Throughput::Bytes(src.len() as u64));
     g.bench_function("memcpy", |b| {
         b.iter(|| {
-            dst.copy_from_slice(black_box(&src));
-            black_box(&mut dst);
+            dst.copy_from_slice(black_box(src));
+            black_box(&mut *dst);
         })
     });
+}
 
-    let cases = [
-        (
-            "transpose_2d_4096x4096",
-            shape(&[4096, 4096], &[1, 0], vec![]),
-            shape(&[4096, 4096], &[0, 1], vec![]),
-        ),
-        (
-            "nchw_to_nhwc_32x64x128x64",
-            shape(&[32, 64, 128, 64], &[3, 2, 1, 0], vec![]),
-            shape(&[32, 64, 128, 64], &[1, 3, 2, 0], vec![]),
-        ),
-        (
-            "nhwc_to_nchw_32x64x128x64",
-            shape(&[32, 64, 128, 64], &[1, 3, 2, 0], vec![]),
-            shape(&[32, 64, 128, 64], &[3, 2, 1, 0], vec![]),
-        ),
-        (
-            "untile_8x128_4096x4096",
-            shape(&[4096, 4096], &[1, 0], vec![Tile::new([8, 128]).unwrap()]),
-            shape(&[4096, 4096], &[1, 0], vec![]),
-        ),
-    ];
-    for (name, from, to) in cases {
-        let plan = Relayout::new(&from, &to).unwrap();
-        assert_eq!((plan.src_byte_size(), plan.dst_byte_size()), (BYTES, BYTES));
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                plan.run(black_box(&src), &mut dst).unwrap();
-                black_box(&mut dst);
-            })
-        });
+fn bench(c: &mut Criterion) {
+    for mib in [16i64, 256] {
+        let bytes = mib << 20;
+        let src: Vec<u8> = (0..bytes as usize)
+            .map(|i| (i * 7 + i / 4096) as u8)
+            .collect();
+        let mut dst = vec![0u8; bytes as usize];
+        let mut g = c.benchmark_group(format!("relayout_{mib}MiB"));
+        g.sample_size(10);
+        memcpy(&mut g, &src, &mut dst);
+        for (name, from, to) in cases(bytes) {
+            let plan = Relayout::new(&from, &to).unwrap();
+            let (sn, dn) = (plan.src_byte_size(), plan.dst_byte_size());
+            let (src, dst) = (&src[..sn], &mut dst[..dn]);
+            g.throughput(Throughput::Bytes(dn as u64));
+            g.bench_function(name.as_str(), |b| {
+                b.iter(|| {
+                    plan.run(black_box(src), dst).unwrap();
+                    black_box(&mut *dst);
+                })
+            });
+            #[cfg(feature = "rayon")]
+            if name.starts_with("transpose_f32") || name.starts_with("untile_f32") {
+                g.bench_function(format!("{name}_threads"), |b| {
+                    b.iter(|| {
+                        plan.run_parallel(black_box(src), dst).unwrap();
+                        black_box(&mut *dst);
+                    })
+                });
+            }
+        }
+        g.finish();
     }
-    g.finish();
 }
 
 criterion_group!(benches, bench);

@@ -206,24 +206,62 @@ pub fn linear_index_to_multidimensional_index(
     shape: &ArrayShape,
     linear_index: i64,
 ) -> Result<Vec<i64>> {
-    let layout = require_layout(shape)?;
-    let count = crate::shape_util::elements_in(shape)?;
-    if linear_index < 0 || linear_index >= count {
-        return Err(Error::invalid_argument(format!(
-            "linear index {linear_index} is out of bounds for shape {shape} of {count} elements"
-        )));
-    }
-    let dims = shape.dimensions();
-    let mut index = vec![0i64; dims.len()];
-    let mut divisor = 1i64;
-    // Every dimension is at least 1 (the count is positive) and the
-    // divisor stays at most the element count.
-    for &d in layout.minor_to_major() {
-        let d = d as usize;
-        index[d] = (linear_index / divisor) % dims[d];
-        divisor *= dims[d];
-    }
+    let mut index = vec![0i64; shape.dimensions().len()];
+    linear_index_to_multidimensional_index_into(shape, linear_index, &mut index)?;
     Ok(index)
+}
+
+/// [`linear_index_to_multidimensional_index`] into a caller's buffer of
+/// one entry per dimension, without allocating: one division per
+/// dimension, as fast as a loop over precomputed strides.
+///
+/// ```
+/// use xla_shape::{PrimitiveType, index_util, shape_util};
+/// let s = shape_util::make_shape_with_dense_layout(PrimitiveType::F32, &[2, 3, 4], &[0, 2, 1]);
+/// let mut index = [0i64; 3];
+/// for linear in 0..24 {
+///     index_util::linear_index_to_multidimensional_index_into(&s, linear, &mut index)?;
+///     assert_eq!(index_util::multidimensional_index_to_linear_index(&s, &index)?, linear);
+/// }
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`linear_index_to_multidimensional_index`], and `out` does not have
+/// one entry per dimension. `out` is unspecified after an error.
+pub fn linear_index_to_multidimensional_index_into(
+    shape: &ArrayShape,
+    linear_index: i64,
+    out: &mut [i64],
+) -> Result<()> {
+    let layout = require_layout(shape)?;
+    let dims = shape.dimensions();
+    if out.len() != dims.len() {
+        return Err(bad_index(shape, out));
+    }
+    // Digit by digit, most minor first: what is left at the end is 0 when
+    // `0 <= linear_index < elements_in(shape)`.
+    let mut rest = linear_index;
+    let mut ok = linear_index >= 0;
+    for &d in layout.minor_to_major() {
+        let (Some(&size), Some(slot)) = (dims.get(d as usize), out.get_mut(d as usize)) else {
+            continue;
+        };
+        if size <= 0 {
+            ok = false;
+            break;
+        }
+        *slot = rest % size;
+        rest /= size;
+    }
+    if ok && rest == 0 {
+        return Ok(());
+    }
+    let count = crate::shape_util::elements_in(shape)?;
+    Err(Error::invalid_argument(format!(
+        "linear index {linear_index} is out of bounds for shape {shape} of {count} elements"
+    )))
 }
 
 /// XLA's `IndexUtil::BumpIndices`: advances `index` to the next index in

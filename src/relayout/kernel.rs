@@ -195,6 +195,75 @@ impl Block {
         [side(self.src, |a| a.s), side(self.dst, |a| a.d)]
     }
 
+    /// This block cut into at most `parts` blocks along the axis with the
+    /// largest destination stride (for a plain run, into runs of whole
+    /// `e`-byte elements): pieces that together copy what the block
+    /// copies, each to its own range of the destination when the block
+    /// writes its elements once.
+    #[cfg(feature = "rayon")]
+    pub(crate) fn split(&self, e: usize, parts: usize) -> Vec<Block> {
+        /// Where the axis to cut is.
+        #[derive(Clone, Copy)]
+        enum At {
+            Outer(usize),
+            I,
+            J,
+            Strided,
+        }
+        let mut axes: Vec<(At, Axis)> = self
+            .outer
+            .iter()
+            .enumerate()
+            .map(|(k, a)| (At::Outer(k), *a))
+            .collect();
+        match self.inner {
+            Inner::Run(len) if self.outer.is_empty() => {
+                let n = len / e.max(1);
+                let step = n.div_ceil(parts.max(1)).max(1) * e;
+                return (0..len)
+                    .step_by(step)
+                    .map(|at| Block {
+                        src: self.src + at as isize,
+                        dst: self.dst + at as isize,
+                        outer: Vec::new(),
+                        inner: Inner::Run(step.min(len - at)),
+                    })
+                    .collect();
+            }
+            Inner::Run(_) => {}
+            Inner::Transpose { i, j } => axes.extend([(At::I, i), (At::J, j)]),
+            Inner::Strided(a) => axes.push((At::Strided, a)),
+        }
+        let Some(&(at, axis)) = axes
+            .iter()
+            .filter(|(_, a)| a.n > 1)
+            .max_by_key(|(_, a)| a.d.unsigned_abs())
+        else {
+            return vec![self.clone()];
+        };
+        let step = axis.n.div_ceil(parts.max(1));
+        (0..axis.n)
+            .step_by(step)
+            .map(|first| {
+                let mut piece = self.clone();
+                let cut = Axis {
+                    n: step.min(axis.n - first),
+                    ..axis
+                };
+                match (&mut piece.inner, at) {
+                    (_, At::Outer(k)) => piece.outer[k] = cut,
+                    (Inner::Transpose { i, .. }, At::I) => *i = cut,
+                    (Inner::Transpose { j, .. }, At::J) => *j = cut,
+                    (Inner::Strided(a), At::Strided) => *a = cut,
+                    _ => unreachable!("the axis was taken from this block"),
+                }
+                piece.src += first as isize * axis.s;
+                piece.dst += first as isize * axis.d;
+                piece
+            })
+            .collect()
+    }
+
     /// Copies the block. The caller has checked [`bounds`](Self::bounds)
     /// against both buffers. `stream`: the destination is large enough
     /// for non-temporal stores ([`STREAM_MIN_BYTES`]).
@@ -231,7 +300,7 @@ fn transpose(
     stream: bool,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if e == 4 && direct::transpose(direct::Kernel::best(), i, j, src, s, dst, d, stream) {
+    if direct::transpose(direct::Kernel::best(), e, i, j, src, s, dst, d, stream) {
         return;
     }
     #[cfg(not(target_arch = "x86_64"))]

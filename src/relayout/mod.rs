@@ -30,10 +30,15 @@
 //!
 //! The copy is planned once ([`Relayout::new`]) and runs as cache-blocked
 //! strided copies: contiguous runs where both sides agree, blocked
-//! transposes where they do not. On x86_64, transposes of 4-byte elements
-//! into a destination of 8 MiB or more write whole cache lines with
-//! non-temporal stores (AVX where the CPU has it), so that array is not
-//! left in the caches afterwards.
+//! transposes where they do not. On x86_64, transposes of 1-, 2-, 4- and
+//! 8-byte elements go straight from source to destination in SSE2 blocks
+//! (AVX for 4-byte elements where the CPU has it), transposes with a side
+//! of at most 8 positions (NCHW with 3 channels, bf16 in `(2,1)`
+//! sub-tiles) element by element along the long side, and a destination
+//! of 8 MiB or more is written a whole cache line at a time with
+//! non-temporal stores, so that it is not left in the caches afterwards.
+//! With the `rayon` feature, `Relayout::run_parallel` cuts a large copy
+//! into pieces for the threads of a rayon pool.
 
 mod kernel;
 mod plan;
@@ -179,6 +184,11 @@ pub struct Relayout {
     zero_dst: bool,
     exec: Exec,
 }
+
+/// Destinations smaller than this are copied on the calling thread by
+/// [`Relayout::run_parallel`].
+#[cfg(feature = "rayon")]
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
 fn buffer_error(which: &str, len: usize, shape: &dyn std::fmt::Display, need: usize) -> Error {
     Error::new(
@@ -360,6 +370,88 @@ impl Relayout {
     /// [`dst_byte_size`](Self::dst_byte_size).
     pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<()> {
         self.check_src(src)?;
+        self.check_dst(dst)?;
+        self.run_checked(src, dst);
+        Ok(())
+    }
+
+    /// Like [`run`](Self::run), on the threads of the current rayon pool
+    /// (all cores unless called inside
+    /// [`ThreadPool::install`](rayon::ThreadPool::install) of a smaller
+    /// pool): the copy is cut into pieces that write disjoint ranges of
+    /// `dst`. A large copy is bound by memory bandwidth on one core and
+    /// runs faster on several; a small one (under 1 MiB) runs on the
+    /// calling thread.
+    ///
+    /// ```
+    /// use xla_shape::relayout::Relayout;
+    /// use xla_shape::{ArrayShape, Layout, PrimitiveType};
+    ///
+    /// let a = ArrayShape::new(PrimitiveType::U16, [512, 1024])?;
+    /// let b = a.clone().with_layout(Some(Layout::new([0, 1])))?;
+    /// let src: Vec<u8> = (0..a.dimensions().iter().product::<i64>() * 2)
+    ///     .map(|k| k as u8)
+    ///     .collect();
+    /// let plan = Relayout::new(&a, &b)?;
+    /// let (mut one, mut many) = (vec![0; src.len()], vec![0; src.len()]);
+    /// plan.run(&src, &mut one)?;
+    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// pool.install(|| plan.run_parallel(&src, &mut many))?;
+    /// assert_eq!(one, many);
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run).
+    #[cfg(feature = "rayon")]
+    pub fn run_parallel(&self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        use rayon::prelude::*;
+        self.check_src(src)?;
+        self.check_dst(dst)?;
+        let threads = rayon::current_num_threads();
+        let Exec::Blocks { e, blocks } = &self.exec else {
+            self.run_checked(src, dst);
+            return Ok(());
+        };
+        if threads < 2 || self.dst_size < PARALLEL_MIN_BYTES {
+            self.run_checked(src, dst);
+            return Ok(());
+        }
+        let e = *e;
+        let parts = (4 * threads).div_ceil(blocks.len());
+        let mut pieces: Vec<(usize, usize, Block)> = Vec::new();
+        for piece in blocks.iter().flat_map(|b| b.split(e, parts)) {
+            let [_, (lo, hi)] = piece.bounds(e);
+            // Inside the destination: checked for the whole block.
+            pieces.push((lo as usize, hi as usize, piece));
+        }
+        pieces.sort_by_key(|p| p.0);
+        if pieces.windows(2).any(|w| w[0].1 > w[1].0) {
+            // Pieces that interleave in the destination: one thread.
+            self.run_checked(src, dst);
+            return Ok(());
+        }
+        if self.zero_dst {
+            dst.par_chunks_mut(1 << 20).for_each(|c| c.fill(0));
+        }
+        let stream = !cfg!(miri) && self.dst_size >= kernel::STREAM_MIN_BYTES;
+        let mut jobs = Vec::with_capacity(pieces.len());
+        let (mut rest, mut base) = (dst, 0usize);
+        for (lo, hi, mut piece) in pieces {
+            let (_, tail) = rest.split_at_mut(lo - base);
+            let (mine, tail) = tail.split_at_mut(hi - lo);
+            (rest, base) = (tail, hi);
+            piece.dst -= lo as isize;
+            jobs.push((piece, mine));
+        }
+        jobs.into_par_iter()
+            .for_each(|(piece, dst)| piece.copy(e, src, dst, stream));
+        Ok(())
+    }
+
+    /// `BufferSize` unless `dst` has [`dst_byte_size`](Self::dst_byte_size) bytes.
+    fn check_dst(&self, dst: &[u8]) -> Result<()> {
         if dst.len() != self.dst_size {
             return Err(buffer_error(
                 "destination",
@@ -368,7 +460,6 @@ impl Relayout {
                 self.dst_size,
             ));
         }
-        self.run_checked(src, dst);
         Ok(())
     }
 

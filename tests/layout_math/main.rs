@@ -5,6 +5,7 @@
 mod common;
 
 mod relayout;
+mod relayout_kernels;
 mod relayout_miri;
 mod strides;
 mod strides_ndarray;

@@ -1,6 +1,7 @@
 //! Small relayouts through every copy loop, including the `unsafe` SSE
-//! transposes (staged 4 x 4, and the direct 16 x 16 and 4 x 4 blocks of
-//! larger transposes of 4-byte elements; under Miri the AVX blocks and
+//! transposes (the staged squares, the direct blocks of 1-, 2-, 4- and
+//! 8-byte elements and their edges, the narrow transposes and the bf16
+//! pair split; under Miri the AVX blocks and
 //! non-temporal stores are never used, see `tests/layout_math/relayout.rs`
 //! for those): `cargo +nightly miri test --test layout_math relayout_miri::`.
 
@@ -176,6 +177,53 @@ fn direct_transpose_from_a_reversed_view() {
                 ((rows - 1 - i) * cols + j) as u32,
                 "({i},{j})"
             );
+        }
+    }
+}
+
+/// The direct SSE2 blocks of 1-, 2- and 8-byte elements, their edges and
+/// the narrow transposes (a few planes), each against its definition.
+#[test]
+fn direct_and_narrow_transposes_of_other_sizes() {
+    for (t, rows, cols) in [
+        (PrimitiveType::U8, 66, 65),
+        (PrimitiveType::S16, 35, 33),
+        (PrimitiveType::F64, 9, 11),
+        (PrimitiveType::F32, 3, 40),
+        (PrimitiveType::S16, 40, 2),
+        (PrimitiveType::U8, 5, 70),
+    ] {
+        let e = t.byte_width().unwrap() as usize;
+        let (r, c) = (rows as usize, cols as usize);
+        let src: Vec<u8> = (0..r * c * e).map(|k| (k * 13 + k / 256) as u8).collect();
+        let a = shape(t, &[rows, cols], Layout::new([1, 0]));
+        let b = shape(t, &[rows, cols], Layout::new([0, 1]));
+        let out = relayout_to_vec(&a, &src, &b).unwrap();
+        for i in 0..r {
+            for j in 0..c {
+                let (at, from) = ((j * r + i) * e, (i * c + j) * e);
+                assert_eq!(out[at..at + e], src[from..from + e], "{t:?} ({i},{j})");
+            }
+        }
+    }
+    // bf16 in `(2,1)` sub-tiles: the pairs split with SSE2.
+    let tiled = shape(
+        PrimitiveType::Bf16,
+        &[8, 128],
+        Layout::new([1, 0]).with_tiles(vec![
+            Tile::new([8, 128]).unwrap(),
+            Tile::new([2, 1]).unwrap(),
+        ]),
+    );
+    let plain = shape(PrimitiveType::Bf16, &[8, 128], Layout::new([1, 0]));
+    let src: Vec<u8> = (0..8 * 128 * 2).map(|k| (k * 7 + k / 256) as u8).collect();
+    let out = relayout_to_vec(&tiled, &src, &plain).unwrap();
+    for i in 0..8 {
+        for j in 0..128 {
+            // Slot of (i, j) in the tile: row pair i/2, column j, then i%2.
+            let slot = ((i / 2) * 128 + j) * 2 + i % 2;
+            let at = (i * 128 + j) * 2;
+            assert_eq!(out[at..at + 2], src[slot * 2..slot * 2 + 2], "({i},{j})");
         }
     }
 }

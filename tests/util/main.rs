@@ -8,6 +8,7 @@ mod common;
 
 mod golden;
 mod index;
+mod index_into;
 mod layout;
 mod primitive;
 mod props;

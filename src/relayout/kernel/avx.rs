@@ -16,7 +16,8 @@ impl<const NT: bool> Block for Block16<NT> {
 
     /// # Safety
     ///
-    /// As `sse::Block16::copy` (with `NT`, 32-byte alignment), and
+    /// As `sse::Line::copy` of 4-byte elements (with `NT`, 32-byte
+    /// alignment), and
     /// the CPU has AVX.
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {

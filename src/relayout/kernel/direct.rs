@@ -1,20 +1,25 @@
-//! Large transposes of 4-byte elements, straight from the source rows to
-//! the destination rows: 16 x 16 blocks, each row of a block a whole
-//! 64-byte cache line on both sides when the buffers are so aligned, then
-//! 4 x 4 blocks along the edges, and the staged copy ([`transpose`](super::scalar::transpose)) for
-//! what is left (fewer than 4 rows or columns). Staging costs more than it
-//! saves here: the 16 rows of a block stay in the caches however their
-//! addresses collide.
+//! Large transposes of 1-, 2-, 4- and 8-byte elements, straight from the
+//! source rows to the destination rows: square blocks whose every row is
+//! a whole 64-byte cache line on both sides when the buffers are so
+//! aligned (16 x 16 four-byte elements, 64 x 64 bytes), then the SSE
+//! squares of 16-byte rows along the edges, and the staged copy
+//! ([`transpose`](super::scalar::transpose)) for what is left. Staging
+//! costs more than it saves here: the rows of a block stay in the caches
+//! however their addresses collide.
 //!
 //! A large destination is written with non-temporal stores (whole lines,
-//! never read first), the 16 x 16 blocks in source order: a band of 16
-//! source rows from left to right, the destination rows it writes limited
-//! to about [`SPAN`] bytes so that their pages stay in the TLB. Otherwise
-//! the blocks go in destination order, likewise limited on the source side.
+//! never read first), the blocks in source order: a band of source rows
+//! from left to right, the destination rows it writes limited to about
+//! [`SPAN`] bytes so that their pages stay in the TLB. Otherwise the
+//! blocks go in destination order, likewise limited on the source side.
 
 use std::ops::Range;
 
 use super::{Axis, box_span};
+
+/// The most positions on the short side of a transpose copied by
+/// [`Tr::narrow`].
+const NARROW: usize = 8;
 
 /// Bytes of the rows a sweep visits on the far side.
 const SPAN: usize = 2 << 20;
@@ -26,9 +31,9 @@ pub(crate) struct Kernel(Isa);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Isa {
-    /// SSE, part of the x86_64 baseline: 4 x 4 transposes.
+    /// SSE2, part of the x86_64 baseline: squares of 16-byte rows.
     Sse,
-    /// AVX: 8 x 8 transposes.
+    /// AVX: 8 x 8 transposes of 4-byte elements (SSE2 for the others).
     #[cfg_attr(miri, allow(dead_code))]
     Avx,
 }
@@ -58,8 +63,8 @@ impl Kernel {
 pub(super) trait Block {
     const SIZE: usize;
 
-    /// `pt[c*st + r*4 ..][..4] = pa[r*sa + c*4 ..][..4]` for `r`, `c` <
-    /// `SIZE`.
+    /// `pt[c*st + r*E ..][..E] = pa[r*sa + c*E ..][..E]` for `r`, `c` <
+    /// `SIZE`, `E`-byte elements (the transpose's).
     ///
     /// # Safety
     ///
@@ -68,10 +73,10 @@ pub(super) trait Block {
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize);
 }
 
-/// A transpose `dst[d + ii*4 + jj*j.d] = src[s + ii*i.s + jj*4]` for
-/// `ii < i.n`, `jj < j.n` whose every byte lies in `src` and `dst`
-/// (checked by [`Tr::new`]).
-struct Tr<'a> {
+/// A transpose `dst[d + ii*E + jj*j.d] = src[s + ii*i.s + jj*E]` of
+/// `E`-byte elements for `ii < i.n`, `jj < j.n` whose every byte lies in
+/// `src` and `dst` (checked by [`Tr::new`]).
+struct Tr<'a, const E: usize> {
     i: Axis,
     j: Axis,
     src: &'a [u8],
@@ -81,26 +86,26 @@ struct Tr<'a> {
 }
 
 /// Whether every byte `base + a * sa + b * sb + k` (`a < na`, `b < nb`,
-/// `k < 4`) lies in `0..len`.
-fn inside(base: isize, a: (usize, isize), b: (usize, isize), len: usize) -> bool {
+/// `k < e`) lies in `0..len`.
+fn inside(base: isize, a: (usize, isize), b: (usize, isize), e: usize, len: usize) -> bool {
     let (lo, hi) = box_span(base as i128, [a, b]);
-    lo >= 0 && hi + 4 <= len as i128
+    lo >= 0 && hi + e as i128 <= len as i128
 }
 
 /// How many of the rows `stride` bytes apart a sweep visits: a
-/// multiple of 16 spanning about [`SPAN`] bytes.
-fn rows_per_sweep(stride: isize) -> usize {
-    (SPAN / stride.unsigned_abs().max(1) / 16 * 16).max(16)
+/// multiple of `b` spanning about [`SPAN`] bytes.
+fn rows_per_sweep(stride: isize, b: usize) -> usize {
+    (SPAN / stride.unsigned_abs().max(1) / b * b).max(b)
 }
 
-impl<'a> Tr<'a> {
+impl<'a, const E: usize> Tr<'a, E> {
     fn new(i: Axis, j: Axis, src: &'a [u8], s: isize, dst: &'a mut [u8], d: isize) -> Option<Self> {
         let fits = i.n > 0
             && j.n > 0
-            && i.d == 4
-            && j.s == 4
-            && inside(s, (i.n, i.s), (j.n, 4), src.len())
-            && inside(d, (j.n, j.d), (i.n, 4), dst.len());
+            && i.d == E as isize
+            && j.s == E as isize
+            && inside(s, (i.n, i.s), (j.n, E as isize), E, src.len())
+            && inside(d, (j.n, j.d), (i.n, E as isize), E, dst.len());
         fits.then_some(Tr {
             i,
             j,
@@ -114,8 +119,8 @@ impl<'a> Tr<'a> {
     /// The source and destination offsets of element `(ii, jj)`.
     fn at(&self, ii: usize, jj: usize) -> (isize, isize) {
         (
-            self.s + ii as isize * self.i.s + jj as isize * 4,
-            self.d + jj as isize * self.j.d + ii as isize * 4,
+            self.s + ii as isize * self.i.s + (jj * E) as isize,
+            self.d + jj as isize * self.j.d + (ii * E) as isize,
         )
     }
 
@@ -135,7 +140,7 @@ impl<'a> Tr<'a> {
                 ..self.j
             },
         );
-        super::scalar::transpose(4, i, j, self.src, so, self.dst, dof);
+        super::scalar::transpose(E, i, j, self.src, so, self.dst, dof);
     }
 
     /// As many blocks `B` of rows `r` (within `0..i.n`), columns `c`
@@ -172,7 +177,7 @@ impl<'a> Tr<'a> {
             unsafe { B::copy(ps.add(so as usize), sa, pd.add(dof as usize), st) }
         };
         if by_source {
-            let per = rows_per_sweep(st);
+            let per = rows_per_sweep(st, b);
             for cm in (c.start..c_end).step_by(per) {
                 for ii in (r.start..r_end).step_by(b) {
                     for jj in (cm..c_end.min(cm + per)).step_by(b) {
@@ -181,7 +186,7 @@ impl<'a> Tr<'a> {
                 }
             }
         } else {
-            let per = rows_per_sweep(sa);
+            let per = rows_per_sweep(sa, b);
             for rm in (r.start..r_end).step_by(per) {
                 for jj in (c.start..c_end).step_by(b) {
                     for ii in (rm..r_end.min(rm + per)).step_by(b) {
@@ -193,22 +198,110 @@ impl<'a> Tr<'a> {
         (r_end, c_end)
     }
 
-    /// Rows `r`, columns `c`: 4 x 4 blocks, the rest staged.
+    /// The whole transpose when one side has at most [`NARROW`]
+    /// positions: for each position of the long side, the few elements
+    /// of the short side, so that the long side is read (or written) in
+    /// order and each of the few rows on the other side too.
+    fn narrow(&mut self) {
+        match self.i.n.min(self.j.n) {
+            2 => self.narrow_k::<2>(),
+            3 => self.narrow_k::<3>(),
+            4 => self.narrow_k::<4>(),
+            _ => self.narrow_k::<0>(),
+        }
+    }
+
+    /// [`narrow`](Self::narrow) with `K` positions on the short side
+    /// (`0`: any number).
+    #[inline(always)]
+    fn narrow_k<const K: usize>(&mut self) {
+        let (i, j) = (self.i, self.j);
+        let short_i = i.n <= j.n;
+        let (long, k) = if short_i { (j.n, i.n) } else { (i.n, j.n) };
+        let k = if K == 0 { k } else { K };
+        // Strides along the long side and the short side.
+        let (ls, ld, ms, md) = if short_i {
+            (j.s, j.d, i.s, i.d)
+        } else {
+            (i.s, i.d, j.s, j.d)
+        };
+        let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
+        let (mut so, mut dof) = (self.s, self.d);
+        let mut done = 0;
+        if E == 2 && K == 2 && !short_i && ls == 4 {
+            // Pairs of 2-byte elements split into two rows (bf16 in
+            // `(2,1)` sub-tiles): 8 pairs at a time.
+            done = long / 8 * 8;
+            for _ in 0..long / 8 {
+                // SAFETY: the 8 pairs at `so` (32 bytes, `ls == 4`) and
+                // the 8 elements at `dof` and `dof + md` of each row are
+                // elements `ii .. ii + 8` of the transpose, checked by
+                // `Tr::new` to lie in the buffers.
+                unsafe {
+                    super::sse::split_pairs16(ps.offset(so), pd.offset(dof), pd.offset(dof + md));
+                }
+                so += 8 * ls;
+                dof += 8 * ld;
+            }
+        }
+        for _ in done..long {
+            for m in 0..k as isize {
+                // SAFETY: `so + m*ms`, `dof + m*md` are the offsets of an
+                // element `(ii, jj)` with `ii < i.n`, `jj < j.n`, all of
+                // whose bytes `Tr::new` checked to lie in `src` and `dst`;
+                // the two do not overlap (one is shared, the other
+                // borrowed mutably).
+                unsafe {
+                    let v = ps.offset(so + m * ms).cast::<[u8; E]>().read_unaligned();
+                    pd.offset(dof + m * md).cast::<[u8; E]>().write_unaligned(v);
+                }
+            }
+            so += ls;
+            dof += ld;
+        }
+    }
+
+    /// Rows `r`, columns `c`: SSE squares, the rest staged.
     fn edge(&mut self, r: Range<usize>, c: Range<usize>) {
         // SAFETY: SSE is part of the x86_64 baseline; nothing streams.
-        let (r4, c4) = unsafe { self.grid::<super::sse::Block4>(r.clone(), c.clone(), false) };
+        let (r4, c4) = unsafe { self.grid::<super::sse::Square<E>>(r.clone(), c.clone(), false) };
         self.staged(r4..r.end, c.clone());
         self.staged(r.start..r4, c4..c.end);
     }
 }
 
-/// Copies the transpose `dst[d + ii*4 + jj*j.d] = src[s + ii*i.s +
-/// jj*4]` (`ii < i.n`, `jj < j.n`) with `kernel`, streaming the
-/// destination if `stream` and it can; `false` (nothing copied) when
-/// the transpose is too small for it, or does not lie in the buffers
-/// (for the caller's indexed copy to report).
+/// Copies the transpose `dst[d + ii*e + jj*j.d] = src[s + ii*i.s +
+/// jj*e]` (`ii < i.n`, `jj < j.n`) of `e`-byte elements with `kernel`,
+/// streaming the destination if `stream` and it can; `false` (nothing
+/// copied) when `e` is not 1, 2, 4 or 8, the transpose is too small for
+/// the blocks, or does not lie in the buffers (for the caller's indexed
+/// copy to report).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn transpose(
+    kernel: Kernel,
+    e: usize,
+    i: Axis,
+    j: Axis,
+    src: &[u8],
+    s: isize,
+    dst: &mut [u8],
+    d: isize,
+    stream: bool,
+) -> bool {
+    match e {
+        1 => transpose_e::<1>(kernel, i, j, src, s, dst, d, stream),
+        2 => transpose_e::<2>(kernel, i, j, src, s, dst, d, stream),
+        4 => transpose_e::<4>(kernel, i, j, src, s, dst, d, stream),
+        8 => transpose_e::<8>(kernel, i, j, src, s, dst, d, stream),
+        _ => false,
+    }
+}
+
+/// [`transpose`] of `E`-byte elements: blocks whose rows are 64-byte
+/// lines (`64 / E` elements square), AVX 8 x 8 ones for 4-byte elements
+/// where the kernel has it.
+#[allow(clippy::too_many_arguments)]
+fn transpose_e<const E: usize>(
     kernel: Kernel,
     i: Axis,
     j: Axis,
@@ -218,13 +311,24 @@ pub(crate) fn transpose(
     d: isize,
     stream: bool,
 ) -> bool {
-    if i.n < 16 || j.n < 16 {
+    let b = 64 / E;
+    if i.n < b || j.n < b {
+        // A narrow transpose (a few planes interleaved or split apart)
+        // has no square blocks: element by element, one side read or
+        // written in order.
+        if i.n.min(j.n) <= NARROW
+            && i.n.max(j.n) >= b
+            && let Some(mut tr) = Tr::<E>::new(i, j, src, s, dst, d)
+        {
+            tr.narrow();
+            return true;
+        }
         return false;
     }
-    // Non-temporal stores write whole lines: the 16 x 16 blocks start
-    // at the first row whose destination rows are 64-byte aligned.
+    // Non-temporal stores write whole lines: the blocks start at the
+    // first row whose destination rows are 64-byte aligned.
     let first = (dst.as_ptr() as usize).wrapping_add(d as usize);
-    let stream = stream && j.d % 64 == 0 && first.is_multiple_of(4);
+    let stream = stream && j.d % 64 == 0 && first.is_multiple_of(E);
     // Destination rows a multiple of 4 KiB apart fall in the same
     // cache sets: kept in the caches, they evict each other before
     // their lines are whole. The staged copy avoids that.
@@ -232,24 +336,25 @@ pub(crate) fn transpose(
         return false;
     }
     let i_lo = if stream {
-        (64 - first % 64) % 64 / 4
+        (64 - first % 64) % 64 / E
     } else {
         0
     };
-    let Some(mut tr) = Tr::new(i, j, src, s, dst, d) else {
+    let Some(mut tr) = Tr::<E>::new(i, j, src, s, dst, d) else {
         return false;
     };
     let (rows, cols) = (i_lo..i.n, 0..j.n);
-    // SAFETY: streaming, the blocks start at rows `i_lo + 16k`, whose
-    // destination rows begin at `first + 4*i_lo + 64k + jj*j.d`,
+    let avx = kernel.0 == Isa::Avx && E == 4;
+    // SAFETY: streaming, the blocks start at rows `i_lo + b*k`, whose
+    // destination rows begin at `first + E*i_lo + 64k + jj*j.d`,
     // 64-byte aligned; `Kernel(Avx)` is only made where the CPU has
-    // AVX.
+    // AVX, and its blocks are only used for 4-byte elements.
     let (i_hi, j_hi) = unsafe {
-        match (kernel.0, stream) {
-            (Isa::Sse, false) => tr.grid::<super::sse::Block16<false>>(rows, cols, false),
-            (Isa::Sse, true) => tr.grid::<super::sse::Block16<true>>(rows, cols, true),
-            (Isa::Avx, false) => tr.grid::<super::avx::Block16<false>>(rows, cols, false),
-            (Isa::Avx, true) => tr.grid::<super::avx::Block16<true>>(rows, cols, true),
+        match (avx, stream) {
+            (false, false) => tr.grid::<super::sse::Line<E, false>>(rows, cols, false),
+            (false, true) => tr.grid::<super::sse::Line<E, true>>(rows, cols, true),
+            (true, false) => tr.grid::<super::avx::Block16<false>>(rows, cols, false),
+            (true, true) => tr.grid::<super::avx::Block16<true>>(rows, cols, true),
         }
     };
     if stream {
@@ -280,21 +385,22 @@ mod tests {
     use super::{Kernel, transpose};
 
     /// Every kernel, streaming or not, at several alignments of the
-    /// destination, on a transpose of `rows x cols` 4-byte elements whose
-    /// destination rows are `pitch` bytes apart (gaps between them left
-    /// alone): each element where it belongs, every other byte untouched.
-    fn check(rows: usize, cols: usize, pitch: usize) {
-        let src: Vec<u8> = (0..(rows * cols) as u32)
-            .flat_map(u32::to_le_bytes)
+    /// destination, on a transpose of `rows x cols` `e`-byte elements
+    /// whose destination rows are `pitch` bytes apart (gaps between them
+    /// left alone): each element where it belongs, every other byte
+    /// untouched.
+    fn check(e: usize, rows: usize, cols: usize, pitch: usize) {
+        let src: Vec<u8> = (0..rows * cols * e)
+            .map(|k| (k * 7 + k / 251) as u8)
             .collect();
         let i = Axis {
             n: rows,
-            s: (cols * 4) as isize,
-            d: 4,
+            s: (cols * e) as isize,
+            d: e as isize,
         };
         let j = Axis {
             n: cols,
-            s: 4,
+            s: e as isize,
             d: pitch as isize,
         };
         let kernels = [Some(Kernel::sse()), Kernel::avx()];
@@ -303,19 +409,19 @@ mod tests {
                 for offset in [0usize, 4, 16, 52, 1] {
                     let len = offset + pitch * cols + 64;
                     let mut dst = vec![0xA5u8; len];
-                    let done = transpose(kernel, i, j, &src, 0, &mut dst, offset as isize, stream);
-                    assert!(done, "{kernel:?} {rows}x{cols}");
+                    let done =
+                        transpose(kernel, e, i, j, &src, 0, &mut dst, offset as isize, stream);
+                    assert!(done, "{kernel:?} {e} {rows}x{cols}");
                     let mut expected = vec![0xA5u8; len];
                     for r in 0..rows {
                         for c in 0..cols {
-                            let at = offset + c * pitch + r * 4;
-                            let v = (r * cols + c) as u32;
-                            expected[at..at + 4].copy_from_slice(&v.to_le_bytes());
+                            let (at, from) = (offset + c * pitch + r * e, (r * cols + c) * e);
+                            expected[at..at + e].copy_from_slice(&src[from..from + e]);
                         }
                     }
                     assert!(
                         dst == expected,
-                        "{kernel:?} stream {stream} offset {offset}: {rows}x{cols}, pitch {pitch}"
+                        "{kernel:?} stream {stream} offset {offset}: {e}-byte {rows}x{cols}, pitch {pitch}"
                     );
                 }
             }
@@ -324,15 +430,46 @@ mod tests {
 
     #[test]
     fn direct_kernels() {
-        // Packed destination rows, 64-byte multiples (streamed when asked).
-        check(48, 37, 48 * 4);
-        check(64, 70, 64 * 4);
-        // Rows with gaps, a multiple of 64 bytes apart; and not.
-        check(50, 33, 256);
-        check(21, 19, 21 * 4 + 12);
-        // Too small for the 16 x 16 blocks: nothing done.
-        let (i, j) = (Axis { n: 15, s: 64, d: 4 }, Axis { n: 16, s: 4, d: 60 });
-        let (src, mut dst) = (vec![0u8; 15 * 64], vec![0u8; 16 * 60]);
-        assert!(!transpose(Kernel::sse(), i, j, &src, 0, &mut dst, 0, false));
+        for e in [1, 2, 4, 8] {
+            let b = 64 / e;
+            // Packed destination rows, 64-byte multiples (streamed when
+            // asked).
+            check(e, 3 * b, 2 * b + 5, 3 * b * e);
+            check(e, 4 * b, 4 * b + 6, 4 * b * e);
+            // Rows with gaps, a multiple of 64 bytes apart; and not.
+            check(e, 3 * b + 2, 2 * b + 1, (3 * b + 2) * e / 64 * 64 + 128);
+            check(e, b + 5, b + 3, (b + 5) * e + 12);
+            // Narrow: a few planes interleaved, or split apart.
+            for k in [2, 3, 4, 7] {
+                check(e, k, 2 * b + 3, k * e);
+                check(e, k, b, k * e + 8);
+                check(e, 2 * b + 3, k, (2 * b + 3) * e);
+            }
+            // Too small for the blocks: nothing done.
+            let (i, j) = (
+                Axis {
+                    n: b - 1,
+                    s: (b * e) as isize,
+                    d: e as isize,
+                },
+                Axis {
+                    n: b - 1,
+                    s: e as isize,
+                    d: (b * e) as isize,
+                },
+            );
+            let (src, mut dst) = (vec![0u8; b * b * e], vec![0u8; b * b * e]);
+            assert!(!transpose(
+                Kernel::sse(),
+                e,
+                i,
+                j,
+                &src,
+                0,
+                &mut dst,
+                0,
+                false
+            ));
+        }
     }
 }

@@ -99,19 +99,21 @@ fn transpose_e<const E: usize>(i: Axis, j: Axis, src: &[u8], s: isize, dst: &mut
     }
 }
 
-/// `t[c][r] = a[r][c]` for `r < bi`, `c < bj`, rows `row` bytes apart.
+/// `t[c][r] = a[r][c]` for `r < bi`, `c < bj`, rows `row` bytes apart: on
+/// x86_64 in SSE squares of `16 / E` elements where they fit.
 fn transpose_staged<const E: usize>(a: &[u8], t: &mut [u8], row: usize, bi: usize, bj: usize) {
     let mut r0 = 0;
     #[cfg(target_arch = "x86_64")]
-    if E == 4 {
-        while r0 + 4 <= bi {
+    if super::sse::has_square(E) {
+        let n = 16 / E;
+        while r0 + n <= bi {
             let mut c0 = 0;
-            while c0 + 4 <= bj {
-                super::sse::transpose4x4(a, r0 * row + c0 * 4, t, c0 * row + r0 * 4, row);
-                c0 += 4;
+            while c0 + n <= bj {
+                super::sse::transpose_square::<E>(a, r0 * row + c0 * E, t, c0 * row + r0 * E, row);
+                c0 += n;
             }
-            transpose_scalar::<E>(a, t, row, r0..r0 + 4, c0..bj);
-            r0 += 4;
+            transpose_scalar::<E>(a, t, row, r0..r0 + n, c0..bj);
+            r0 += n;
         }
     }
     transpose_scalar::<E>(a, t, row, r0..bi, 0..bj);

@@ -1,110 +1,208 @@
-//! SSE (part of the x86_64 baseline): the crate's one 4 x 4 transpose of
-//! 4-byte elements ([`block4`]), used by the staged copy
-//! ([`transpose4x4`]) and by the direct blocks ([`Block4`], [`Block16`]).
+//! SSE2 (part of the x86_64 baseline): the crate's one square transpose
+//! of a 16-byte-wide block ([`square`]: 16 x 16 one-byte, 8 x 8 two-byte,
+//! 4 x 4 four-byte or 2 x 2 eight-byte elements), used by the staged copy
+//! ([`transpose_square`]) and by the direct blocks ([`Square`], [`Line`]).
 
 use super::direct::Block;
 use std::arch::x86_64::{
-    __m128, _mm_loadu_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_storeu_ps, _mm_stream_ps,
-    _mm_unpackhi_ps, _mm_unpacklo_ps,
+    __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_setzero_si128, _mm_slli_epi32, _mm_srai_epi32,
+    _mm_storeu_si128, _mm_stream_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+    _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
+    _mm_unpacklo_epi64,
 };
 
-/// Transposes the 4 x 4 block of 4-byte elements at byte `x` of `a`
-/// (rows `row` bytes apart) into the block at byte `y` of `t`.
+/// Whether [`square`] handles `E`-byte elements.
+pub(super) const fn has_square(e: usize) -> bool {
+    matches!(e, 1 | 2 | 4 | 8)
+}
+
+/// Transposes the square of `16 / E` rows of 16 bytes at byte `x` of `a`
+/// (rows `row` bytes apart) into the square at byte `y` of `t`.
 ///
 /// # Panics
 ///
-/// If a row of either block lies outside its slice.
+/// If a row of either square lies outside its slice, or `E` is not 1, 2,
+/// 4 or 8.
 #[inline(always)]
-pub(super) fn transpose4x4(a: &[u8], x: usize, t: &mut [u8], y: usize, row: usize) {
-    let span = 3 * row + 16;
+pub(super) fn transpose_square<const E: usize>(
+    a: &[u8],
+    x: usize,
+    t: &mut [u8],
+    y: usize,
+    row: usize,
+) {
+    assert!(has_square(E));
+    let span = (16 / E - 1) * row + 16;
     let (a, t) = (&a[x..x + span], &mut t[y..y + span]);
-    // SAFETY: the four 16-byte rows read (bytes k*row .. k*row + 16,
-    // k < 4) lie in `a`, which is `3*row + 16` bytes long; likewise the
+    // SAFETY: the `16 / E` rows of 16 bytes read (bytes `k*row ..
+    // k*row + 16`) lie in `a`, which is `span` bytes long; likewise the
     // rows written lie in `t`, a distinct slice.
-    unsafe { block4::<false>(a.as_ptr(), row as isize, t.as_mut_ptr(), row as isize) }
+    unsafe { square::<E, false>(a.as_ptr(), row as isize, t.as_mut_ptr(), row as isize) }
 }
 
-/// 4 x 4 blocks.
-pub(super) struct Block4;
+/// Squares of `16 / E` elements of `E` bytes: one [`square`].
+pub(super) struct Square<const E: usize>;
 
-impl Block for Block4 {
-    const SIZE: usize = 4;
+impl<const E: usize> Block for Square<E> {
+    const SIZE: usize = 16 / E;
 
     /// # Safety
     ///
-    /// The 16 bytes at `pa + r*sa` (`r < 4`) are readable, the 16
-    /// bytes at `pt + c*st` (`c < 4`) writable and disjoint from
-    /// them.
+    /// The 16 bytes at `pa + r*sa` (`r < SIZE`) are readable, the 16
+    /// bytes at `pt + c*st` (`c < SIZE`) writable and disjoint from them.
     #[inline(always)]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
         // SAFETY: as the caller vouches.
-        unsafe { block4::<false>(pa, sa, pt, st) }
+        unsafe { square::<E, false>(pa, sa, pt, st) }
     }
 }
 
-/// 16 x 16 blocks in 4 x 4 transposes, with non-temporal stores if
-/// `NT`.
-pub(super) struct Block16<const NT: bool>;
+/// Squares of `64 / E` elements, each row a 64-byte line, in 4 x 4
+/// [`square`]s, with non-temporal stores if `NT`.
+pub(super) struct Line<const E: usize, const NT: bool>;
 
-impl<const NT: bool> Block for Block16<NT> {
-    const SIZE: usize = 16;
+impl<const E: usize, const NT: bool> Block for Line<E, NT> {
+    const SIZE: usize = 64 / E;
 
     /// # Safety
     ///
-    /// The 64 bytes at `pa + r*sa` (`r < 16`) are readable, the 64
-    /// bytes at `pt + c*st` (`c < 16`) writable and disjoint from
+    /// The 64 bytes at `pa + r*sa` (`r < SIZE`) are readable, the 64
+    /// bytes at `pt + c*st` (`c < SIZE`) writable and disjoint from
     /// them; with `NT` each `pt + c*st` is 16-byte aligned.
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
-        for c0 in 0..4 {
-            for r0 in 0..4 {
-                // SAFETY: the 4 x 4 block at rows `4*r0..`, columns
-                // `4*c0..` of what the caller vouches for; its
-                // destination rows start 16-byte aligned if the
-                // block's do.
+        let n = (16 / E) as isize;
+        if NT && E < 4 {
+            // Streamed, the `16 / E` destination rows of a square would
+            // be `16 / E` lines written a quarter at a time, more than
+            // the CPU's write-combining buffers hold: the block goes
+            // through a buffer in L1 and out a whole line at a time.
+            let mut tmp = Stage([0; 4096]);
+            let pb = tmp.0.as_mut_ptr();
+            // Each source row read whole, one after the other.
+            for r0 in 0..4isize {
+                for c0 in 0..4isize {
+                    // SAFETY: a square of what the caller vouches for, into
+                    // rows `n*c0 ..` (< 64 / E) of 64 bytes of `tmp`,
+                    // which has 4096 bytes.
+                    unsafe {
+                        let a = pa.offset(n * r0 * sa + 16 * c0);
+                        square::<E, false>(a, sa, pb.offset(n * c0 * 64 + 16 * r0), 64);
+                    }
+                }
+            }
+            for row in 0..Self::SIZE as isize {
+                for q in 0..4isize {
+                    // SAFETY: row `row` of the block, which the caller
+                    // vouches for (16-byte aligned), and of `tmp`.
+                    unsafe {
+                        let v = _mm_loadu_si128(pb.offset(row * 64 + 16 * q).cast());
+                        _mm_stream_si128(pt.offset(row * st + 16 * q).cast(), v);
+                    }
+                }
+            }
+            return;
+        }
+        for c0 in 0..4isize {
+            for r0 in 0..4isize {
+                // SAFETY: the square at rows `n*r0..`, bytes `16*c0..` of
+                // what the caller vouches for; its destination rows start
+                // 16-byte aligned if the block's do.
                 unsafe {
-                    let a = pa.offset(4 * r0 * sa).add(16 * c0);
-                    let t = pt.offset(4 * c0 as isize * st).add(16 * r0 as usize);
-                    block4::<NT>(a, sa, t, st);
+                    let a = pa.offset(n * r0 * sa + 16 * c0);
+                    let t = pt.offset(n * c0 * st + 16 * r0);
+                    square::<E, NT>(a, sa, t, st);
                 }
             }
         }
     }
 }
 
-/// The 4 x 4 transpose: `pt[c*st + r*4 ..][..4] = pa[r*sa + c*4 ..][..4]`
-/// for `r`, `c` < 4.
+/// A block of [`Line`] on its way to a streamed destination.
+#[repr(C, align(64))]
+struct Stage([u8; 4096]);
+
+/// Splits the 8 pairs of 2-byte elements at `pa` into the first
+/// elements of each (8 at `p0`) and the second (8 at `p1`).
 ///
 /// # Safety
 ///
-/// The 16 bytes at `pa + r*sa` (`r < 4`) are readable, the 16 bytes at
-/// `pt + c*st` (`c < 4`) writable and disjoint from them; with `NT` each
-/// `pt + c*st` is 16-byte aligned.
+/// The 32 bytes at `pa` are readable, the 16 bytes at `p0` and at `p1`
+/// writable and disjoint from them.
 #[inline(always)]
-unsafe fn block4<const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
-    // SAFETY: the four rows read and written are what the caller
-    // vouches for; unaligned loads and stores need no alignment,
-    // streaming ones the 16 bytes the caller gives. SSE is part of the
-    // x86_64 baseline.
+pub(super) unsafe fn split_pairs16(pa: *const u8, p0: *mut u8, p1: *mut u8) {
+    // SAFETY: the bytes read and written are what the caller vouches for;
+    // unaligned loads and stores need no alignment. Each 32-bit lane is
+    // a pair: shifted so that one element is sign-extended into the lane,
+    // it packs back into 16 bits unchanged.
     unsafe {
-        let row = |k: isize| -> __m128 { _mm_loadu_ps(pa.offset(k * sa).cast()) };
-        let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
-        let t0 = _mm_unpacklo_ps(r0, r1);
-        let t1 = _mm_unpacklo_ps(r2, r3);
-        let t2 = _mm_unpackhi_ps(r0, r1);
-        let t3 = _mm_unpackhi_ps(r2, r3);
-        let out = [
-            _mm_movelh_ps(t0, t1),
-            _mm_movehl_ps(t1, t0),
-            _mm_movelh_ps(t2, t3),
-            _mm_movehl_ps(t3, t2),
-        ];
-        for (k, v) in out.into_iter().enumerate() {
+        let a = _mm_loadu_si128(pa.cast());
+        let b = _mm_loadu_si128(pa.add(16).cast());
+        let low = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
+        _mm_storeu_si128(p0.cast(), _mm_packs_epi32(low(a), low(b)));
+        let high = _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b));
+        _mm_storeu_si128(p1.cast(), high);
+    }
+}
+
+#[inline(always)]
+fn unpack<const E: usize>(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+    // SAFETY: SSE2 is part of the x86_64 baseline; no memory is touched
+    // (newer compilers make these intrinsics safe).
+    #[allow(unused_unsafe)]
+    unsafe {
+        match E {
+            1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
+            2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
+            4 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
+            _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
+        }
+    }
+}
+
+/// One round of [`square`] on its first `n` rows.
+#[inline(always)]
+fn interleave<const E: usize>(r: [__m128i; 16], n: usize) -> [__m128i; 16] {
+    let mut t = r;
+    for k in 0..n / 2 {
+        (t[2 * k], t[2 * k + 1]) = unpack::<E>(r[k], r[k + n / 2]);
+    }
+    t
+}
+
+/// The square transpose: `pt[c*st + r*E ..][..E] = pa[r*sa + c*E ..][..E]`
+/// for `r`, `c` < `n = 16 / E`. Each of `log2(n)` rounds interleaves row
+/// `k` with row `k + n/2` (`E` bytes at a time) into rows `2k` and
+/// `2k + 1`; after them row `c` holds column `c`.
+///
+/// # Safety
+///
+/// `E` is 1, 2, 4 or 8; the 16 bytes at `pa + r*sa` (`r < n`) are
+/// readable, the 16 bytes at `pt + c*st` (`c < n`) writable and disjoint
+/// from them; with `NT` each `pt + c*st` is 16-byte aligned.
+#[inline(always)]
+unsafe fn square<const E: usize, const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+    let n = 16 / E;
+    // SAFETY: the rows read and written are what the caller vouches for;
+    // unaligned loads and stores need no alignment, streaming ones the 16
+    // bytes the caller gives. SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let mut r = [_mm_setzero_si128(); 16];
+        for (k, v) in r.iter_mut().enumerate().take(n) {
+            *v = _mm_loadu_si128(pa.offset(k as isize * sa).cast());
+        }
+        // `log2(n)` rounds, written out so that they unroll.
+        for round in [2, 4, 8, 16] {
+            if round <= n {
+                r = interleave::<E>(r, n);
+            }
+        }
+        for (k, v) in r.into_iter().enumerate().take(n) {
             let p = pt.offset(k as isize * st).cast();
             if NT {
-                _mm_stream_ps(p, v);
+                _mm_stream_si128(p, v);
             } else {
-                _mm_storeu_ps(p, v);
+                _mm_storeu_si128(p, v);
             }
         }
     }
