@@ -621,7 +621,7 @@ pub fn relayout(data: &[u8]) {
             return;
         };
         assert_eq!(plan.dst_byte_size() as i64, dst_t.byte_size());
-        if plan.src_byte_size() as i64 > MAX_COPY || !small(&dst_t) {
+        if plan.src_byte_size() > MAX_COPY as usize || !small(&dst_t) {
             return;
         }
         let need = plan.src_byte_size();
