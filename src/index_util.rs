@@ -33,19 +33,7 @@ use std::cmp::Ordering;
 use crate::error::{Error, Result};
 use crate::layout_util::require_layout;
 use crate::model::ArrayShape;
-
-/// Formats an index as XLA writes spans: `{3,5}`.
-pub(crate) fn index_string(index: &[i64]) -> String {
-    let mut s = String::from("{");
-    for (i, x) in index.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&x.to_string());
-    }
-    s.push('}');
-    s
-}
+use crate::model::display::index_string;
 
 #[cold]
 fn bad_index(shape: &ArrayShape, index: &[i64]) -> Error {
@@ -204,6 +192,15 @@ pub fn multidimensional_index_to_linear_index_with_minor_to_major(
 /// The shape has no layout, or `linear_index` is not in
 /// `0..elements_in(shape)` (XLA only `DCHECK`s this), or the shape has an
 /// unbounded dimension.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, index_util, shape_util};
+/// // Column-major f32[10,20]: linear = a + 10 * b.
+/// let s = shape_util::make_shape_with_dense_layout(T::F32, &[10, 20], &[0, 1]);
+/// assert_eq!(index_util::linear_index_to_multidimensional_index(&s, 53)?, [3, 5]);
+/// assert_eq!(index_util::multidimensional_index_to_linear_index_with_minor_to_major(&s, &[0, 1], &[3, 5])?, 53);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "IndexUtil::LinearIndexToMultidimensionalIndex")]
 pub fn linear_index_to_multidimensional_index(
     shape: &ArrayShape,
@@ -313,6 +310,13 @@ pub fn get_dimension_stride(shape: &ArrayShape, dimension: i64) -> Result<i64> {
 /// XLA's `IndexUtil::IndexInBounds`: `index` has one entry per dimension
 /// and none is at or past its dimension's size. As upstream, negative
 /// entries count as in bounds.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, index_util, shape_util};
+/// let s = shape_util::make_shape(T::F32, &[2, 3]);
+/// assert!(index_util::index_in_bounds(&s, &[1, 2]));
+/// assert!(!index_util::index_in_bounds(&s, &[2, 0]));
+/// ```
 #[doc(alias = "IndexUtil::IndexInBounds")]
 pub fn index_in_bounds(shape: &ArrayShape, index: &[i64]) -> bool {
     index.len() == shape.rank() && index.iter().zip(shape.dimensions()).all(|(&i, &d)| i < d)

@@ -41,6 +41,13 @@ use PrimitiveType as P;
 
 /// XLA's `UnsignedIntegralTypeForBitWidth`: U1, U2, U4, U8, U16, U32 or U64
 /// for those widths, `Invalid` for any other.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, primitive_util};
+/// assert_eq!(primitive_util::unsigned_integral_type_for_bit_width(4), T::U4);
+/// assert_eq!(primitive_util::signed_integral_type_for_bit_width(16), T::S16);
+/// assert_eq!(primitive_util::signed_integral_type_for_bit_width(3), T::Invalid);
+/// ```
 #[doc(alias = "primitive_util::UnsignedIntegralTypeForBitWidth")]
 pub fn unsigned_integral_type_for_bit_width(bits: i64) -> PrimitiveType {
     match bits {
@@ -73,6 +80,12 @@ pub fn signed_integral_type_for_bit_width(bits: i64) -> PrimitiveType {
 
 /// XLA's `ComplexComponentType`: F32 for C64, F64 for C128; `None` for any
 /// other type (XLA aborts).
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, primitive_util};
+/// assert_eq!(primitive_util::complex_component_type(T::C128), Some(T::F64));
+/// assert_eq!(primitive_util::complex_type(T::F32), T::C64);
+/// ```
 #[doc(alias = "primitive_util::ComplexComponentType")]
 pub fn complex_component_type(t: PrimitiveType) -> Option<PrimitiveType> {
     match t {
@@ -245,6 +258,13 @@ fn integral_range(t: PrimitiveType) -> Option<(i64, i64)> {
 /// XLA's `FitsInIntegralType`: whether `x` is in the range of the integral
 /// type `t` (S4: -8..=7, U1: 0..=1, ...). False for a non-integral type
 /// (XLA aborts).
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, primitive_util};
+/// // U4 holds 0..=15.
+/// assert!(primitive_util::fits_in_integral_type(15, T::U4));
+/// assert!(!primitive_util::fits_in_integral_type(16, T::U4));
+/// ```
 #[doc(alias = "primitive_util::FitsInIntegralType")]
 pub fn fits_in_integral_type(x: i64, t: PrimitiveType) -> bool {
     integral_range(t).is_some_and(|(min, max)| min <= x && x <= max)

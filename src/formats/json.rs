@@ -614,6 +614,15 @@ fn location_of(text: &str, line: usize, column: usize) -> Location {
     }
 }
 
+/// The proto3 JSON of a [`LosslessMessage`].
+impl LosslessMessage {
+    /// The canonical proto3 JSON of the known fields, as Google's
+    /// `MessageToJson` writes it (it leaves unknown fields out).
+    pub fn to_json(&self, options: &JsonOptions) -> String {
+        lossless_to_json(self, options)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

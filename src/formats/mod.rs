@@ -69,7 +69,8 @@ use crate::error::Result;
 /// The fields retired from the schema that `message` carries, at any
 /// nesting level, in the order of a walk of the message (outer levels
 /// first, fields in field-number order): LayoutProto's `padded_dimensions`,
-/// `padding_value`, `format` and `max_sparse_elements` (spec §1.8), which
+/// `padding_value`, `format` and `max_sparse_elements` (the `reserved 2` to
+/// `reserved 5` of `LayoutProto` in `xla/xla_data.proto`), which
 /// files written by TensorFlow before their removal carry. XLA ignores
 /// them; [`LosslessMessage`] keeps them.
 ///

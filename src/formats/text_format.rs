@@ -353,6 +353,21 @@ fn escape_ascii(out: &mut String, b: u8) {
     }
 }
 
+/// The text format of a [`LosslessMessage`].
+impl LosslessMessage {
+    /// The text format of the known fields, as Google's `MessageToString`
+    /// writes it (it leaves unknown fields out).
+    pub fn to_text_format(&self) -> String {
+        lossless_to_text(self, false)
+    }
+
+    /// The one-line text format of the known fields
+    /// (`MessageToString(..., as_one_line=True)`).
+    pub fn to_text_format_one_line(&self) -> String {
+        lossless_to_text(self, true)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -431,7 +431,7 @@ pub fn decompose_bitcast_to_trt(
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util, shape_util::BitcastDecomposition};
-/// // the transpose `DecomposeBitcast` case of xla/shape_util_test.cc
+/// // ShapeUtilTest.DecomposeBitcastToTranspose
 /// let a = shape_util::make_shape_with_dense_layout(T::F32, &[3, 7, 6, 4], &[3, 2, 1, 0]);
 /// let b = shape_util::make_shape_with_dense_layout(T::F32, &[3, 6, 4, 7], &[2, 1, 3, 0]);
 /// assert_eq!(

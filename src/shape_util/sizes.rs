@@ -72,6 +72,15 @@ pub fn elements_in(shape: &ArrayShape) -> Result<i64> {
 ///
 /// A token, opaque value or buffer is met (XLA `CHECK`-fails), or as
 /// [`elements_in`], or the sum overflows.
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let t: Shape = "(f32[2,3], s8[4])".parse()?;
+/// assert_eq!(shape_util::elements_in_recursive(&t)?, 2 * 3 + 4);
+/// // The tuple's own buffer: one 8-byte pointer per element.
+/// assert_eq!(shape_util::byte_size_of_tuple_index_table(&t, 8)?, 16);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ElementsInRecursive")]
 pub fn elements_in_recursive(shape: &Shape) -> Result<i64> {
     match shape {
@@ -171,6 +180,18 @@ fn bytes_of_elements(shape: &ArrayShape, count: i64, what: &str) -> Result<i64> 
 /// # Errors
 ///
 /// As [`elements_in`], or the size overflows `i64`.
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let a: Shape = "f32[2,3]".parse()?;
+/// let a = a.as_array().unwrap();
+/// assert_eq!(shape_util::byte_size_of_elements(a)?, 6 * 4);
+/// assert_eq!(shape_util::element_size_in_bits(a), 32);
+/// // s4 packed two to a byte by E(4): 3 elements take ceil(12 / 8) bytes.
+/// let s4: Shape = "s4[3]{0:E(4)}".parse()?;
+/// assert_eq!(shape_util::array_size(s4.as_array().unwrap())?, 2);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ByteSizeOfElements")]
 pub fn byte_size_of_elements(shape: &ArrayShape) -> Result<i64> {
     bytes_of_elements(shape, elements_in(shape)?, "byte size")

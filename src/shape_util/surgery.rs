@@ -187,7 +187,7 @@ pub fn append_major_dimension(bound: i64, shape: &mut ArrayShape) -> Result<()> 
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // xla/shape_util_test.cc, the `AppendMinorDimension` case
+/// // xla/shape_util_test.cc, ShapeUtilTest.AppendMinorDimension
 /// let mut s = shape_util::make_shape_with_dense_layout(T::F32, &[10, 20, 30], &[0, 2, 1]);
 /// shape_util::append_minor_dimension(40, &mut s)?;
 /// assert_eq!(s.to_string(), "f32[10,20,30,40]{3,0,2,1}");
@@ -299,6 +299,18 @@ pub fn filter_dimensions(
 ///
 /// None in practice (removing factors of 1 cannot overflow); kept for the
 /// uniform checking of results.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, shape_util};
+/// let a = shape_util::make_shape(T::F32, &[2, 1, 3]);
+/// assert_eq!(shape_util::drop_degenerate_dimensions(&a)?.to_string(), "f32[2,3]{1,0}");
+/// assert_eq!(shape_util::delete_dimension(0, &a)?.to_string(), "f32[1,3]{1,0}");
+/// // The new dimension is the last one and the most major in the layout.
+/// let mut b = a.clone();
+/// shape_util::append_major_dimension(4, &mut b)?;
+/// assert_eq!(b.to_string(), "f32[2,1,3,4]{2,1,0,3}");
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::DropDegenerateDimensions")]
 pub fn drop_degenerate_dimensions(shape: &ArrayShape) -> Result<ArrayShape> {
     filter_dimensions(|d| shape.dimensions()[d as usize] != 1, shape)

@@ -1,8 +1,10 @@
-//! XLA's printed forms: `ShapeUtil::HumanString(WithLayout)`,
-//! `Layout::ToString`, `Tile::ToString`, `SplitConfig::ToString` and the
-//! program-shape string. Everything appends to a `String` without going
-//! through `fmt`; the `Display` impls hand the result over in one piece
-//! ([`display`]).
+//! XLA's printed forms, the `Display` of the model types:
+//! `ShapeUtil::HumanString(WithLayout)`, `Layout::ToString`,
+//! `Tile::ToString`, `SplitConfig::ToString` and the program-shape string
+//! (`xla/shape_util.cc`, `xla/layout.cc`). Everything appends to a
+//! `String` without going through `fmt`; the `Display` impls hand the
+//! result over in one piece ([`display`]). The HLO parser (`text/`)
+//! prints its messages with the same writers.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -274,6 +276,76 @@ pub(crate) fn write_program_shape(out: &mut String, p: &ProgramShape) {
     }
     out.push_str(") -> ");
     write_shape(out, p.result(), false);
+}
+
+/// Formats an index as XLA writes spans: `{3,5}`.
+pub(crate) fn index_string(index: &[i64]) -> String {
+    let mut s = String::from("{");
+    for (i, &x) in index.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        push_i64(&mut s, x);
+    }
+    s.push('}');
+    s
+}
+
+impl fmt::Display for Shape {
+    /// XLA's `ShapeUtil::HumanStringWithLayout` (what `operator<<` prints).
+    /// The alternate form `{:#}` is `ShapeUtil::HumanString`, without layouts.
+    ///
+    /// ```
+    /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape};
+    /// let s = Shape::from(
+    ///     ArrayShape::new(PrimitiveType::F32, [2, 3]).unwrap()
+    ///         .with_layout(Some(Layout::new([0, 1]))).unwrap(),
+    /// );
+    /// assert_eq!(s.to_string(), "f32[2,3]{0,1}");
+    /// assert_eq!(format!("{s:#}"), "f32[2,3]");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let with_layout = !f.alternate();
+        display(f, |s| write_shape(s, self, with_layout))
+    }
+}
+
+impl fmt::Display for ArrayShape {
+    /// As [`Shape`]'s `Display`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let with_layout = !f.alternate();
+        display(f, |s| write_array(s, self, with_layout))
+    }
+}
+
+impl fmt::Display for Layout {
+    /// XLA's `Layout::ToString`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        display(f, |s| write_layout(s, self))
+    }
+}
+
+impl fmt::Display for Tile {
+    /// XLA's `Tile::ToString`: `(8,128)`, `(2,*,128)`, `()`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        display(f, |s| write_tile(s, self))
+    }
+}
+
+impl fmt::Display for SplitConfig {
+    /// XLA's `SplitConfig::ToString`: `(dimension:i,j,...)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        display(f, |s| write_split_config(s, self))
+    }
+}
+
+impl fmt::Display for ProgramShape {
+    /// XLA's `ShapeUtil::HumanString(ProgramShape)`:
+    /// `(name: shape, ...) -> result`, without layouts; an empty name
+    /// prints as `(unknown)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        display(f, |s| write_program_shape(s, self))
+    }
 }
 
 #[cfg(test)]
