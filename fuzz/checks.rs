@@ -663,14 +663,20 @@ pub fn strides(data: &[u8]) {
     let sizes: Vec<i64> = (0..rank).map(|_| b.pick(SIZES)).collect();
     let st = view_strides(&mut b, rank);
     let t = b.pick(TYPES);
-    let kind = classify_view(&sizes, &st);
+    let count = sizes
+        .iter()
+        .try_fold(1i64, |acc, &s| acc.checked_mul(s.max(0)));
+    // Interleaved strides over up to 4 Mi elements are enumerated (a
+    // second each): only views small enough to check, and those too large
+    // to enumerate, keep the runs fast.
+    let kind = match count {
+        Some(c) if c > 4096 && c <= 1 << 22 => None,
+        _ => Some(classify_view(&sizes, &st)),
+    };
     let size = dml_buffer_tensor_size(t, &sizes, Some(&st));
     let _ = dml_buffer_tensor_size(t, &sizes, None);
     let _ = layout_from_strides(&sizes, &st);
     let _ = layout_from_byte_strides(t, &sizes, &st);
-    let count = sizes
-        .iter()
-        .try_fold(1i64, |acc, &s| acc.checked_mul(s.max(0)));
     let valid = sizes.iter().chain(&st).all(|&v| v >= 0);
     if valid && count.is_some_and(|c| c <= 4096) {
         let count = count.unwrap();
@@ -691,7 +697,9 @@ pub fn strides(data: &[u8]) {
         sorted.sort_unstable();
         let shared = sorted.windows(2).any(|w| w[0] == w[1]);
         let zero: Vec<usize> = (0..rank).filter(|&d| sizes[d] > 1 && st[d] == 0).collect();
-        let kind = kind.expect("a view of at most 4096 elements is classified");
+        let kind = kind
+            .expect("classified below 4096 elements")
+            .expect("a view of at most 4096 elements is classified");
         let expected = if count == 0 {
             ViewKind::Packed
         } else if shared {
@@ -803,6 +811,9 @@ fn ndarray_views(b: &mut Bytes<'_>, shape: &ArrayShape, tiled: &TiledLayout, es:
         });
     }
     let _ = es;
+    if tiled.byte_size() > MAX_COPY {
+        return;
+    }
     let need = tiled.byte_size() as usize;
     let len = length(b, need);
     // 8-byte aligned storage, viewed as bytes.
