@@ -57,11 +57,13 @@ pub(crate) enum Inner {
 pub(crate) fn box_span(base: i128, axes: impl IntoIterator<Item = (usize, isize)>) -> (i128, i128) {
     let (mut lo, mut hi) = (base, base);
     for (n, stride) in axes {
+        // Each span fits i128; their sum may not (many axes of huge
+        // strides): saturated bounds are past every buffer all the same.
         let span = (n.max(1) as i128 - 1) * stride as i128;
         if span < 0 {
-            lo += span;
+            lo = lo.saturating_add(span);
         } else {
-            hi += span;
+            hi = hi.saturating_add(span);
         }
     }
     (lo, hi)
@@ -131,7 +133,7 @@ impl Block {
         let sides: [fn(&Axis) -> isize; 2] = [|a| a.s, |a| a.d];
         for stride in sides {
             let (lo, hi) = box_span(0, axes.iter().map(|a| (a.n, stride(a))));
-            isize::try_from(hi - lo + e_wide).ok()?;
+            isize::try_from(hi.checked_sub(lo)?.checked_add(e_wide)?).ok()?;
         }
         let e = isize::try_from(e).ok()?;
         let mut axes: Vec<Axis> = axes.iter().copied().filter(|a| a.n > 1).collect();
@@ -190,7 +192,7 @@ impl Block {
         };
         let side = |base: isize, stride: fn(&Axis) -> isize| {
             let (lo, hi) = box_span(base as i128, axes.iter().map(|a| (a.n, stride(a))));
-            (lo, hi + last as i128)
+            (lo, hi.saturating_add(last as i128))
         };
         [side(self.src, |a| a.s), side(self.dst, |a| a.d)]
     }

@@ -260,7 +260,7 @@ impl Relayout {
                 } else if lo < 0 {
                     return Err(Error::invalid_argument(format!(
                         "the strided view reaches byte {lo}, before the start of its buffer; give a byte offset of at least {}",
-                        -lo + i128::from(v.byte_offset)
+                        i128::from(v.byte_offset).saturating_sub(lo)
                     )));
                 } else {
                     let digits: Option<Vec<Digit>> = v
@@ -553,7 +553,7 @@ fn strided_bounds(v: &StridedSource, e: i64) -> (i128, i128) {
             .zip(&v.byte_strides)
             .map(|(&n, &s)| (n as usize, s as isize)),
     );
-    (lo, hi + i128::from(e))
+    (lo, hi.saturating_add(i128::from(e)))
 }
 
 /// Copies the low `min(src_bits, dst_bits)` bits of the element at bit

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use xla_shape::formats::{self, ProtoModel};
 use xla_shape::proto::ShapeProto;
 use xla_shape::text::shapes_in_hlo;
+use xla_shape::tiling::TiledLayout;
 use xla_shape::{Layout, Shape};
 
 const MIB: usize = 1 << 20;
@@ -233,6 +234,43 @@ fn main() {
             }),
             run: text(|t| {
                 let _ = black_box(formats::from_text_format::<ShapeProto>(t));
+            }),
+        },
+        Family {
+            name: "JSON: one long unknown key",
+            make: Box::new(|n| fill("{\"", "x", "", "\": 1}", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(formats::from_json::<ShapeProto>(t));
+            }),
+        },
+        Family {
+            name: "JSON: one long enum name",
+            make: Box::new(|n| fill("{\"elementType\": \"", "x", "", "\"}", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(formats::from_json::<ShapeProto>(t));
+            }),
+        },
+        Family {
+            name: "text format: one long field name",
+            make: Box::new(|n| fill("", "x", "", ": 1", n).into_bytes()),
+            run: text(|t| {
+                let _ = black_box(formats::from_text_format::<ShapeProto>(t));
+            }),
+        },
+        Family {
+            // T(3) cuts T(8)'s remainder across digits, so every element
+            // is mapped through the tiling graph, which every (1) tile
+            // grows: parse, build and map all 4096 elements both ways.
+            name: "tiling: 4096 offsets in f32[4096]{0:T(8)(3)(1)(1)...}",
+            make: Box::new(|n| fill("f32[4096]{0:T(8)(3)", "(1)", "", "}", n).into_bytes()),
+            run: text(|t| {
+                let shape = t.parse::<Shape>().unwrap();
+                let tiled = TiledLayout::new(shape.as_array().unwrap()).unwrap();
+                let mut index = [0i64];
+                for i in 0..4096 {
+                    let offset = tiled.offset(&[i]).unwrap();
+                    black_box(tiled.slot_into(offset, &mut index).unwrap());
+                }
             }),
         },
     ];
