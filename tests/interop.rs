@@ -875,3 +875,66 @@ fn tensorflow_shapes() {
     let string = tf::data_type("DT_STRING").unwrap();
     assert!(tf::to_xla_shape(string, &TensorShape::new([2])).is_err());
 }
+
+// ---------------------------------------------------------------- typed views
+
+/// `bytes` copied to a place in `store` aligned to 16 bytes.
+#[cfg(all(feature = "half", feature = "num-complex"))]
+fn aligned_copy<'a>(store: &'a mut Vec<u8>, bytes: &[u8]) -> &'a [u8] {
+    store.clear();
+    store.resize(bytes.len() + 16, 0);
+    let off = store.as_ptr().align_offset(16);
+    store[off..off + bytes.len()].copy_from_slice(bytes);
+    &store[off..off + bytes.len()]
+}
+
+/// bf16 and f16 data as `half` types, complex data as `num_complex` types,
+/// in any strided layout; other element types are refused.
+#[cfg(all(feature = "half", feature = "num-complex"))]
+#[test]
+fn typed_views_of_half_and_complex_data() {
+    use num_complex::Complex;
+    use xla_shape::strides::ndarray_view;
+    let mut store = Vec::new();
+
+    // Column-major bf16[2,3]: element (r, c) is at memory position r + 2c.
+    let shape: xla_shape::Shape = "bf16[2,3]{0,1}".parse().unwrap();
+    let bytes: Vec<u8> = (0..6)
+        .flat_map(|i| half::bf16::from_f32(i as f32).to_le_bytes())
+        .collect();
+    let buf = aligned_copy(&mut store, &bytes);
+    let v = ndarray_view::<half::bf16>(shape.as_array().unwrap(), buf).unwrap();
+    assert_eq!(v[[1, 2]].to_f32(), 5.0);
+    assert_eq!(v[[0, 1]].to_f32(), 2.0);
+    assert!(ndarray_view::<half::f16>(shape.as_array().unwrap(), buf).is_err());
+
+    let f16: xla_shape::Shape = "f16[2]{0}".parse().unwrap();
+    let bytes: Vec<u8> = [1.5f32, -2.0]
+        .iter()
+        .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+        .collect();
+    let v = ndarray_view::<half::f16>(f16.as_array().unwrap(), aligned_copy(&mut store, &bytes))
+        .unwrap();
+    assert_eq!(v[[1]].to_f32(), -2.0);
+
+    // c64: (real, imaginary) pairs of little-endian f32.
+    let c64: xla_shape::Shape = "c64[2]{0}".parse().unwrap();
+    let bytes: Vec<u8> = [1.0f32, 2.0, 3.0, -4.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let buf = aligned_copy(&mut store, &bytes);
+    let v = ndarray_view::<Complex<f32>>(c64.as_array().unwrap(), buf).unwrap();
+    assert_eq!(v[[1]], Complex::new(3.0, -4.0));
+    assert!(ndarray_view::<Complex<f64>>(c64.as_array().unwrap(), buf).is_err());
+
+    let c128: xla_shape::Shape = "c128[1]{0}".parse().unwrap();
+    let bytes: Vec<u8> = [0.5f64, -1.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let v =
+        ndarray_view::<Complex<f64>>(c128.as_array().unwrap(), aligned_copy(&mut store, &bytes))
+            .unwrap();
+    assert_eq!(v[[0]], Complex::new(0.5, -1.0));
+}
