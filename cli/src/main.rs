@@ -1,0 +1,283 @@
+//! `xla-shape`: inspect, check, convert and draw XLA shapes.
+//!
+//! Exit status: 0 on success (and when the reader of the output goes away
+//! early, as `| head` does), 1 when an input is bad (the message is on
+//! standard error, on the line's own output line in line-by-line modes, or
+//! the JSON document with `--json`), 2 for usage errors.
+
+mod convert;
+mod describe;
+mod draw;
+mod index;
+mod input;
+mod output;
+mod scan;
+mod strides;
+mod validate;
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+use serde_json::json;
+
+use convert::Format;
+use input::Limits;
+use output::{Failure, Numbers, Problem, write_json};
+
+#[derive(Parser)]
+#[command(
+    name = "xla-shape",
+    version,
+    about = "Inspect, check, convert and draw XLA shapes: HLO shape and layout strings, ShapeProto bytes, hex, JSON and text format.",
+    after_help = "INPUT is a literal argument, @FILE, or standard input when absent or '-', in any \
+                  format (detected, or named with --from); a layout string such as {1,0:T(2,2)} \
+                  is read as a layout.\n\
+                  With no command, describes the built-in example shape.\n\
+                  Exit status: 0 ok, 1 bad input, 2 usage."
+)]
+struct Cli {
+    /// Write JSON: one document, or one object per line for the
+    /// line-by-line modes (convert --lines, index, scan); errors are
+    /// objects with kind, message, line and column.
+    #[arg(long, global = true)]
+    json: bool,
+    /// The largest whole input read, in bytes.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = input::DEFAULT_MAX_INPUT)]
+    max_input: u64,
+    /// The longest line read in line-by-line modes, in bytes; a longer
+    /// line gets an error line and the run goes on.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = input::DEFAULT_MAX_LINE)]
+    max_line: usize,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// A readable summary of a shape or layout.
+    #[command(
+        after_help = "Example:\n  xla-shape describe 'f32[3,5]{1,0:T(2,2)}'\n\n\
+                            Without INPUT, reads standard input, or describes the built-in \
+                            example when standard input is a terminal."
+    )]
+    Describe {
+        /// The shape or layout (standard input when absent or '-').
+        input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+        /// Group the digits of large numbers in threes: 167_772_160.
+        #[arg(long)]
+        group_digits: bool,
+    },
+    /// Convert a shape (or layout) between formats.
+    #[command(after_help = "Examples:\n  xla-shape convert --to hex 'f32[2,3]'\n  \
+                            printf 'f32[2]\\nf32[3]\\n' | xla-shape convert --lines --to json")]
+    Convert {
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+        /// The output format.
+        #[arg(long, value_enum)]
+        to: Format,
+        /// Keep fields unknown to this schema (proto formats only).
+        #[arg(long)]
+        lossless: bool,
+        /// Each line of the input is one shape; one output line each.
+        #[arg(long)]
+        lines: bool,
+        /// The input (standard input when absent or '-').
+        input: Option<String>,
+    },
+    /// Check a shape or layout as XLA's parser and validation do: prints
+    /// `ok` or the error.
+    #[command(after_help = "Example:\n  xla-shape validate 'f32[2,3]{0,0}'")]
+    Validate {
+        /// The input (standard input when absent or '-').
+        input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+    },
+    /// Every shape in the text of an HLO module: LINE:COLUMN (both
+    /// 1-based), byte size and shape.
+    #[command(after_help = "Example:\n  xla-shape scan @module.hlo.txt")]
+    Scan {
+        /// The module text (standard input when absent or '-').
+        input: Option<String>,
+    },
+    /// Element offsets in SHAPE's layout, tiles applied, for the indices
+    /// `i,j,k` read one per line from standard input.
+    #[command(
+        after_help = "Example:\n  printf '2,3\\n0,4\\n' | xla-shape index 'f32[3,5]{1,0:T(2,2)}'"
+    )]
+    Index {
+        /// An array shape with its layout, in any format (an argument or
+        /// @FILE: standard input holds the indices).
+        shape: String,
+        /// The format of SHAPE (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+        /// Read offsets instead and print indices (or `padding`).
+        #[arg(long)]
+        offset: bool,
+    },
+    /// Element and byte strides of an array's layout, or why it has none.
+    #[command(after_help = "Example:\n  xla-shape strides 'f32[3,5,7]{2,1,0}'")]
+    Strides {
+        /// An array shape (standard input when absent or '-').
+        input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+    },
+    /// An SVG picture of an array's memory layout: the index grid, each
+    /// element labelled with its offset, tiles outlined, padding hatched.
+    #[command(after_help = "Example:\n  xla-shape draw 'f32[3,5]{1,0:T(2,2)}' > layout.svg")]
+    Draw {
+        /// An array shape with its layout (standard input when absent or '-').
+        input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+        /// For rank 3 and up, the 2-D slice drawn: ':' for the two drawn
+        /// dimensions, an index for each other one (default: the last two
+        /// dimensions at index 0, such as 0,:,:).
+        #[arg(long)]
+        slice: Option<String>,
+        /// The most rows drawn (whole tiles where they fit).
+        #[arg(long, default_value_t = 16)]
+        max_rows: i64,
+        /// The most columns drawn (whole tiles where they fit).
+        #[arg(long, default_value_t = 16)]
+        max_cols: i64,
+    },
+    /// Shell completions for SHELL, on standard output.
+    #[command(
+        after_help = "Example:\n  xla-shape completions bash > ~/.local/share/bash-completion/completions/xla-shape"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() && std::env::args_os().any(|a| a == "--json") => {
+            // A usage error, as a JSON document like every other error.
+            let rendered = e.render().to_string();
+            let message = rendered.trim_end();
+            let problem = Problem::new("Usage", message.strip_prefix("error: ").unwrap_or(message));
+            let mut out = io::stdout().lock();
+            let _ = write_json(&mut out, &json!({ "error": problem.to_json() }));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
+    let json = cli.json;
+    let limits = Limits {
+        max_input: cli.max_input,
+        max_line: cli.max_line,
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = run(cli.command, json, &limits, &mut out);
+    let result = match out.flush() {
+        Ok(()) => result,
+        Err(e) => result.and(Err(Failure::Io(e))),
+    };
+    let (code, problem) = match result {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(Failure::Reported) => return ExitCode::FAILURE,
+        // A closed pipe (`| head`) is not an error of ours.
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            return ExitCode::SUCCESS;
+        }
+        Err(Failure::Io(e)) => (1, Problem::new("Io", e.to_string())),
+        Err(Failure::Input(p)) => (1, p),
+        Err(Failure::Usage(message)) => (2, Problem::new("Usage", message)),
+    };
+    if json {
+        // The error is the document: on standard output, for the reader.
+        let mut out = io::stdout().lock();
+        let written =
+            write_json(&mut out, &json!({ "error": problem.to_json() })).and_then(|()| out.flush());
+        if written.is_err() {
+            return ExitCode::from(code);
+        }
+    } else {
+        eprintln!("xla-shape: {}", problem.message.trim_end());
+    }
+    ExitCode::from(code)
+}
+
+fn run(
+    command: Option<Command>,
+    json: bool,
+    limits: &Limits,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let Some(command) = command else {
+        return describe::run(None, true, None, Numbers::default(), json, limits, out);
+    };
+    match command {
+        Command::Describe {
+            input,
+            from,
+            group_digits,
+        } => {
+            let example = input.is_none() && io::stdin().is_terminal();
+            let numbers = Numbers {
+                grouped: group_digits,
+            };
+            describe::run(input.as_deref(), example, from, numbers, json, limits, out)
+        }
+        Command::Convert {
+            from,
+            to,
+            lossless,
+            lines,
+            input,
+        } => {
+            let options = convert::Options {
+                from,
+                to,
+                lossless,
+                lines,
+                json,
+            };
+            convert::run(input.as_deref(), &options, limits, out)
+        }
+        Command::Validate { input, from } => {
+            validate::run(input.as_deref(), from, json, limits, out)
+        }
+        Command::Scan { input } => scan::run(input.as_deref(), json, limits, out),
+        Command::Index {
+            shape,
+            from,
+            offset,
+        } => index::run(&shape, from, offset, json, limits, out),
+        Command::Strides { input, from } => strides::run(input.as_deref(), from, json, limits, out),
+        Command::Draw {
+            input,
+            from,
+            slice,
+            max_rows,
+            max_cols,
+        } => {
+            let options = draw::Options {
+                slice,
+                max_rows,
+                max_cols,
+            };
+            draw::run(input.as_deref(), from, &options, limits, out)
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "xla-shape", out);
+            Ok(())
+        }
+    }
+}
