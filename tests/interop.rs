@@ -689,3 +689,249 @@ fn pjrt_memory_layout_errors() {
         [0, 1]
     );
 }
+
+// ---------------------------------------------------------------- safetensors
+
+use xla_shape::interop::safetensors as st;
+
+/// Every variant of the safetensors crate's `Dtype` (0.8.0, listed from
+/// its `src/tensor.rs`) has exactly one XLA type, of the same width, and
+/// comes back; every other XLA type is refused with its name.
+#[test]
+fn safetensors_walks_every_dtype_and_type() {
+    use safetensors::Dtype as D;
+    let all = [
+        D::BOOL,
+        D::F4,
+        D::F6_E2M3,
+        D::F6_E3M2,
+        D::U8,
+        D::I8,
+        D::F8_E5M2,
+        D::F8_E4M3,
+        D::F8_E8M0,
+        D::F8_E4M3FNUZ,
+        D::F8_E5M2FNUZ,
+        D::I16,
+        D::U16,
+        D::F16,
+        D::BF16,
+        D::I32,
+        D::U32,
+        D::F32,
+        D::C64,
+        D::F64,
+        D::I64,
+        D::U64,
+    ];
+    assert_eq!(all.len(), st::DTYPES.len());
+    for d in all {
+        let name = d.to_string();
+        // The name is the crate's serde name too.
+        let parsed: D = serde_json::from_str(&format!("\"{name}\"")).unwrap();
+        assert_eq!(parsed, d);
+        let t = st::from_dtype_name(&name).unwrap();
+        assert_eq!(st::dtype_name(t), Some(name.as_str()));
+        let bits = if t == T::Pred {
+            8
+        } else {
+            t.bit_width().unwrap() as usize
+        };
+        assert_eq!(d.bitsize(), bits, "{name}");
+    }
+    for t in T::ALL {
+        match st::dtype_name(t) {
+            Some(n) => assert_eq!(st::from_dtype_name(n).unwrap(), t),
+            None => assert_eq!(
+                st::to_dtype_name(t).unwrap_err().to_string(),
+                format!("XLA type {} has no safetensors dtype", t.as_str_name())
+            ),
+        }
+    }
+    // F8_E4M3 is the finite-only E4M3 (torch.float8_e4m3fn), never F8E4M3.
+    assert_eq!(st::from_dtype_name("F8_E4M3").unwrap(), T::F8e4m3fn);
+    assert!(st::to_dtype_name(T::F8e4m3).is_err());
+    assert!(
+        st::from_dtype_name("bf16")
+            .unwrap_err()
+            .to_string()
+            .contains("\"bf16\"")
+    );
+}
+
+// ---------------------------------------------------------------- TensorFlow
+
+use xla_shape::interop::tensorflow::{self as tf, TensorShape};
+
+/// The `DataType` enum of TensorFlow 2.21 (`oracle/interop_tf_types.json`)
+/// is exactly the module's, reference types included, and every value maps
+/// as TF2XLA's `DataTypeToPrimitiveType` does.
+#[test]
+fn tensorflow_walks_every_data_type() {
+    let data = std::fs::read_to_string(common::data_path("oracle/interop_tf_types.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&data).unwrap();
+    let values = v["DataType"].as_array().unwrap();
+    assert_eq!(values.len(), 67);
+    // TF2XLA's switch (type_util.cc), by name:
+    let expected: [(&str, T); 24] = [
+        ("DT_BOOL", T::Pred),
+        ("DT_INT4", T::S4),
+        ("DT_INT8", T::S8),
+        ("DT_QINT8", T::S8),
+        ("DT_INT16", T::S16),
+        ("DT_QINT16", T::S16),
+        ("DT_INT32", T::S32),
+        ("DT_QINT32", T::S32),
+        ("DT_INT64", T::S64),
+        ("DT_UINT4", T::U4),
+        ("DT_UINT8", T::U8),
+        ("DT_QUINT8", T::U8),
+        ("DT_UINT16", T::U16),
+        ("DT_QUINT16", T::U16),
+        ("DT_UINT32", T::U32),
+        ("DT_UINT64", T::U64),
+        ("DT_FLOAT8_E5M2", T::F8e5m2),
+        ("DT_FLOAT8_E4M3FN", T::F8e4m3fn),
+        ("DT_BFLOAT16", T::Bf16),
+        ("DT_HALF", T::F16),
+        ("DT_FLOAT", T::F32),
+        ("DT_DOUBLE", T::F64),
+        ("DT_COMPLEX64", T::C64),
+        ("DT_COMPLEX128", T::C128),
+    ];
+    for pair in values {
+        let name = pair[0].as_str().unwrap();
+        let n = pair[1].as_i64().unwrap() as i32;
+        assert_eq!(tf::data_type_name(n).as_deref(), Some(name));
+        assert_eq!(tf::data_type(name), Some(n));
+        match expected.iter().find(|(e, _)| *e == name) {
+            Some(&(_, t)) => {
+                assert_eq!(tf::from_data_type(n).unwrap(), t, "{name}");
+                if !name.starts_with("DT_Q") {
+                    assert_eq!(tf::to_data_type(t).unwrap(), n, "{name}");
+                }
+            }
+            None => {
+                let lower = name.trim_start_matches("DT_").to_ascii_lowercase();
+                assert_eq!(
+                    tf::from_data_type(n).unwrap_err().to_string(),
+                    format!("Unsupported type in DataTypeToPrimitiveType: '{lower}'")
+                );
+            }
+        }
+        // A reference type maps as its base type once unwrapped.
+        if name.ends_with("_REF") {
+            assert_eq!(tf::base_type(n), n - 100);
+        }
+    }
+    for n in [-1, 34, 100, 134, 1000] {
+        assert_eq!(tf::data_type_name(n), None);
+        assert!(tf::from_data_type(n).is_err());
+    }
+    for t in T::ALL {
+        match tf::to_data_type(t) {
+            Ok(n) => assert_eq!(tf::from_data_type(n).unwrap(), t),
+            Err(e) => assert_eq!(
+                e.to_string(),
+                format!("Unsupported type in PrimitiveTypeToDataType {}", t as i32)
+            ),
+        }
+    }
+}
+
+/// `TensorShapeToXLAShape` and back; the unknown-size sentinel; bounds.
+#[test]
+fn tensorflow_shapes() {
+    let float = tf::data_type("DT_FLOAT").unwrap();
+    let s = tf::to_xla_shape(float, &TensorShape::new([2, 3, 4])).unwrap();
+    assert_eq!(s.to_string(), "f32[2,3,4]{2,1,0}");
+    let back = tf::from_xla_shape(&xla_shape::Shape::from(s)).unwrap();
+    assert_eq!(back, TensorShape::new([2, 3, 4]));
+    // Unknown rank or size: XLA's sentinel, a rank-1 shape of size 0.
+    for shape in [TensorShape::unknown_rank(), TensorShape::new([2, -1])] {
+        assert_eq!(
+            tf::to_xla_shape(float, &shape).unwrap().to_string(),
+            "f32[0]{0}"
+        );
+    }
+    assert!(tf::to_xla_shape(float, &TensorShape::new([-2])).is_err());
+    let b = tf::to_bounded_xla_shape(float, &TensorShape::new([-1, 3]), &[8, 3]).unwrap();
+    assert_eq!(b.to_string(), "f32[<=8,3]{1,0}");
+    assert_eq!(
+        tf::to_bounded_xla_shape(float, &TensorShape::new([-1]), &[8, 3])
+            .unwrap_err()
+            .to_string(),
+        "`tensor_shape` and `bound` have different ranks. tensor_shape=1vs bound=2"
+    );
+    assert!(tf::to_bounded_xla_shape(float, &TensorShape::new([4]), &[8]).is_err());
+    let tuple: xla_shape::Shape = "(f32[2])".parse().unwrap();
+    assert_eq!(
+        tf::from_xla_shape(&tuple).unwrap_err().to_string(),
+        "XLA shape (f32[2]) cannot be converted to a TensorShape"
+    );
+    let string = tf::data_type("DT_STRING").unwrap();
+    assert!(tf::to_xla_shape(string, &TensorShape::new([2])).is_err());
+}
+
+// ---------------------------------------------------------------- typed views
+
+/// `bytes` copied to a place in `store` aligned to 16 bytes.
+#[cfg(all(feature = "half", feature = "num-complex"))]
+fn aligned_copy<'a>(store: &'a mut Vec<u8>, bytes: &[u8]) -> &'a [u8] {
+    store.clear();
+    store.resize(bytes.len() + 16, 0);
+    let off = store.as_ptr().align_offset(16);
+    store[off..off + bytes.len()].copy_from_slice(bytes);
+    &store[off..off + bytes.len()]
+}
+
+/// bf16 and f16 data as `half` types, complex data as `num_complex` types,
+/// in any strided layout; other element types are refused.
+#[cfg(all(feature = "half", feature = "num-complex"))]
+#[test]
+fn typed_views_of_half_and_complex_data() {
+    use num_complex::Complex;
+    use xla_shape::strides::ndarray_view;
+    let mut store = Vec::new();
+
+    // Column-major bf16[2,3]: element (r, c) is at memory position r + 2c.
+    let shape: xla_shape::Shape = "bf16[2,3]{0,1}".parse().unwrap();
+    let bytes: Vec<u8> = (0..6)
+        .flat_map(|i| half::bf16::from_f32(i as f32).to_le_bytes())
+        .collect();
+    let buf = aligned_copy(&mut store, &bytes);
+    let v = ndarray_view::<half::bf16>(shape.as_array().unwrap(), buf).unwrap();
+    assert_eq!(v[[1, 2]].to_f32(), 5.0);
+    assert_eq!(v[[0, 1]].to_f32(), 2.0);
+    assert!(ndarray_view::<half::f16>(shape.as_array().unwrap(), buf).is_err());
+
+    let f16: xla_shape::Shape = "f16[2]{0}".parse().unwrap();
+    let bytes: Vec<u8> = [1.5f32, -2.0]
+        .iter()
+        .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+        .collect();
+    let v = ndarray_view::<half::f16>(f16.as_array().unwrap(), aligned_copy(&mut store, &bytes))
+        .unwrap();
+    assert_eq!(v[[1]].to_f32(), -2.0);
+
+    // c64: (real, imaginary) pairs of little-endian f32.
+    let c64: xla_shape::Shape = "c64[2]{0}".parse().unwrap();
+    let bytes: Vec<u8> = [1.0f32, 2.0, 3.0, -4.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let buf = aligned_copy(&mut store, &bytes);
+    let v = ndarray_view::<Complex<f32>>(c64.as_array().unwrap(), buf).unwrap();
+    assert_eq!(v[[1]], Complex::new(3.0, -4.0));
+    assert!(ndarray_view::<Complex<f64>>(c64.as_array().unwrap(), buf).is_err());
+
+    let c128: xla_shape::Shape = "c128[1]{0}".parse().unwrap();
+    let bytes: Vec<u8> = [0.5f64, -1.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let v =
+        ndarray_view::<Complex<f64>>(c128.as_array().unwrap(), aligned_copy(&mut store, &bytes))
+            .unwrap();
+    assert_eq!(v[[0]], Complex::new(0.5, -1.0));
+}

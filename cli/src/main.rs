@@ -8,6 +8,7 @@
 mod convert;
 mod describe;
 mod draw;
+mod dtypes;
 mod index;
 mod input;
 mod output;
@@ -157,6 +158,10 @@ enum Command {
         #[arg(long, value_name = "N")]
         wrap: Option<i64>,
     },
+    /// The names NumPy, DLPack, PJRT, safetensors and TensorFlow give each
+    /// XLA element type (`-` where a system has none).
+    #[command(after_help = "Example:\n  xla-shape dtypes --json")]
+    Dtypes,
     /// Shell completions for SHELL, on standard output.
     #[command(
         after_help = "Example:\n  xla-shape completions bash > ~/.local/share/bash-completion/completions/xla-shape"
@@ -281,6 +286,7 @@ fn run(
             };
             draw::run(input.as_deref(), from, &options, limits, out)
         }
+        Command::Dtypes => dtypes::run(json, out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "xla-shape", out);
             Ok(())

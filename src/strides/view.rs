@@ -48,6 +48,18 @@ element!(u8, 1, raw);
 element!(u16, 2, raw);
 element!(u32, 4, raw);
 element!(u64, 8, raw);
+// Typed views of the 16-bit floats and the complex types (features `half`
+// and `num-complex`): `half::bf16`/`half::f16` are `repr(transparent)`
+// over `u16`, `num_complex::Complex<f32>`/`<f64>` are `repr(C)` pairs
+// (real, imaginary), XLA's order; all are valid for every bit pattern.
+#[cfg(feature = "half")]
+element!(half::bf16, 2, exact Bf16);
+#[cfg(feature = "half")]
+element!(half::f16, 2, exact F16);
+#[cfg(feature = "num-complex")]
+element!(num_complex::Complex<f32>, 8, exact C64);
+#[cfg(feature = "num-complex")]
+element!(num_complex::Complex<f64>, 16, exact C128);
 
 /// An `ndarray` view of `bytes`, the buffer of an array of `shape` (XLA's
 /// little-endian layout on a little-endian machine), for any layout that
