@@ -335,7 +335,16 @@ impl PyShape {
                 "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH}"
             )));
         }
-        Ok(PyShape(shape_util::make_validated_tuple_shape(elements).py()?))
+        let tuple = shape_util::make_validated_tuple_shape(elements).py()?;
+        // Near the limit, count the levels as the decoder does (layouts and
+        // physical shapes nest messages too), so that every shape made here
+        // can be serialized and read back.
+        if depth > MAX_NESTING_DEPTH / 2 && Shape::from_proto_bytes(&tuple.to_proto_bytes()).is_err() {
+            return Err(invalid_argument(format!(
+                "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH} nested messages"
+            )));
+        }
+        Ok(PyShape(tuple))
     }
 
     /// The token shape `token[]`, as jaxlib's `Shape.token_shape`.
