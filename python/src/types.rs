@@ -150,7 +150,8 @@ impl PyLayout {
     /// `json_format.MessageToJson` writes it (`pretty=True`) or compact.
     #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
     fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
-        self.0.to_json_with(&json_options(preserving_proto_field_name, pretty))
+        self.0
+            .to_json_with(&json_options(preserving_proto_field_name, pretty))
     }
 
     /// The layout of an `xla.LayoutProto` in protobuf text format.
@@ -201,7 +202,8 @@ impl PyLayout {
     }
 
     /// The layout as HLO text prints it: `{1,0:T(8,128)}`.
-    fn to_string(&self) -> String {
+    #[pyo3(name = "to_string")]
+    fn to_text(&self) -> String {
         self.0.to_string()
     }
 
@@ -307,8 +309,8 @@ impl PyShape {
     ) -> PyResult<Self> {
         let t = element_type_from(element_type)?;
         let dynamic = dynamic_dimensions.unwrap_or_else(|| vec![false; dims.len()]);
-        let array = shape_util::make_validated_shape_with_dynamic_dimensions(t, &dims, &dynamic)
-            .py()?;
+        let array =
+            shape_util::make_validated_shape_with_dynamic_dimensions(t, &dims, &dynamic).py()?;
         let layout = match layout {
             Some(m2m) => Layout::new(m2m),
             None => layout_util::get_default_layout_for_rank(dims.len()),
@@ -322,7 +324,9 @@ impl PyShape {
     #[staticmethod]
     fn scalar_shape(element_type: &Bound<'_, PyAny>) -> PyResult<Self> {
         let t = element_type_from(element_type)?;
-        Ok(PyShape(shape_util::make_validated_scalar_shape(t).py()?.into()))
+        Ok(PyShape(
+            shape_util::make_validated_scalar_shape(t).py()?.into(),
+        ))
     }
 
     /// A tuple of these shapes, as jaxlib's `Shape.tuple_shape`.
@@ -339,7 +343,9 @@ impl PyShape {
         // Near the limit, count the levels as the decoder does (layouts and
         // physical shapes nest messages too), so that every shape made here
         // can be serialized and read back.
-        if depth > MAX_NESTING_DEPTH / 2 && Shape::from_proto_bytes(&tuple.to_proto_bytes()).is_err() {
+        if depth > MAX_NESTING_DEPTH / 2
+            && Shape::from_proto_bytes(&tuple.to_proto_bytes()).is_err()
+        {
             return Err(invalid_argument(format!(
                 "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH} nested messages"
             )));
@@ -367,18 +373,15 @@ impl PyShape {
     #[staticmethod]
     fn from_proto(message: &Bound<'_, PyAny>) -> PyResult<Self> {
         let data = message.call_method0("SerializeToString")?;
-        let data = data.downcast::<PyBytes>().map_err(|_| {
-            PyTypeError::new_err("SerializeToString() did not return bytes")
-        })?;
+        let data = data
+            .downcast::<PyBytes>()
+            .map_err(|_| PyTypeError::new_err("SerializeToString() did not return bytes"))?;
         Self::from_proto_bytes(data.as_bytes())
     }
 
     /// A message of the protobuf class `cls` (such as
     /// `xla_data_pb2.ShapeProto`) holding this shape.
-    fn to_proto<'py>(
-        &self,
-        cls: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn to_proto<'py>(&self, cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
         let message = cls.call0()?;
         message.call_method1("ParseFromString", (self.to_serialized_proto(py),))?;
@@ -401,7 +404,8 @@ impl PyShape {
     /// `json_format.MessageToJson` writes it (`pretty=True`) or compact.
     #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
     fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
-        self.0.to_json_with(&json_options(preserving_proto_field_name, pretty))
+        self.0
+            .to_json_with(&json_options(preserving_proto_field_name, pretty))
     }
 
     /// The shape of an `xla.ShapeProto` in protobuf text format.
@@ -552,7 +556,8 @@ impl PyShape {
     }
 
     /// The shape as HLO text prints it, layout included (`f32[2,3]{1,0}`).
-    fn to_string(&self) -> String {
+    #[pyo3(name = "to_string")]
+    fn to_text(&self) -> String {
         self.0.to_string()
     }
 
@@ -629,7 +634,9 @@ impl PyProgramShape {
     /// The program shape of serialized `xla.ProgramShapeProto` bytes.
     #[staticmethod]
     fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
-        ProgramShape::from_proto_bytes(data).py().map(PyProgramShape)
+        ProgramShape::from_proto_bytes(data)
+            .py()
+            .map(PyProgramShape)
     }
 
     /// The serialized `xla.ProgramShapeProto`.
