@@ -54,8 +54,10 @@
 //! ```
 
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 pub mod error;
+#[cfg(feature = "formats")]
 pub mod formats;
 pub mod index_util;
 pub mod interop;
@@ -70,7 +72,7 @@ pub mod strides;
 pub mod text;
 pub mod tiling;
 
-pub use error::{Error, ErrorKind, Location, Result};
+pub use error::{Diagnostic, Error, ErrorKind, Location, Result};
 
 /// The Rust examples of README.md, run as doctests.
 #[cfg(doctest)]

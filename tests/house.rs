@@ -137,3 +137,71 @@ fn encode_to_appends_to_the_callers_buffer() {
     assert_eq!(buf[0], 0xaa);
     assert_eq!(buf[1..], s.to_proto_bytes());
 }
+
+/// Parse errors carry their `was parsing` lines as structured diagnostics:
+/// rendered, they are XLA's lines (the oracle's answers in
+/// `tests/data/oracle/diagnostics.jsonl`), in XLA's order.
+#[test]
+fn parse_diagnostics_render_as_xlas_lines() {
+    let mut n = 0;
+    for r in records("oracle/diagnostics.jsonl") {
+        let text = str_field(&r, "line");
+        let err = text.parse::<Shape>().unwrap_err();
+        let xla: Vec<&str> = str_field(&r, "xla_error")
+            .lines()
+            .filter(|l| l.starts_with("was parsing "))
+            .collect();
+        let ours: Vec<String> = err.diagnostics().iter().map(|d| d.to_string()).collect();
+        if xla.is_empty() {
+            // `Syntax error:\nExtra content after shape`: one diagnostic,
+            // at the extra token ("extra" on line 2, after two spaces).
+            let d = &err.diagnostics()[0];
+            assert!(str_field(&r, "xla_error").ends_with(d.message()), "{text}");
+            assert_eq!((d.location().line, d.location().column), (2, 2));
+        } else {
+            assert_eq!(ours, xla, "{text}");
+        }
+        assert_eq!(
+            err.location(),
+            err.diagnostics().last().map(|d| d.location())
+        );
+        n += 1;
+    }
+    assert_eq!(n, 3);
+}
+
+/// `Hash` agrees with `Eq`: XLA's `Layout::operator==` never compares
+/// `dynamic_shape_metadata_prefix_bytes` (`M(n)`), so shapes that differ
+/// only there are equal and must hash equally; shapes XLA tells apart
+/// (another layout, element type, tuple arity) are unequal.
+#[test]
+fn equal_shapes_hash_equally() {
+    let state = std::hash::RandomState::new();
+    let h = |s: &str| {
+        use std::hash::BuildHasher;
+        state.hash_one(s.parse::<Shape>().unwrap())
+    };
+    let a: Shape = "(f32[2,3]{1,0:M(8)}, s8[])".parse().unwrap();
+    let b: Shape = "(f32[2,3]{1,0}, s8[])".parse().unwrap();
+    assert_eq!(a, b);
+    assert_eq!(h("(f32[2,3]{1,0:M(8)}, s8[])"), h("(f32[2,3]{1,0}, s8[])"));
+    for (x, y) in [
+        ("f32[2,3]{1,0}", "f32[2,3]{0,1}"),
+        ("f32[2,3]", "s32[2,3]"),
+        ("(f32[])", "(f32[], f32[])"),
+        ("f32[<=3]", "f32[3]"),
+    ] {
+        let (sx, sy) = (x.parse::<Shape>().unwrap(), y.parse::<Shape>().unwrap());
+        assert_ne!(sx, sy, "{x} vs {y}");
+        assert_ne!(h(x), h(y), "{x} vs {y}");
+    }
+}
+
+/// `FromStr` for `ArrayShape`: XLA's `ParseShape`, then the array.
+#[test]
+fn array_shapes_parse_from_strings() {
+    let a: xla_shape::ArrayShape = "bf16[8,128]{0,1}".parse().unwrap();
+    assert_eq!(Shape::from(a).to_string(), "bf16[8,128]{0,1}");
+    let e = "(f32[2])".parse::<xla_shape::ArrayShape>().unwrap_err();
+    assert_eq!(e.kind(), xla_shape::ErrorKind::InvalidArgument);
+}

@@ -377,13 +377,14 @@ fn dlpack_strides_of_golden_layouts_give_them_back() {
     let mut cases = Vec::new();
     for r in records("layouts.jsonl") {
         let f = &r["facts"];
-        if let (Some(m2m), Some(tiles)) = (ints(&f["minor_to_major"]), f["tiling"].as_array()) {
-            if tiles.is_empty() && f["element_size_in_bits"].as_i64() == Some(0) {
-                cases.push((
-                    (0..m2m.len() as i64).map(|d| d + 2).collect::<Vec<_>>(),
-                    m2m,
-                ));
-            }
+        if let (Some(m2m), Some(tiles)) = (ints(&f["minor_to_major"]), f["tiling"].as_array())
+            && tiles.is_empty()
+            && f["element_size_in_bits"].as_i64() == Some(0)
+        {
+            cases.push((
+                (0..m2m.len() as i64).map(|d| d + 2).collect::<Vec<_>>(),
+                m2m,
+            ));
         }
     }
     let from_layouts = cases.len();
@@ -394,13 +395,11 @@ fn dlpack_strides_of_golden_layouts_give_them_back() {
             ints(&f["dimensions"]),
             ints(&l["minor_to_major"]),
             l["tiling"].as_array(),
-        ) {
-            if tiles.is_empty()
-                && l["element_size_in_bits"].as_i64() == Some(0)
-                && dims.iter().all(|&n| (0..1 << 20).contains(&n))
-            {
-                cases.push((dims, m2m));
-            }
+        ) && tiles.is_empty()
+            && l["element_size_in_bits"].as_i64() == Some(0)
+            && dims.iter().all(|&n| (0..1 << 20).contains(&n))
+        {
+            cases.push((dims, m2m));
         }
     }
     assert!(
@@ -615,20 +614,18 @@ fn pjrt_memory_layout_round_trips_every_golden_layout() {
         let back = m.to_layout().unwrap();
         assert_eq!(back.minor_to_major(), layout.minor_to_major());
         assert_eq!(back.tiles(), layout.tiles());
-        if let Ok(bt) = pjrt::to_buffer_type(a.element_type()) {
-            if layout.element_size_in_bits() == 0
-                && layout.memory_space() == 0
-                && layout.tail_padding_alignment_in_elements() == 1
-                && layout.split_configs().is_empty()
-                && layout.physical_shape().is_none()
-                && layout.dynamic_shape_metadata_prefix_bytes() == 0
-                && a.is_static()
-            {
-                if let Ok(s) = pjrt::build_shape(bt, a.dimensions(), Some(&m)) {
-                    assert_eq!(&s, a, "{}", common::id(&r));
-                    n += 1;
-                }
-            }
+        if let Ok(bt) = pjrt::to_buffer_type(a.element_type())
+            && layout.element_size_in_bits() == 0
+            && layout.memory_space() == 0
+            && layout.tail_padding_alignment_in_elements() == 1
+            && layout.split_configs().is_empty()
+            && layout.physical_shape().is_none()
+            && layout.dynamic_shape_metadata_prefix_bytes() == 0
+            && a.is_static()
+            && let Ok(s) = pjrt::build_shape(bt, a.dimensions(), Some(&m))
+        {
+            assert_eq!(&s, a, "{}", common::id(&r));
+            n += 1;
         }
     }
     assert!(n > 100, "{n}");

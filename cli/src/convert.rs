@@ -10,8 +10,7 @@ use xla_shape::proto::ShapeProto;
 use xla_shape::text::{self, ParseOptions};
 use xla_shape::{ArrayShape, Error, ErrorKind, Layout, Result, Shape};
 
-use crate::Limits;
-use crate::input::{self, Line, Lines, Source};
+use crate::input::{self, Limits, Line, Lines, Source};
 use crate::output::{Failure, Problem, write_json, write_record};
 
 /// A format on the command line.

@@ -7,10 +7,12 @@ use xla_shape::formats;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, Layout, Shape, layout_util, shape_util};
 
-use crate::Limits;
 use crate::convert::{Format, Value, read_value};
-use crate::input;
+use crate::input::{self, Limits};
 use crate::output::{Failure, Numbers, write_json};
+
+/// The built-in example: a bf16 array as a TPU stores it.
+pub const EXAMPLE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
 
 /// `[a, b, c]`.
 pub fn list(values: &[i64]) -> String {
@@ -326,7 +328,7 @@ pub fn run(
 ) -> Result<(), Failure> {
     let value = if example {
         Value::Shape(crate::convert::Read {
-            shape: crate::EXAMPLE.parse()?,
+            shape: EXAMPLE.parse()?,
             lossless: None,
         })
     } else {

@@ -2,7 +2,7 @@
 //! XLA's tiled-layout document (`docs/tiled_layout.md`) draw one: the
 //! logical index grid, each element labelled with its offset in memory
 //! (every tile applied, as `TiledLayout` computes it), the first tile's
-//! boundaries outlined, padding cells shown as padding.
+//! boundaries outlined (dashed where the drawing stops), padding cells shown as padding.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -10,9 +10,8 @@ use std::io::Write;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, Shape, Tile};
 
-use crate::Limits;
 use crate::convert::{Format, read_array};
-use crate::input;
+use crate::input::{self, Limits};
 use crate::output::{Failure, Problem};
 
 /// What to draw.
@@ -366,9 +365,12 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
         }
     }
 
-    // Tile outlines, clipped to the drawn region.
+    // Tile outlines, clipped to the drawn region: a side where the drawing
+    // cuts a tile (or an untiled dimension) is dashed.
     let row_step = rows.as_ref().and_then(|a| a.tile).unwrap_or(shown_rows);
     let col_step = cols.as_ref().and_then(|a| a.tile).unwrap_or(shown_cols);
+    let rows_cut = rows.as_ref().is_some_and(|a| a.shown < a.padded);
+    let cols_cut = cols.as_ref().is_some_and(|a| a.shown < a.padded);
     if tiled_axes {
         let mut r = 0;
         while r < shown_rows {
@@ -376,14 +378,32 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
             let mut c = 0;
             while c < shown_cols {
                 let w = col_step.min(shown_cols - c);
+                let (x0, y0) = (LEFT + c * cell_width, TOP + r * CELL_HEIGHT);
+                let (x1, y1) = (x0 + w * cell_width, y0 + h * CELL_HEIGHT);
+                let cut_right = cols_cut && c + w == shown_cols;
+                let cut_bottom = rows_cut && r + h == shown_rows;
+                let mut d = format!("M {x0} {y0} H {x1} M {x0} {y0} V {y1}");
+                let mut cuts = Vec::new();
+                if cut_right {
+                    cuts.push((x1, y0, x1, y1));
+                } else {
+                    let _ = write!(d, " M {x1} {y0} V {y1}");
+                }
+                if cut_bottom {
+                    cuts.push((x0, y1, x1, y1));
+                } else {
+                    let _ = write!(d, " M {x0} {y1} H {x1}");
+                }
                 let _ = writeln!(
                     s,
-                    r##"<rect class="tile" x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#1f3b73" stroke-width="3"/>"##,
-                    LEFT + c * cell_width,
-                    TOP + r * CELL_HEIGHT,
-                    w * cell_width,
-                    h * CELL_HEIGHT
+                    r##"<path class="tile" d="{d}" fill="none" stroke="#1f3b73" stroke-width="3" stroke-linecap="square"/>"##
                 );
+                for (xa, ya, xb, yb) in cuts {
+                    let _ = writeln!(
+                        s,
+                        r##"<line class="cut" x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#1f3b73" stroke-width="2" stroke-dasharray="5 4"/>"##
+                    );
+                }
                 c += w;
             }
             r += h;
@@ -415,9 +435,14 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
         y + 24,
         escape(&summary)
     );
+    let mut legend =
+        String::from("hatched: padding, the slots of whole tiles that hold no element");
+    if tiled_axes && (rows_cut || cols_cut) {
+        legend.push_str("; dashed: where the drawing stops");
+    }
     let _ = writeln!(
         s,
-        r##"<text x="10" y="{}" fill="#666666">hatched: padding, the slots of whole tiles that hold no element</text>"##,
+        r##"<text x="10" y="{}" fill="#666666">{legend}</text>"##,
         y + 48
     );
     s.push_str("</svg>\n");

@@ -5,10 +5,9 @@ use std::io::Write;
 use serde_json::json;
 use xla_shape::tiling::{Slot, TiledLayout};
 
-use crate::Limits;
 use crate::convert::{Format, read_array};
 use crate::describe::comma_list;
-use crate::input::{self, Line, Lines, Source};
+use crate::input::{self, Limits, Line, Lines, Source};
 use crate::output::{Failure, Problem, write_record};
 
 /// Answers each line of standard input, one output line each: the offset

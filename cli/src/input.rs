@@ -14,6 +14,14 @@ pub const DEFAULT_MAX_INPUT: u64 = 64 << 20;
 /// The default of `--max-line`: 1 MiB.
 pub const DEFAULT_MAX_LINE: usize = 1 << 20;
 
+/// How much input the tool reads.
+pub struct Limits {
+    /// The largest whole input, in bytes.
+    pub max_input: u64,
+    /// The longest line of a line-by-line input, in bytes.
+    pub max_line: usize,
+}
+
 /// Where an INPUT comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source<'a> {

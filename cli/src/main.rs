@@ -22,18 +22,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::json;
 
 use convert::Format;
+use input::Limits;
 use output::{Failure, Numbers, Problem, write_json};
-
-/// The built-in example `describe` shows: a bf16 array as a TPU stores it.
-pub const EXAMPLE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
-
-/// How much input the tool reads.
-pub struct Limits {
-    /// The largest whole input, in bytes.
-    pub max_input: u64,
-    /// The longest line of a line-by-line input, in bytes.
-    pub max_line: usize,
-}
 
 #[derive(Parser)]
 #[command(
@@ -174,7 +164,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() && std::env::args_os().any(|a| a == "--json") => {
+            // A usage error, as a JSON document like every other error.
+            let rendered = e.render().to_string();
+            let message = rendered.trim_end();
+            let problem = Problem::new("Usage", message.strip_prefix("error: ").unwrap_or(message));
+            let mut out = io::stdout().lock();
+            let _ = write_json(&mut out, &json!({ "error": problem.to_json() }));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let json = cli.json;
     let limits = Limits {
         max_input: cli.max_input,

@@ -113,7 +113,7 @@ impl Numbers {
         }
         let mut out = String::from(sign);
         for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 out.push('_');
             }
             out.push(c);

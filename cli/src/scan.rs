@@ -5,8 +5,7 @@ use std::io::Write;
 use serde_json::json;
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
-use crate::Limits;
-use crate::input;
+use crate::input::{self, Limits};
 use crate::output::{Failure, Problem, one_line, write_json};
 
 fn role(role: ShapeRole) -> &'static str {

@@ -4,10 +4,9 @@ use std::io::Write;
 
 use serde_json::json;
 
-use crate::Limits;
 use crate::convert::{Format, read_array};
 use crate::describe::list;
-use crate::input;
+use crate::input::{self, Limits};
 use crate::output::{Failure, Problem, one_line, write_json};
 
 /// Prints the strides, or fails with the reason the layout has none.

@@ -4,9 +4,8 @@ use std::io::Write;
 
 use serde_json::json;
 
-use crate::Limits;
 use crate::convert::{Format, Value, read_value};
-use crate::input;
+use crate::input::{self, Limits};
 use crate::output::{Failure, write_json};
 
 /// Prints `ok` (or `{"valid": true, ...}`), or fails with XLA's error.

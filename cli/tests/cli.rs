@@ -5,50 +5,11 @@
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
-
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
 use common::*;
 use serde_json::Value;
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-shape"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write stdin");
-    child.wait_with_output().expect("the binary finishes")
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> String {
-    let out = run(args, stdin);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-fn fails(args: &[&str], stdin: &[u8], code: i32) -> String {
-    let out = run(args, stdin);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stderr).expect("UTF-8 errors")
-}
+use support::*;
 
 /// A sample of golden records: arrays, tiled, dynamic, tuples, tokens.
 fn sample() -> Vec<Value> {
@@ -130,7 +91,7 @@ fn describe_groups_digits_only_when_asked() {
         .chars()
         .enumerate()
         .flat_map(|(i, c)| {
-            let sep = i > 0 && (digits.len() - i) % 3 == 0;
+            let sep = i > 0 && (digits.len() - i).is_multiple_of(3);
             sep.then_some('_').into_iter().chain(std::iter::once(c))
         })
         .collect();

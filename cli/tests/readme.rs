@@ -5,8 +5,9 @@
 //! error). A line `$ xla-shape ARGS > FILE` says that FILE, committed in
 //! the repository (the README's pictures), is exactly what the tool writes.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
+
+use support::{commands, run as run_tool};
 
 /// Splits a command line into words, honouring single quotes.
 fn words(line: &str) -> Vec<String> {
@@ -97,20 +98,8 @@ fn run(example: &Example) -> String {
     };
     let args = words(&command);
     assert_eq!(args[0], "xla-shape", "{}", example.command);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-shape"))
-        .args(&args[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+    let out = run_tool(&args, stdin.as_bytes());
     let mut text = String::from_utf8(out.stdout).unwrap();
     text.push_str(&String::from_utf8(out.stderr).unwrap());
     text
@@ -120,21 +109,16 @@ fn run(example: &Example) -> String {
 fn every_readme_example_prints_what_the_readme_says() {
     let examples = examples();
     assert!(examples.len() >= 15, "only {} examples", examples.len());
-    let commands: Vec<&str> = examples.iter().map(|e| e.command.as_str()).collect();
-    for sub in [
-        "describe",
-        "convert",
-        "validate",
-        "scan",
-        "index",
-        "strides",
-        "draw",
-        "--json",
-        "--lines",
-        "--lossless",
-    ] {
+    let lines: Vec<&str> = examples.iter().map(|e| e.command.as_str()).collect();
+    // Every command but `completions` (whose output is a shell script),
+    // and the main options.
+    let mut shown = commands();
+    shown.retain(|c| c != "completions");
+    shown.extend(["--json", "--lines", "--lossless"].map(String::from));
+    for sub in &shown {
+        let sub = sub.as_str();
         assert!(
-            commands.iter().any(|c| c.contains(sub)),
+            lines.iter().any(|c| c.contains(sub)),
             "README shows no `{sub}`"
         );
     }

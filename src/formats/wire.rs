@@ -6,10 +6,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use bytes::{BufMut, Bytes};
+use bytes::{Buf, BufMut, Bytes};
 use prost::encoding::{self, WireType};
-use prost_reflect::{Cardinality, FieldDescriptor, Kind, MapKey, MessageDescriptor, Value};
+use prost_reflect::{
+    Cardinality, FieldDescriptor, Kind, MapKey, MessageDescriptor, ReflectMessage, Value,
+};
 
+use crate::MAX_NESTING_DEPTH;
 use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::formats::is_default_value;
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
@@ -453,5 +456,171 @@ impl Decoder {
             Some(k) => Ok(Some((k, value))),
             None => Err(decode_error("invalid map key type")),
         }
+    }
+}
+
+/// The wire format of a [`LosslessMessage`]: decoding as Google's runtimes
+/// do, encoding as they write.
+impl LosslessMessage {
+    /// Decodes `buf` as a message of the type `descriptor` describes.
+    ///
+    /// # Errors
+    ///
+    /// [`Decode`](ErrorKind::Decode) for bytes that Google's runtime
+    /// rejects too: truncated input, a bad tag or wire type, a string
+    /// field that is not UTF-8, messages nested more than 100 levels below
+    /// the outermost one. A known field with the wrong wire type is not an
+    /// error: like Google's runtime, it is kept as an unknown field.
+    pub fn decode(descriptor: MessageDescriptor, mut buf: impl Buf) -> Result<Self> {
+        let bytes = buf.copy_to_bytes(buf.remaining());
+        Self::decode_limited(descriptor, &bytes, MAX_NESTING_DEPTH)
+    }
+
+    /// Decodes `buf` as a message of type `M`.
+    ///
+    /// # Errors
+    ///
+    /// As [`decode`](Self::decode).
+    pub fn decode_as<M: ReflectMessage + Default>(buf: impl Buf) -> Result<Self> {
+        Self::decode(M::default().descriptor(), buf)
+    }
+
+    pub(crate) fn decode_limited(
+        descriptor: MessageDescriptor,
+        bytes: &[u8],
+        max_depth: usize,
+    ) -> Result<Self> {
+        let mut message = LosslessMessage::new(descriptor);
+        Decoder { max_depth }.merge(&mut message, bytes, 0)?;
+        Ok(message)
+    }
+
+    /// `message` as its encoding has it: the generated types hold no
+    /// unknown fields; a [`DynamicMessage`](prost_reflect::DynamicMessage) keeps those it was decoded
+    /// with (grouped by field number).
+    pub fn from_message<M: ReflectMessage>(message: &M) -> Self {
+        let bytes = message.encode_to_vec();
+        // The bytes are prost's encoding of a message of this very type:
+        // well-formed, with valid UTF-8 strings. A message built in memory
+        // may nest deeper than decoding allows input to; encoding it has
+        // already recursed as deep.
+        Self::decode_limited(message.descriptor(), &bytes, usize::MAX)
+            .expect("prost's encoding of a message decodes as that message")
+    }
+
+    /// The known fields as a message of type `M` (prost drops the unknown
+    /// ones).
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](ErrorKind::InvalidArgument) if `M` is not the
+    /// type of this message; [`Decode`](ErrorKind::Decode) if the message,
+    /// built in memory, nests deeper than prost decodes.
+    pub fn to_message<M: ReflectMessage + Default>(&self) -> Result<M> {
+        let expected = M::default().descriptor();
+        if expected.full_name() != self.descriptor.full_name() {
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                format!(
+                    "a {} cannot be read as a {}",
+                    self.descriptor.full_name(),
+                    expected.full_name()
+                ),
+            ));
+        }
+        Ok(M::decode(self.encode_to_vec().as_slice())?)
+    }
+
+    /// The encoded message: known fields in field-number order, then this
+    /// level's unknown fields as they came.
+    pub fn encode_to_vec(&self) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(self.encoded_len());
+        self.encode_raw(&mut buf);
+        buf
+    }
+
+    /// Appends the encoded message to `buf`.
+    pub fn encode(&self, buf: &mut impl BufMut) {
+        self.encode_raw(buf);
+    }
+
+    /// The length of [`encode_to_vec`](Self::encode_to_vec)'s output.
+    pub fn encoded_len(&self) -> usize {
+        let mut len = self.unknown.len();
+        for (desc, field) in self.fields.values() {
+            let number = desc.number();
+            let kind = desc.kind();
+            len += match field {
+                Field::Scalar(v) => encoding::key_len(number) + value_len(v, &kind),
+                Field::Message(m) => len_delimited_len(number, m.encoded_len()),
+                Field::List(vs) if desc.is_packed() => {
+                    len_delimited_len(number, vs.iter().map(|v| value_len(v, &kind)).sum())
+                }
+                Field::List(vs) => vs
+                    .iter()
+                    .map(|v| encoding::key_len(number) + value_len(v, &kind))
+                    .sum(),
+                Field::Messages(ms) => ms
+                    .iter()
+                    .map(|m| len_delimited_len(number, m.encoded_len()))
+                    .sum(),
+                Field::Map(entries) => match entry_kinds(&kind) {
+                    Some(kinds) => entries
+                        .iter()
+                        .map(|(k, v)| len_delimited_len(number, entry_len(&kinds, k, v)))
+                        .sum(),
+                    None => 0,
+                },
+            };
+        }
+        len
+    }
+
+    pub(crate) fn encode_raw(&self, buf: &mut impl BufMut) {
+        for (desc, field) in self.fields.values() {
+            let number = desc.number();
+            let kind = desc.kind();
+            match field {
+                Field::Scalar(v) => {
+                    encoding::encode_key(number, wire_type_of(&kind), buf);
+                    encode_value(v, &kind, buf);
+                }
+                Field::Message(m) => {
+                    encoding::encode_key(number, WireType::LengthDelimited, buf);
+                    encoding::encode_varint(m.encoded_len() as u64, buf);
+                    m.encode_raw(buf);
+                }
+                Field::List(vs) if desc.is_packed() => {
+                    encoding::encode_key(number, WireType::LengthDelimited, buf);
+                    let len: usize = vs.iter().map(|v| value_len(v, &kind)).sum();
+                    encoding::encode_varint(len as u64, buf);
+                    vs.iter().for_each(|v| encode_value(v, &kind, buf));
+                }
+                Field::List(vs) => {
+                    let wire = wire_type_of(&kind);
+                    for v in vs {
+                        encoding::encode_key(number, wire, buf);
+                        encode_value(v, &kind, buf);
+                    }
+                }
+                Field::Messages(ms) => {
+                    for m in ms {
+                        encoding::encode_key(number, WireType::LengthDelimited, buf);
+                        encoding::encode_varint(m.encoded_len() as u64, buf);
+                        m.encode_raw(buf);
+                    }
+                }
+                Field::Map(entries) => {
+                    if let Some(kinds) = entry_kinds(&kind) {
+                        for (k, v) in entries {
+                            encoding::encode_key(number, WireType::LengthDelimited, buf);
+                            encoding::encode_varint(entry_len(&kinds, k, v) as u64, buf);
+                            encode_entry(&kinds, k, v, buf);
+                        }
+                    }
+                }
+            }
+        }
+        buf.put_slice(&self.unknown);
     }
 }

@@ -47,6 +47,7 @@ pub(crate) mod program_shape {
 
 /// Map entries (`map<K, V>` is `repeated Entry { K key = 1; V value = 2; }`,
 /// protobuf language guide, "Maps: Backwards compatibility").
+#[cfg(feature = "formats")]
 pub(crate) mod map_entry {
     pub(crate) const KEY: u32 = 1;
     pub(crate) const VALUE: u32 = 2;

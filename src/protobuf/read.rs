@@ -52,12 +52,14 @@ impl<'a> Reader<'a> {
     }
 
     /// The offset of the next byte to read.
+    #[cfg(feature = "formats")]
     #[inline]
     pub(crate) fn position(&self) -> usize {
         self.pos
     }
 
     /// The whole buffer, read and unread.
+    #[cfg(feature = "formats")]
     #[inline]
     pub(crate) fn buffer(&self) -> &'a [u8] {
         self.buf
@@ -175,6 +177,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A little-endian fixed32 value.
+    #[cfg(feature = "formats")]
     pub(crate) fn fixed32(&mut self) -> WireResult<u32> {
         let mut a = [0u8; 4];
         a.copy_from_slice(self.bytes(4)?);
@@ -182,6 +185,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A little-endian fixed64 value.
+    #[cfg(feature = "formats")]
     pub(crate) fn fixed64(&mut self) -> WireResult<u64> {
         let mut a = [0u8; 8];
         a.copy_from_slice(self.bytes(8)?);

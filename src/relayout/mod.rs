@@ -152,7 +152,7 @@ enum Exec {
 /// use xla_shape::relayout::Relayout;
 /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
 ///
-/// // Untile f32[3,5]{1,0:T(2,2)} (spec 8.6, figure 1) into row-major.
+/// // Untile f32[3,5]{1,0:T(2,2)} (figure 1 of XLA's tiled-layout document) into row-major.
 /// let tiled = ArrayShape::new(PrimitiveType::F32, [3, 5])?
 ///     .with_layout(Some(Layout::new([1, 0]).with_tiles(vec![Tile::new([2, 2])?])))?;
 /// let plain = ArrayShape::new(PrimitiveType::F32, [3, 5])?;

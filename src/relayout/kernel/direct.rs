@@ -224,7 +224,7 @@ pub(crate) fn transpose(
     // Non-temporal stores write whole lines: the 16 x 16 blocks start
     // at the first row whose destination rows are 64-byte aligned.
     let first = (dst.as_ptr() as usize).wrapping_add(d as usize);
-    let stream = stream && j.d % 64 == 0 && first % 4 == 0;
+    let stream = stream && j.d % 64 == 0 && first.is_multiple_of(4);
     // Destination rows a multiple of 4 KiB apart fall in the same
     // cache sets: kept in the caches, they evict each other before
     // their lines are whole. The staged copy avoids that.
