@@ -845,10 +845,10 @@ pub fn interop(data: &[u8]) {
     if let Ok(d) = dlpack::to_dl_data_type(t) {
         assert_eq!(dlpack::from_dl_data_type(d).unwrap(), t);
     }
-    if let Ok(n) = pjrt::to_buffer_type(t) {
-        if t != PrimitiveType::Invalid {
-            assert_eq!(pjrt::from_buffer_type(n).unwrap(), t);
-        }
+    if let Ok(n) = pjrt::to_buffer_type(t)
+        && t != PrimitiveType::Invalid
+    {
+        assert_eq!(pjrt::from_buffer_type(n).unwrap(), t);
     }
     // Some dtypes export but do not import (jaxlib refuses `object`).
     if let Ok(d) = numpy::to_dtype(t)
