@@ -202,7 +202,8 @@ impl PyLayout {
     }
 
     /// The layout as HLO text prints it: `{1,0:T(8,128)}`.
-    fn to_string(&self) -> String {
+    #[pyo3(name = "to_string")]
+    fn to_text(&self) -> String {
         self.0.to_string()
     }
 
@@ -260,8 +261,15 @@ fn nesting(shape: &Shape) -> usize {
 pub struct PyShape(pub Shape);
 
 impl PyShape {
+    /// The shape jaxlib's accessors describe: a buffer `b(...)` answers as
+    /// its array (jaxlib 0.10.2 reports `b(f32[2,3])` as an F32 array of
+    /// dimensions (2, 3), golden record special/0156).
+    fn jax(&self) -> &Shape {
+        self.0.buffer_shape().unwrap_or(&self.0)
+    }
+
     fn array(&self) -> PyResult<&ArrayShape> {
-        as_array(&self.0)
+        as_array(self.jax())
     }
 }
 
@@ -331,9 +339,18 @@ impl PyShape {
                 "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH}"
             )));
         }
-        Ok(PyShape(
-            shape_util::make_validated_tuple_shape(elements).py()?,
-        ))
+        let tuple = shape_util::make_validated_tuple_shape(elements).py()?;
+        // Near the limit, count the levels as the decoder does (layouts and
+        // physical shapes nest messages too), so that every shape made here
+        // can be serialized and read back.
+        if depth > MAX_NESTING_DEPTH / 2
+            && Shape::from_proto_bytes(&tuple.to_proto_bytes()).is_err()
+        {
+            return Err(invalid_argument(format!(
+                "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH} nested messages"
+            )));
+        }
+        Ok(PyShape(tuple))
     }
 
     /// The token shape `token[]`, as jaxlib's `Shape.token_shape`.
@@ -410,7 +427,7 @@ impl PyShape {
 
     /// The dimension sizes of an array (an empty tuple for other shapes).
     fn dimensions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.0.dimensions())
+        PyTuple::new(py, self.jax().dimensions())
     }
 
     /// The number of dimensions of an array; raises for other shapes
@@ -422,29 +439,36 @@ impl PyShape {
     /// The element type as a NumPy dtype, as jaxlib (`numpy.dtype('O')`
     /// for tuples, tokens and opaque shapes, as jaxlib).
     fn numpy_dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::dtype::numpy_dtype(py, self.0.element_type())
+        crate::dtype::numpy_dtype(py, self.jax().element_type())
     }
 
     /// The element type as jaxlib's `element_type()` gives it: the NumPy
     /// dtype of an array; raises for other shapes, as jaxlib.
     fn element_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if !self.0.is_array() {
+        let shape = self.jax();
+        if !shape.is_array() {
             return Err(invalid_argument(format!(
                 "Unimplemented primitive type {}",
-                self.0.element_type().as_str_name()
+                shape.element_type().as_str_name()
             )));
         }
-        crate::dtype::numpy_dtype(py, self.0.element_type())
+        crate::dtype::numpy_dtype(py, shape.element_type())
     }
 
-    /// The element type as a `PrimitiveType` (`TUPLE`, `TOKEN` for those).
+    /// The element type as a `PrimitiveType` (`TUPLE`, `TOKEN` for those;
+    /// a buffer's array's, as jaxlib).
     fn xla_element_type(&self) -> PyPrimitiveType {
-        PyPrimitiveType(self.0.element_type())
+        PyPrimitiveType(self.jax().element_type())
     }
 
-    /// Whether this is an array.
+    /// Whether this is an array (a buffer of one too, as jaxlib).
     fn is_array(&self) -> bool {
-        self.0.is_array()
+        self.jax().is_array()
+    }
+
+    /// Whether this is a buffer `b(...)` of an array.
+    fn is_buffer(&self) -> bool {
+        self.0.is_buffer()
     }
 
     /// Whether this is a tuple.
@@ -499,8 +523,11 @@ impl PyShape {
     }
 
     /// The layout of an array; raises when there is none (where jaxlib
-    /// aborts).
+    /// aborts) and for a buffer (where jaxlib gives None).
     fn layout(&self) -> PyResult<PyLayout> {
+        if self.0.is_buffer() {
+            return Err(invalid_argument(format!("{} has no layout", self.0)));
+        }
         self.0
             .layout()
             .cloned()
@@ -518,15 +545,19 @@ impl PyShape {
     /// it on every leaf (a tuple itself never has a layout, so jaxlib's
     /// `ForEachMutableSubshape` resets the whole tuple).
     fn with_major_to_minor_layout_if_absent(&self) -> PyShape {
-        if self.0.layout().is_some() {
-            self.clone()
-        } else {
-            PyShape(layout_util::get_with_default_layout(&self.0))
+        match &self.0 {
+            _ if self.0.layout().is_some() => self.clone(),
+            // jaxlib fills the array of a buffer (golden record proto/0366).
+            Shape::Buffer(inner) => PyShape(Shape::Buffer(Box::new(
+                layout_util::get_with_default_layout(inner),
+            ))),
+            other => PyShape(layout_util::get_with_default_layout(other)),
         }
     }
 
     /// The shape as HLO text prints it, layout included (`f32[2,3]{1,0}`).
-    fn to_string(&self) -> String {
+    #[pyo3(name = "to_string")]
+    fn to_text(&self) -> String {
         self.0.to_string()
     }
 

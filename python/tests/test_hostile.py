@@ -1,0 +1,120 @@
+"""Input from Python never crashes the interpreter: wrong types, huge and
+negative integers, invalid UTF-8, deep nesting, random bytes."""
+
+import pickle
+import random
+
+import pytest
+
+import xla_shape as xs
+
+
+def test_wrong_types_raise_type_error():
+    for bad in (None, 3, 2.5, object(), [1, 2]):
+        with pytest.raises(TypeError):
+            xs.Shape.parse(bad)
+        with pytest.raises(TypeError):
+            xs.Shape.from_proto_bytes(bad if bad is not None else 1.0)
+    with pytest.raises(TypeError):
+        xs.Shape.array_shape("F32", "23")
+    with pytest.raises(TypeError):
+        xs.Shape.tuple_shape([xs.Shape("f32[2]"), "f32[2]"])
+    with pytest.raises(TypeError):
+        xs.shape_util.byte_size_of("f32[2]")
+    with pytest.raises((TypeError, xs.XlaShapeError)):
+        xs.Shape.array_shape(object(), [2])
+    with pytest.raises(TypeError):
+        xs.Shape.array_shape(True, [2])
+    assert (xs.Shape("f32[2]") == "f32[2]") is False
+
+
+def test_huge_and_negative_integers():
+    with pytest.raises(OverflowError):
+        xs.Shape.array_shape("F32", [2**63])
+    with pytest.raises(OverflowError):
+        xs.Shape.array_shape("F32", [-(2**64)])
+    with pytest.raises(xs.InvalidArgumentError):
+        xs.Shape.array_shape("F32", [-3])
+    with pytest.raises(xs.XlaShapeError):
+        xs.Shape.array_shape("F32", [2**62, 2**62])
+    with pytest.raises(xs.ParseError):
+        xs.Shape.parse("f32[99999999999999999999999]")
+    with pytest.raises(xs.InvalidArgumentError):
+        xs.Shape.array_shape(10**6, [2])
+    with pytest.raises(OverflowError):
+        xs.layout_util.make_descending_layout(-1)
+    with pytest.raises(xs.InvalidArgumentError):
+        xs.layout_util.make_descending_layout(2**40)
+    s = xs.Shape("f32[2,3]")
+    for bad in (-1, 2, 2**62):
+        with pytest.raises(xs.InvalidArgumentError):
+            s.is_dynamic_dimension(bad)
+        with pytest.raises(xs.XlaShapeError):
+            xs.shape_util.delete_dimension(bad, s)
+        xs.layout_util.move_dim_to_major(s.layout(), bad)  # no crash
+    with pytest.raises(xs.XlaShapeError):
+        xs.shape_util.permute_dimensions([0, 0], s)
+    with pytest.raises(xs.InvalidLayoutError):
+        xs.layout_util.validate_layout_for_shape(xs.layout_util.make_layout([0, 0]), s)
+    with pytest.raises(xs.XlaShapeError):
+        xs.layout_util.major(s.layout(), 7)
+    for index in ([5, 5], [1], [2**62, 2**62], []):
+        try:  # XLA only DCHECKs these; either an answer or an error
+            xs.index_util.multidimensional_index_to_linear_index(s, index)
+        except xs.XlaShapeError:
+            pass
+    with pytest.raises(xs.XlaShapeError):
+        xs.TiledLayout(s).offset([-1, 0])
+
+
+def test_invalid_utf8_and_odd_text():
+    with pytest.raises(xs.DecodeError):
+        # A layout proto whose split config is a truncated message.
+        xs.Layout.from_proto_bytes(b"\x92\x01\xff\xff")
+    with pytest.raises(UnicodeEncodeError):
+        xs.Shape.parse("f32[2]\udcff")
+    for text in ("", "\0", "f32[" * 10000, "(" * 100000, "\u00e9[2]", "f32[2]{" + "1," * 100000 + "}"):
+        with pytest.raises(xs.XlaShapeError):
+            xs.Shape.parse(text)
+    with pytest.raises(xs.FormatError):
+        xs.Shape.from_json('{"elementType": "\\ud800"}')
+    with pytest.raises(xs.FormatError):
+        xs.Shape.from_text_format("element_type: F32 dimensions: \xff")
+    with pytest.raises(xs.DecodeError):
+        xs.LosslessMessage.decode(b"\x0a\x80")
+
+
+def test_deep_nesting_is_refused():
+    s = xs.Shape("f32[2]")
+    depth = 0
+    while True:
+        try:
+            s2 = xs.Shape.tuple_shape([s])
+        except xs.InvalidArgumentError:
+            break
+        s, depth = s2, depth + 1
+    # As deep as the decoder reads back (its message nesting limit).
+    assert depth >= xs.MAX_NESTING_DEPTH - 2
+    assert pickle.loads(pickle.dumps(s)) == s
+    with pytest.raises(xs.XlaShapeError):
+        xs.Shape.parse("(" * 1000 + "f32[2]" + ")" * 1000)
+
+
+def test_random_bytes_never_crash():
+    rng = random.Random(1)
+    seeds = [bytes.fromhex(h) for h in ("100b1a020203", "100d", "101e1a0102320100", "0a020100800101")]
+    for _ in range(3000):
+        data = bytearray(rng.choice(seeds))
+        for _ in range(rng.randrange(1, 4)):
+            op = rng.randrange(3)
+            if op == 0 and data:
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            elif op == 1:
+                data.insert(rng.randrange(len(data) + 1), rng.randrange(256))
+            elif data:
+                del data[rng.randrange(len(data))]
+        for f in (xs.Shape.from_proto_bytes, xs.Layout.from_proto_bytes, xs.ProgramShape.from_proto_bytes, xs.LosslessMessage.decode):
+            try:
+                f(bytes(data))
+            except xs.XlaShapeError:
+                pass
