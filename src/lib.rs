@@ -57,6 +57,7 @@
 
 pub mod error;
 pub mod formats;
+pub mod hlo;
 pub mod index_util;
 pub mod layout_util;
 mod model;

@@ -82,7 +82,12 @@ fn assert_same(name: &str, stem: &str) {
 fn hlo_reference_has_the_module_messages() {
     let r = reference_of("hlo");
     let names: Vec<_> = r.message_type.iter().map(|m| m.name()).collect();
-    for m in ["HloModuleProto", "HloInstructionProto", "HloProto", "HloSnapshot"] {
+    for m in [
+        "HloModuleProto",
+        "HloInstructionProto",
+        "HloProto",
+        "HloSnapshot",
+    ] {
         assert!(names.contains(&m), "{m}");
     }
     // SOURCE.md of the reference: 21 messages, 5 enums at file level.
