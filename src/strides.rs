@@ -302,11 +302,15 @@ pub fn classify_view(sizes: &[i64], strides: &[i64]) -> Result<ViewKind> {
             .try_fold(1i64, |acc, &d| acc.checked_mul(sizes[d]));
         match count {
             Some(n) if n <= MAX_ENUMERATED => {
-                let mut offsets = vec![0i64];
+                // In i128: each offset is at most the sum of (size - 1) *
+                // stride, below 2^22 * 2^63 as the sizes multiply to at
+                // most 2^22, while i64 strides near 2^62 overflow i64.
+                let mut offsets = vec![0i128];
                 for &d in &rest {
+                    let stride = i128::from(strides[d]);
                     offsets = offsets
                         .iter()
-                        .flat_map(|&o| (0..sizes[d]).map(move |i| o + i * strides[d]))
+                        .flat_map(|&o| (0..sizes[d]).map(move |i| o + i128::from(i) * stride))
                         .collect();
                 }
                 offsets.sort_unstable();
@@ -326,16 +330,23 @@ pub fn classify_view(sizes: &[i64], strides: &[i64]) -> Result<ViewKind> {
     if !broadcast.is_empty() {
         return Ok(ViewKind::Broadcast { dims: broadcast });
     }
-    let count: i128 = sizes.iter().map(|&s| i128::from(s)).product();
-    let last: i128 = sizes
+    // No two elements share a slot, so the slots reach at least as far as
+    // the element count: packed when the last element's offset is one less
+    // than the count. An offset past i128 is past every count that fits.
+    let count = sizes
         .iter()
-        .zip(strides)
-        .map(|(&s, &st)| i128::from(s - 1) * i128::from(st))
-        .sum();
-    Ok(if last + 1 == count {
-        ViewKind::Packed
-    } else {
-        ViewKind::Padded
+        .try_fold(1i128, |acc, &s| acc.checked_mul(i128::from(s)));
+    Ok(match (last_offset(sizes, strides), count) {
+        (Some(last), Some(count)) if last + 1 == count => ViewKind::Packed,
+        _ => ViewKind::Padded,
+    })
+}
+
+/// The offset of the last element of a view with at least one element,
+/// `sum((size - 1) * stride)`, or `None` past `i128`.
+fn last_offset(sizes: &[i64], strides: &[i64]) -> Option<i128> {
+    sizes.iter().zip(strides).try_fold(0i128, |acc, (&s, &st)| {
+        acc.checked_add(i128::from(s - 1).checked_mul(i128::from(st))?)
     })
 }
 
@@ -388,29 +399,41 @@ pub fn dml_buffer_tensor_size(
     } else {
         8 * i128::from(byte_width(element_type))
     };
-    let elements: i128 = match strides {
+    let elements: Option<i128> = match strides {
         None => {
             check_view(sizes, &vec![0; sizes.len()])?;
-            sizes.iter().map(|&s| i128::from(s)).product()
+            if sizes.contains(&0) {
+                Some(0)
+            } else {
+                sizes
+                    .iter()
+                    .try_fold(1i128, |acc, &s| acc.checked_mul(i128::from(s)))
+            }
         }
         Some(strides) => {
             check_view(sizes, strides)?;
             if sizes.contains(&0) {
-                0
+                Some(0)
             } else {
-                sizes
-                    .iter()
-                    .zip(strides)
-                    .map(|(&s, &st)| i128::from(s - 1) * i128::from(st))
-                    .sum::<i128>()
-                    + 1
+                last_offset(sizes, strides).and_then(|last| last.checked_add(1))
             }
         }
     };
-    let bytes = (elements * bits + 7) / 8;
-    let rounded = (bytes + 3) / 4 * 4;
-    u64::try_from(rounded)
-        .map_err(|_| Error::overflow(format!("a buffer of {rounded} bytes does not fit u64")))
+    let bytes = elements
+        .and_then(|n| n.checked_mul(bits))
+        .and_then(|b| b.checked_add(7))
+        .map(|b| b / 8)
+        .and_then(|b| u64::try_from(b).ok()?.checked_next_multiple_of(4));
+    bytes.ok_or_else(|| {
+        Error::overflow(format!(
+            "the buffer of a {} view of sizes {sizes:?}{} does not fit u64 bytes",
+            element_type.lowercase_name(),
+            match strides {
+                Some(st) => format!(" and strides {st:?}"),
+                None => String::new(),
+            }
+        ))
+    })
 }
 
 /// The physical order of DirectML's NCHW / NCDHW sizes.

@@ -4,7 +4,6 @@
 //! module docs of [`shape_util`](super)), which is why most of these return
 //! a `Result` where XLA's return a `Shape`.
 
-use super::rebuild;
 use crate::error::{Error, Result};
 use crate::model::{ArrayShape, Layout, PrimitiveType, Shape};
 use crate::primitive_util;
@@ -469,4 +468,15 @@ pub fn update_element_size_in_bits(shape: &mut Shape, pack_subbyte_types: bool) 
             }
         }
     });
+}
+
+/// Builds an array from parts with full validation (XLA's `ValidateShape`
+/// rules): how every function here that changes dimensions makes its result.
+fn rebuild(
+    element_type: PrimitiveType,
+    dimensions: Vec<i64>,
+    dynamic: Vec<bool>,
+    layout: Option<Layout>,
+) -> Result<ArrayShape> {
+    ArrayShape::from_parts(element_type, dimensions, dynamic, layout)
 }

@@ -103,6 +103,15 @@ pub fn ndarray_view<'a, T: ViewElement>(
             ),
         ));
     }
+    let dims: Vec<usize> = shape.dimensions().iter().map(|&d| d as usize).collect();
+    if tiled.element_count() == 0 {
+        // No element to read: no alignment to check, and ndarray refuses
+        // strides that reach past an empty buffer (u8[0,5]'s are [5,1]),
+        // so the view takes its default strides.
+        return ArrayViewD::from_shape(IxDyn(&dims), &[]).map_err(|e| {
+            Error::invalid_argument(format!("ndarray refuses the view of {shape}: {e}"))
+        });
+    }
     if bytes.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
         return Err(Error::new(
             ErrorKind::BufferSize,
@@ -119,7 +128,6 @@ pub fn ndarray_view<'a, T: ViewElement>(
     // view borrows `bytes` for 'a, so nothing writes to it meanwhile.
     let elements: &'a [T] =
         unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), bytes.len() / size) };
-    let dims: Vec<usize> = shape.dimensions().iter().map(|&d| d as usize).collect();
     let strides: Vec<usize> = strides.iter().map(|&s| s as usize).collect();
     ArrayViewD::from_shape(IxDyn(&dims).strides(IxDyn(&strides)), elements)
         .map_err(|e| Error::invalid_argument(format!("ndarray refuses the view of {shape}: {e}")))

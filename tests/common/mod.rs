@@ -12,8 +12,19 @@
 
 use serde_json::Value;
 
+/// The repository's root: the library's manifest directory, the parent of
+/// the `cli/` member's (whose tests include this module too).
+pub fn repo_root() -> std::path::PathBuf {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    if env!("CARGO_PKG_NAME") == "xla-shape" {
+        manifest.to_path_buf()
+    } else {
+        manifest.join("..")
+    }
+}
+
 pub fn data_path(name: &str) -> String {
-    format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/tests/data/{name}", repo_root().display())
 }
 
 pub fn records(name: &str) -> Vec<Value> {

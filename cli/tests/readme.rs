@@ -44,7 +44,7 @@ struct Example {
 
 fn examples() -> Vec<Example> {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     let mut out: Vec<Example> = Vec::new();
     let mut in_console = false;
     for line in readme.lines() {

@@ -2,6 +2,7 @@
 //! from the golden records (XLA and Google's runtime), the oracle's record
 //! of the built-in example, and the spec's worked examples.
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use std::io::Write;
