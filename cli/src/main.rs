@@ -7,6 +7,7 @@
 mod convert;
 mod describe;
 mod input;
+mod report;
 
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
@@ -61,10 +62,27 @@ enum Command {
         /// The shape, in any format (standard input when absent).
         input: Option<String>,
     },
-    /// Every shape in an HLO module text file, with its position and size.
+    /// Every shape in an HLO module (text or binary), with its position,
+    /// size and the instruction or computation it belongs to.
     Scan {
-        /// The HLO module text ('-' reads standard input).
+        /// The HLO module: text, or a binary HloModuleProto, HloProto or
+        /// HloSnapshot ('-' reads standard input).
         file: PathBuf,
+    },
+    /// A static memory report of an HLO module (text or binary): every
+    /// instruction's buffer with XLA's ByteSizeOf and its tiled size, totals
+    /// by memory space and element type, the largest buffers. No buffer
+    /// sharing or liveness is modelled.
+    Report {
+        /// The HLO module: text, or a binary HloModuleProto, HloProto or
+        /// HloSnapshot ('-' reads standard input).
+        file: PathBuf,
+        /// How many of the largest buffers to list.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// One JSON document instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// Element offsets in SHAPE's layout, tiles applied, for the indices
     /// `i,j,k` read one per line from standard input.
@@ -173,7 +191,8 @@ fn run(command: Option<Command>, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "ok")?;
             Ok(())
         }
-        Some(Command::Scan { file }) => scan(&file, out),
+        Some(Command::Scan { file }) => report::scan(&file, out),
+        Some(Command::Report { file, top, json }) => report::report(&file, top, json, out),
         Some(Command::Index { shape, offset }) => index(&shape, offset, out),
         Some(Command::Strides { shape }) => {
             let array = describe::parse_array(&shape)?;
@@ -248,44 +267,6 @@ fn one_line(message: &str) -> String {
         }
     }
     lines.join(" | ")
-}
-
-fn scan(file: &PathBuf, out: &mut impl Write) -> Result<(), Failure> {
-    let arg = file.to_string_lossy();
-    let bytes = if arg == "-" {
-        input::read(None)?
-    } else {
-        std::fs::read(file)?
-    };
-    let text = String::from_utf8(bytes)
-        .map_err(|e| Failure::Input(format!("{}: not UTF-8 text: {e}", file.display())))?;
-    let mut failed = false;
-    for found in xla_shape::text::shapes_in_hlo(&text) {
-        let at = format!("{}:{}", found.location.line, found.location.column + 1);
-        match &found.shape {
-            Ok(shape) => {
-                let size = match xla_shape::shape_util::byte_size_of(shape, 8) {
-                    Ok(n) => n.to_string(),
-                    Err(_) => "?".to_string(),
-                };
-                writeln!(out, "{at}\t{size}\t{shape}")?;
-            }
-            Err(e) => {
-                failed = true;
-                writeln!(
-                    out,
-                    "{at}\terror: {}\t{}",
-                    one_line(e.message()),
-                    found.text
-                )?;
-            }
-        }
-    }
-    if failed {
-        Err(Failure::Reported)
-    } else {
-        Ok(())
-    }
 }
 
 fn index(shape: &str, offsets: bool, out: &mut impl Write) -> Result<(), Failure> {

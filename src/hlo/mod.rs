@@ -87,6 +87,8 @@ pub struct HloComputation {
     pub instructions: Vec<HloInstruction>,
     /// The index in `instructions` of the root instruction.
     pub root: Option<usize>,
+    /// Where the computation's header line starts, for a text module.
+    pub location: Option<Location>,
 }
 
 impl HloComputation {
@@ -134,11 +136,14 @@ impl HloModule {
     ///
     /// # Errors
     ///
-    /// As [`HloModule::from_text`] or [`HloModule::from_proto`].
+    /// As [`HloModule::from_text`] or [`HloModule::from_proto`]; UTF-8 text
+    /// that is neither gets the text reader's error (`expects HloModule`).
     pub fn read(bytes: &[u8]) -> Result<HloModule> {
         match std::str::from_utf8(bytes) {
             Ok(text) if looks_like_text(text) => HloModule::from_text(text),
-            _ => HloModule::from_proto(ModuleMessage::detect(bytes), bytes),
+            Ok(text) => HloModule::from_proto(ModuleMessage::detect(bytes), bytes)
+                .or_else(|_| HloModule::from_text(text)),
+            Err(_) => HloModule::from_proto(ModuleMessage::detect(bytes), bytes),
         }
     }
 

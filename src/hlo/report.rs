@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{HloInstruction, HloModule};
 use crate::error::{Error, Result};
@@ -178,8 +178,8 @@ impl<'a> MemoryReport<'a> {
 
     /// The report as one JSON document: `module`, `instructions` (every
     /// row), `by_memory_space`, `by_element_type`, `total` and `largest`
-    /// (the `top` largest buffers).
-    pub fn to_json(&self, top: usize) -> Value {
+    /// (the `top` largest buffers), on one line.
+    pub fn to_json(&self, top: usize) -> String {
         let total = |t: &Total| {
             json!({
                 "buffers": t.buffers,
@@ -219,11 +219,12 @@ impl<'a> MemoryReport<'a> {
             "total": total(&self.total),
             "largest": self.largest(top).into_iter().map(row).collect::<Vec<_>>(),
         })
+        .to_string()
     }
 
     /// The report as a table for a terminal of `width` columns: every
-    /// instruction, the totals, and the `top` largest buffers. Names and
-    /// shapes too long for their column are cut with `…`.
+    /// instruction under its computation, the totals, and the `top` largest
+    /// buffers. Names and shapes too long for their column are cut with `…`.
     pub fn to_table(&self, top: usize, width: usize) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -232,15 +233,23 @@ impl<'a> MemoryReport<'a> {
             self.module,
             self.rows.len()
         );
-        // Fixed columns: opcode 14, space 2, three sizes of 12, separators.
-        let fixed = 14 + 3 + 3 * 13 + 5;
+        // The opcode column fits the longest opcode (up to 24); then the
+        // memory space (3), three sizes of 12, separators.
+        let op_w = self
+            .rows
+            .iter()
+            .map(|r| r.instruction.opcode.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(6, 24);
+        let fixed = op_w + 3 + 3 * 12 + 6;
         let free = width.saturating_sub(fixed).max(30);
         let (name_w, shape_w) = (free * 2 / 5, free - free * 2 / 5);
-        let header = |out: &mut String| {
+        let header = |out: &mut String, title: &str| {
             let _ = writeln!(
                 out,
-                "{:<name_w$} {:<14} {:>3} {:<shape_w$} {:>12} {:>12} {:>12}",
-                "computation/instruction",
+                "{:<name_w$} {:<op_w$} {:>3} {:<shape_w$} {:>12} {:>12} {:>12}",
+                cut(title, name_w),
                 "opcode",
                 "S",
                 "shape",
@@ -249,7 +258,7 @@ impl<'a> MemoryReport<'a> {
                 "padding"
             );
         };
-        let line = |out: &mut String, r: &BufferRow<'_>| {
+        let line = |out: &mut String, name: &str, r: &BufferRow<'_>| {
             let i = r.instruction;
             let shape = match &i.shape {
                 Ok(s) => s.to_string(),
@@ -258,9 +267,9 @@ impl<'a> MemoryReport<'a> {
             let size = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
             let _ = writeln!(
                 out,
-                "{:<name_w$} {:<14} {:>3} {:<shape_w$} {:>12} {:>12} {:>12}",
-                cut(&format!("{}/{}", r.computation, i.name), name_w),
-                cut(&i.opcode, 14),
+                "{:<name_w$} {:<op_w$} {:>3} {:<shape_w$} {:>12} {:>12} {:>12}",
+                cut(name, name_w),
+                cut(&i.opcode, op_w),
                 r.memory_space,
                 cut(&shape, shape_w),
                 size(r.byte_size),
@@ -268,10 +277,14 @@ impl<'a> MemoryReport<'a> {
                 size(r.padding()),
             );
         };
-        out.push('\n');
-        header(&mut out);
+        let mut computation = None;
         for r in &self.rows {
-            line(&mut out, r);
+            if computation != Some(r.computation) {
+                computation = Some(r.computation);
+                out.push('\n');
+                header(&mut out, r.computation);
+            }
+            line(&mut out, &format!("  {}", r.instruction.name), r);
         }
         let totals = |out: &mut String, title: &str, rows: Vec<(String, &Total)>| {
             let _ = writeln!(
@@ -309,10 +322,14 @@ impl<'a> MemoryReport<'a> {
         totals(&mut out, "total", vec![("all".to_owned(), &self.total)]);
         let largest = self.largest(top);
         if !largest.is_empty() {
-            let _ = writeln!(out, "\nlargest {} buffers (padded)", largest.len());
-            header(&mut out);
+            out.push('\n');
+            header(&mut out, &format!("largest {} (padded)", largest.len()));
             for r in largest {
-                line(&mut out, r);
+                line(
+                    &mut out,
+                    &format!("{}/{}", r.computation, r.instruction.name),
+                    r,
+                );
             }
         }
         out

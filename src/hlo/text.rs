@@ -388,6 +388,7 @@ pub(super) fn read(text: &str) -> Result<HloModule> {
                 id: None,
                 instructions: Vec::new(),
                 root: None,
+                location: Some(line.location(line.start)),
             },
             line,
         ));

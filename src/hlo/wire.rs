@@ -1,6 +1,7 @@
 //! Decoding binary modules into the view.
 //!
-//! The messages below declare only the fields the view reads, with the
+//! The messages below (named as the schema's, so that decode errors name
+//! them as Google's runtime does) declare only the fields the view reads, with the
 //! numbers of `proto/xla/service/hlo.proto` (checked against the full
 //! generated types by `tests/hlo_module.rs`); prost skips every other field
 //! without building it, so a module is decoded once, in time linear in its
@@ -86,7 +87,7 @@ fn is_name(value: &[u8]) -> bool {
 }
 
 #[derive(Clone, PartialEq, Message)]
-struct InstructionWire {
+struct HloInstructionProto {
     #[prost(string, tag = "1")]
     name: String,
     #[prost(string, tag = "2")]
@@ -100,11 +101,11 @@ struct InstructionWire {
 }
 
 #[derive(Clone, PartialEq, Message)]
-struct ComputationWire {
+struct HloComputationProto {
     #[prost(string, tag = "1")]
     name: String,
     #[prost(message, repeated, tag = "2")]
-    instructions: Vec<InstructionWire>,
+    instructions: Vec<HloInstructionProto>,
     #[prost(message, optional, tag = "4")]
     program_shape: Option<ProgramShapeProto>,
     #[prost(int64, tag = "5")]
@@ -114,13 +115,13 @@ struct ComputationWire {
 }
 
 #[derive(Clone, PartialEq, Message)]
-struct ModuleWire {
+struct HloModuleProto {
     #[prost(string, tag = "1")]
     name: String,
     #[prost(string, tag = "2")]
     entry_computation_name: String,
     #[prost(message, repeated, tag = "3")]
-    computations: Vec<ComputationWire>,
+    computations: Vec<HloComputationProto>,
     #[prost(message, optional, tag = "4")]
     host_program_shape: Option<ProgramShapeProto>,
     #[prost(int64, tag = "6")]
@@ -129,7 +130,7 @@ struct ModuleWire {
 
 /// No field: decoding it checks that bytes are a well-formed message.
 #[derive(Clone, PartialEq, Message)]
-struct AnyWire {}
+struct AnyMessage {}
 
 pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
     let decode_error = |e: prost::DecodeError| {
@@ -153,7 +154,7 @@ pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
             match field_one(part) {
                 Some(values) => inner.extend(values),
                 None => {
-                    let e = AnyWire::decode(part).err();
+                    let e = AnyMessage::decode(part).err();
                     return Err(e.map_or_else(
                         || {
                             Error::new(
@@ -168,7 +169,7 @@ pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
         }
         parts = inner;
     }
-    let mut module = ModuleWire::default();
+    let mut module = HloModuleProto::default();
     for part in parts {
         module.merge(part).map_err(decode_error)?;
     }
@@ -179,7 +180,7 @@ fn program_shape(p: Option<ProgramShapeProto>) -> Result<Option<ProgramShape>> {
     p.as_ref().map(ProgramShape::try_from).transpose()
 }
 
-fn into_view(module: ModuleWire, message: ModuleMessage) -> Result<HloModule> {
+fn into_view(module: HloModuleProto, message: ModuleMessage) -> Result<HloModule> {
     let mut entry = None;
     let mut program = None;
     let mut computations = Vec::with_capacity(module.computations.len());
@@ -211,6 +212,7 @@ fn into_view(module: ModuleWire, message: ModuleMessage) -> Result<HloModule> {
             id: Some(c.id),
             instructions,
             root,
+            location: None,
         });
     }
     Ok(HloModule {
@@ -223,7 +225,7 @@ fn into_view(module: ModuleWire, message: ModuleMessage) -> Result<HloModule> {
     })
 }
 
-fn into_instruction(i: InstructionWire) -> HloInstruction {
+fn into_instruction(i: HloInstructionProto) -> HloInstruction {
     let proto = i.shape.unwrap_or_default();
     let shape = match Shape::try_from(&proto) {
         Ok(shape) => Ok(shape),
