@@ -244,7 +244,15 @@ impl<'a> MemoryReport<'a> {
             .clamp(6, 24);
         let fixed = op_w + 3 + 3 * 12 + 6;
         let free = width.saturating_sub(fixed).max(30);
-        let (name_w, shape_w) = (free * 2 / 5, free - free * 2 / 5);
+        // Names and shapes get what they need, up to their share of the rest.
+        let shapes: Vec<String> = self.rows.iter().map(|r| shape_text(r.instruction)).collect();
+        let longest = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0);
+        let name_need = longest(&mut self.rows.iter().map(|r| {
+            (r.computation.chars().count() + r.instruction.name.chars().count() + 1).max(20)
+        }));
+        let name_w = name_need.min(free * 2 / 5).max(12);
+        let shape_need = longest(&mut shapes.iter().map(|s| s.chars().count())).max(5);
+        let shape_w = shape_need.min(free.saturating_sub(name_w)).max(12);
         let header = |out: &mut String, title: &str| {
             let _ = writeln!(
                 out,
@@ -258,12 +266,8 @@ impl<'a> MemoryReport<'a> {
                 "padding"
             );
         };
-        let line = |out: &mut String, name: &str, r: &BufferRow<'_>| {
+        let line = |out: &mut String, name: &str, r: &BufferRow<'_>, shape: &str| {
             let i = r.instruction;
-            let shape = match &i.shape {
-                Ok(s) => s.to_string(),
-                Err(rejected) => format!("{} (invalid)", rejected.written),
-            };
             let size = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
             let _ = writeln!(
                 out,
@@ -271,20 +275,20 @@ impl<'a> MemoryReport<'a> {
                 cut(name, name_w),
                 cut(&i.opcode, op_w),
                 r.memory_space,
-                cut(&shape, shape_w),
+                cut(shape, shape_w),
                 size(r.byte_size),
                 size(r.padded_byte_size),
                 size(r.padding()),
             );
         };
         let mut computation = None;
-        for r in &self.rows {
+        for (r, shape) in self.rows.iter().zip(&shapes) {
             if computation != Some(r.computation) {
                 computation = Some(r.computation);
                 out.push('\n');
                 header(&mut out, r.computation);
             }
-            line(&mut out, &format!("  {}", r.instruction.name), r);
+            line(&mut out, &format!("  {}", r.instruction.name), r, shape);
         }
         let totals = |out: &mut String, title: &str, rows: Vec<(String, &Total)>| {
             let _ = writeln!(
@@ -325,14 +329,19 @@ impl<'a> MemoryReport<'a> {
             out.push('\n');
             header(&mut out, &format!("largest {} (padded)", largest.len()));
             for r in largest {
-                line(
-                    &mut out,
-                    &format!("{}/{}", r.computation, r.instruction.name),
-                    r,
-                );
+                let name = format!("{}/{}", r.computation, r.instruction.name);
+                line(&mut out, &name, r, &shape_text(r.instruction));
             }
         }
         out
+    }
+}
+
+/// An instruction's shape as the table shows it.
+fn shape_text(i: &HloInstruction) -> String {
+    match &i.shape {
+        Ok(s) => s.to_string(),
+        Err(rejected) => format!("{} (invalid)", rejected.written),
     }
 }
 
