@@ -62,15 +62,19 @@ fn annotate(
     full_name: &str,
     message: &prost_types::DescriptorProto,
 ) {
+    // Only with the `formats` feature, which brings prost-reflect.
     config
-        .type_attribute(full_name, "#[derive(::prost_reflect::ReflectMessage)]")
         .type_attribute(
             full_name,
-            format!(r#"#[prost_reflect(message_name = "{full_name}")]"#),
+            r#"#[cfg_attr(feature = "formats", derive(::prost_reflect::ReflectMessage))]"#,
         )
         .type_attribute(
             full_name,
-            r#"#[prost_reflect(descriptor_pool = "crate::proto::DESCRIPTOR_POOL")]"#,
+            format!(r#"#[cfg_attr(feature = "formats", prost_reflect(message_name = "{full_name}"))]"#),
+        )
+        .type_attribute(
+            full_name,
+            r#"#[cfg_attr(feature = "formats", prost_reflect(descriptor_pool = "crate::proto::DESCRIPTOR_POOL"))]"#,
         );
     for nested in &message.nested_type {
         if nested.options.as_ref().is_some_and(|o| o.map_entry()) {

@@ -29,10 +29,15 @@ fn module_text(size: usize) -> String {
     );
     let mut c = 0;
     while text.len() < size {
-        text.push_str(&format!("%computation.{c} (p: bf16[8,1,1280,16384]) -> f32[1024,4096] {{\n"));
+        text.push_str(&format!(
+            "%computation.{c} (p: bf16[8,1,1280,16384]) -> f32[1024,4096] {{\n"
+        ));
         for i in 0..1000 {
             let root = if i == 999 { "ROOT " } else { "" };
-            text.push_str(&format!("  {root}%i.{c}.{i} = {}\n", LINES[i % LINES.len()]));
+            text.push_str(&format!(
+                "  {root}%i.{c}.{i} = {}\n",
+                LINES[i % LINES.len()]
+            ));
         }
         text.push_str("}\n\n");
         c += 1;

@@ -1,5 +1,5 @@
 //! The properties the fuzz targets assert, shared with the stable
-//! `tests/fuzz_corpus.rs`, which replays every committed input through them.
+//! `tests/robustness/fuzz_corpus.rs`, which replays every committed input through them.
 //!
 //! Each function takes the raw fuzz input and panics (through an assertion)
 //! when a property fails; an input the library rejects with an error is
@@ -13,7 +13,7 @@ use xla_shape::proto::{LayoutProto, ShapeProto};
 use xla_shape::text::{self, ParseOptions};
 use xla_shape::tiling::{Slot, TiledLayout};
 use xla_shape::{
-    ArrayShape, Layout, PrimitiveType, Shape, Tile, index_util, primitive_util, shape_util,
+    ArrayShape, ErrorKind, Layout, PrimitiveType, Shape, Tile, index_util, relayout, shape_util,
 };
 
 /// A property over one fuzz input: panics when it does not hold.
@@ -29,6 +29,9 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("text_format_roundtrip", text_format_roundtrip),
     ("index_math", index_math),
     ("hlo_scan", hlo_scan),
+    ("relayout", relayout),
+    ("strides", strides),
+    ("interop", interop),
 ];
 
 /// ShapeProto bytes: whatever decodes re-encodes to bytes that decode to an
@@ -118,7 +121,7 @@ pub fn layout_string(data: &[u8]) {
         layout.pointer_primitive_type(),
     ]
     .into_iter()
-    .any(|t| t != PrimitiveType::Invalid && !primitive_util::is_integral_type(t));
+    .any(|t| t != PrimitiveType::Invalid && !t.is_integral());
     if unprintable {
         assert!(printed.contains("(invalid)"), "{printed}");
         return;
@@ -297,6 +300,13 @@ fn array_shape(b: &mut Bytes<'_>) -> Option<ArrayShape> {
     let t = b.pick(TYPES);
     let dims: Vec<i64> = (0..rank).map(|_| b.pick(SIZES)).collect();
     let dynamic: Vec<bool> = (0..rank).map(|_| b.byte() < 32).collect();
+    let layout = layout(b, rank)?;
+    ArrayShape::from_parts(t, dims, dynamic, Some(layout)).ok()
+}
+
+/// A layout for `rank` dimensions: a permutation, up to three tiles, and
+/// sometimes `E(n)` and `L(n)`.
+fn layout(b: &mut Bytes<'_>, rank: usize) -> Option<Layout> {
     let mut minor_to_major: Vec<i64> = (0..rank as i64).collect();
     for i in (1..rank).rev() {
         minor_to_major.swap(i, b.below(i + 1));
@@ -317,7 +327,7 @@ fn array_shape(b: &mut Bytes<'_>) -> Option<ArrayShape> {
             .with_tail_padding_alignment_in_elements(b.pick(&[1, 2, 3, 8, 1024]))
             .ok()?;
     }
-    ArrayShape::from_parts(t, dims, dynamic, Some(layout)).ok()
+    Some(layout)
 }
 
 /// Index math on an arbitrary valid array shape and index:
@@ -433,4 +443,493 @@ pub fn hlo_scan(data: &[u8]) {
             assert_eq!(&again, shape, "{}", found.text);
         }
     }
+}
+
+/// The most slots or bytes a relayout check copies, so that a run stays
+/// fast; larger arrays are only planned.
+const MAX_COPY: i64 = 1 << 14;
+
+/// Bit `k` of a buffer: bit `k % 8` of byte `k / 8`, least significant
+/// first, as `relayout` packs sub-byte elements.
+fn bit(buf: &[u8], k: usize) -> bool {
+    buf[k / 8] >> (k % 8) & 1 == 1
+}
+
+fn set_bit(buf: &mut [u8], k: usize, v: bool) {
+    if v {
+        buf[k / 8] |= 1 << (k % 8);
+    } else {
+        buf[k / 8] &= !(1 << (k % 8));
+    }
+}
+
+/// The per-element reference of a relayout: a zeroed destination, then
+/// for every element the low `min(src_bits, dst_bits)` bits copied, one
+/// by one, from bit `src_bit(index)` to the element's slot.
+fn reference_relayout(
+    dst: &TiledLayout,
+    src: &[u8],
+    src_bits: usize,
+    src_bit: impl Fn(&[i64]) -> usize,
+) -> Vec<u8> {
+    let db = dst.element_size_in_bits() as usize;
+    let mut out = vec![0u8; dst.byte_size() as usize];
+    let dims = dst.dimensions().to_vec();
+    for_each_index(&dims, |index| {
+        let s = src_bit(index);
+        let d = dst.offset(index).expect("an index in bounds") as usize * db;
+        for k in 0..src_bits.min(db) {
+            set_bit(&mut out, d + k, bit(src, s + k));
+        }
+    });
+    out
+}
+
+/// Calls `f` on every index of `dims` in row-major order.
+fn for_each_index(dims: &[i64], mut f: impl FnMut(&[i64])) {
+    if dims.contains(&0) {
+        return;
+    }
+    let mut index = vec![0i64; dims.len()];
+    loop {
+        f(&index);
+        let mut k = dims.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            index[k] += 1;
+            if index[k] < dims[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+}
+
+/// Buffer contents from the input: a byte pattern that differs between
+/// neighbours, so that a misplaced element shows.
+fn buffer(b: &mut Bytes<'_>, len: usize) -> Vec<u8> {
+    let seed = b.byte();
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ (i >> 8) as u8)
+        .collect()
+}
+
+/// A buffer length: mostly `need`, sometimes one off or empty.
+fn length(b: &mut Bytes<'_>, need: usize) -> usize {
+    match b.below(8) {
+        0 => need + 1,
+        1 => need.saturating_sub(1),
+        2 => 0,
+        _ => need,
+    }
+}
+
+/// Strides for `rank` dimensions: small ones of either sign mostly, some
+/// huge.
+fn view_strides(b: &mut Bytes<'_>, rank: usize) -> Vec<i64> {
+    const STRIDES: &[i64] = &[
+        0,
+        1,
+        1,
+        2,
+        3,
+        4,
+        6,
+        8,
+        12,
+        16,
+        64,
+        -1,
+        -2,
+        -8,
+        1 << 31,
+        1 << 59,
+        1 << 62,
+        i64::MAX,
+        i64::MIN,
+    ];
+    (0..rank).map(|_| b.pick(STRIDES)).collect()
+}
+
+/// `relayout` between two layouts of an arbitrary array, and from an
+/// arbitrary strided view (negative, zero and huge strides, any byte
+/// offset): planning never panics, a wrong buffer length is a
+/// `BufferSize` error, and the copy equals a per-element reference,
+/// padding zeroed, for arrays of up to 16 KiB.
+pub fn relayout(data: &[u8]) {
+    let mut b = Bytes(data);
+    let Some(src) = array_shape(&mut b) else {
+        return;
+    };
+    let Some(dst_layout) = layout(&mut b, src.rank()) else {
+        return;
+    };
+    let Ok(dst) = src.clone().with_layout(Some(dst_layout)) else {
+        return;
+    };
+    let (Ok(src_t), Ok(dst_t)) = (TiledLayout::new(&src), TiledLayout::new(&dst)) else {
+        assert!(relayout::Relayout::new(&src, &dst).is_err());
+        return;
+    };
+    let small = |t: &TiledLayout| t.slot_count() <= MAX_COPY && t.byte_size() <= MAX_COPY;
+    if b.byte() < 128 {
+        let Ok(plan) = relayout::Relayout::new(&src, &dst) else {
+            return;
+        };
+        assert_eq!(plan.src_byte_size() as i64, src_t.byte_size());
+        assert_eq!(plan.dst_byte_size() as i64, dst_t.byte_size());
+        if !small(&src_t) || !small(&dst_t) {
+            return;
+        }
+        let need = plan.src_byte_size();
+        let len = length(&mut b, need);
+        let bytes = buffer(&mut b, len);
+        let mut out = vec![0xa5u8; plan.dst_byte_size()];
+        let ran = plan.run(&bytes, &mut out);
+        if len != need {
+            assert_eq!(ran.unwrap_err().kind(), ErrorKind::BufferSize);
+            return;
+        }
+        ran.unwrap_or_else(|e| panic!("{src} -> {dst}: {e}"));
+        let sb = src_t.element_size_in_bits() as usize;
+        let expected = reference_relayout(&dst_t, &bytes, sb, |i| {
+            src_t.offset(i).unwrap() as usize * sb
+        });
+        assert!(out == expected, "{src} -> {dst}");
+        assert_eq!(
+            relayout::relayout_to_vec(&src, &bytes, &dst).unwrap(),
+            expected
+        );
+    } else {
+        // A strided view of the same dimensions, elements of `ByteWidth`
+        // bytes.
+        let e = src.element_type().byte_width().unwrap_or(1);
+        let st = view_strides(&mut b, src.rank());
+        let offset = b.pick(&[0usize, 1, 7, 64, 1 << 40]);
+        let Ok(view) = relayout::StridedSource::new(
+            src.element_type(),
+            src.dimensions().to_vec(),
+            st.iter().map(|&s| s.saturating_mul(e)).collect::<Vec<_>>(),
+        ) else {
+            return;
+        };
+        let view = view.with_byte_offset(offset);
+        let Ok(plan) = relayout::Relayout::from_strided(&view, &dst) else {
+            return;
+        };
+        assert_eq!(plan.dst_byte_size() as i64, dst_t.byte_size());
+        if plan.src_byte_size() as i64 > MAX_COPY || !small(&dst_t) {
+            return;
+        }
+        let need = plan.src_byte_size();
+        let len = length(&mut b, need);
+        let bytes = buffer(&mut b, len);
+        let mut out = vec![0x5au8; plan.dst_byte_size()];
+        let ran = plan.run(&bytes, &mut out);
+        if len < need {
+            assert_eq!(ran.unwrap_err().kind(), ErrorKind::BufferSize);
+            return;
+        }
+        ran.unwrap_or_else(|err| panic!("{view:?} -> {dst}: {err}"));
+        let expected = reference_relayout(&dst_t, &bytes, 8 * e as usize, |i| {
+            let byte = i
+                .iter()
+                .zip(view.byte_strides())
+                .fold(i128::from(view.byte_offset()), |acc, (&i, &s)| {
+                    acc + i128::from(i) * i128::from(s)
+                });
+            8 * usize::try_from(byte).expect("a strided element inside its buffer")
+        });
+        assert!(out == expected, "{view:?} -> {dst}");
+    }
+}
+
+/// The strides functions on arbitrary sizes and strides (huge and
+/// negative ones included) never panic, and agree with a per-element
+/// reference where there are at most 4096 elements: the view kind, the
+/// DirectML buffer size, a layout's element strides, strides back to the
+/// layout, and (feature `ndarray`) an `ndarray` view of an array buffer.
+pub fn strides(data: &[u8]) {
+    use xla_shape::strides::{
+        ViewKind, byte_strides, classify_view, dml_buffer_tensor_size, dml_view, element_strides,
+        layout_from_byte_strides, layout_from_strides,
+    };
+    let mut b = Bytes(data);
+    // A view: sizes and strides, both possibly huge or negative.
+    let rank = b.below(6);
+    let sizes: Vec<i64> = (0..rank).map(|_| b.pick(SIZES)).collect();
+    let st = view_strides(&mut b, rank);
+    let t = b.pick(TYPES);
+    let kind = classify_view(&sizes, &st);
+    let size = dml_buffer_tensor_size(t, &sizes, Some(&st));
+    let _ = dml_buffer_tensor_size(t, &sizes, None);
+    let _ = layout_from_strides(&sizes, &st);
+    let _ = layout_from_byte_strides(t, &sizes, &st);
+    let count = sizes
+        .iter()
+        .try_fold(1i64, |acc, &s| acc.checked_mul(s.max(0)));
+    let valid = sizes.iter().chain(&st).all(|&v| v >= 0);
+    if valid && count.is_some_and(|c| c <= 4096) {
+        let count = count.unwrap();
+        // Offsets over the dimensions larger than 1 with a non-zero
+        // stride: those that can overlap.
+        let rest: Vec<i64> = (0..rank)
+            .map(|d| if st[d] > 0 { sizes[d] } else { sizes[d].min(1) })
+            .collect();
+        let mut sorted: Vec<i128> = Vec::new();
+        for_each_index(&rest, |i| {
+            sorted.push(
+                i.iter()
+                    .zip(&st)
+                    .map(|(&i, &s)| i128::from(i) * i128::from(s))
+                    .sum(),
+            )
+        });
+        sorted.sort_unstable();
+        let shared = sorted.windows(2).any(|w| w[0] == w[1]);
+        let zero: Vec<usize> = (0..rank).filter(|&d| sizes[d] > 1 && st[d] == 0).collect();
+        let kind = kind.expect("a view of at most 4096 elements is classified");
+        let expected = if count == 0 {
+            ViewKind::Packed
+        } else if shared {
+            match &kind {
+                ViewKind::Overlapping { dims } => ViewKind::Overlapping { dims: dims.clone() },
+                _ => panic!("{sizes:?} {st:?} overlap, not {kind:?}"),
+            }
+        } else if !zero.is_empty() {
+            ViewKind::Broadcast { dims: zero }
+        } else if sorted.last() == Some(&(i128::from(count) - 1)) {
+            ViewKind::Packed
+        } else {
+            ViewKind::Padded
+        };
+        assert_eq!(kind, expected, "{sizes:?} {st:?}");
+        // DMLCalcBufferTensorSize: one past the last element, in bits,
+        // rounded up to bytes and then to 4 bytes.
+        let bits: i128 = if t.is_sub_byte_non_pred() {
+            i128::from(t.bit_width().unwrap_or(8))
+        } else {
+            8 * i128::from(t.byte_width().unwrap_or(1))
+        };
+        let end = sorted.last().map_or(0, |&o| o + 1);
+        let bytes = ((end * bits + 7) / 8 + 3) / 4 * 4;
+        match size {
+            Ok(n) => assert_eq!(i128::from(n), bytes),
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Overflow);
+                assert!(bytes > i128::from(u64::MAX));
+            }
+        }
+    }
+
+    // A layout's strides, against its offsets.
+    let Some(shape) = array_shape(&mut b) else {
+        return;
+    };
+    let Ok(tiled) = TiledLayout::new(&shape) else {
+        return;
+    };
+    let _ = byte_strides(&shape);
+    let _ = dml_view(&shape);
+    let Ok(es) = element_strides(&shape) else {
+        return;
+    };
+    let dims = tiled.dimensions().to_vec();
+    if tiled.element_count() > 4096 {
+        return;
+    }
+    for_each_index(&dims, |i| {
+        let by_strides: i64 = i.iter().zip(&es).map(|(&i, &s)| i * s).sum();
+        assert_eq!(tiled.offset(i).unwrap(), by_strides, "{shape} at {i:?}");
+    });
+    if shape.layout().is_some_and(|l| l.tiles().is_empty()) && !dims.contains(&0) {
+        let back = layout_from_strides(&dims, &es).expect("a dense layout's own strides");
+        let again = shape.clone().with_layout(Some(back)).unwrap();
+        assert_eq!(element_strides(&again).unwrap(), es, "{shape}");
+    }
+    #[cfg(feature = "ndarray")]
+    ndarray_views(&mut b, &shape, &tiled, &es);
+}
+
+/// An `ndarray` view of a buffer of `shape` holds, at every index, the
+/// element at that index's offset; wrong lengths are `BufferSize`.
+#[cfg(feature = "ndarray")]
+fn ndarray_views(b: &mut Bytes<'_>, shape: &ArrayShape, tiled: &TiledLayout, es: &[i64]) {
+    use xla_shape::strides::ndarray_view;
+    fn check<T: xla_shape::strides::ViewElement + PartialEq + std::fmt::Debug>(
+        shape: &ArrayShape,
+        tiled: &TiledLayout,
+        bytes: &[u8],
+        need: usize,
+        from_le: impl Fn(&[u8]) -> T,
+    ) {
+        let Ok(view) = ndarray_view::<T>(shape, bytes) else {
+            // Refused: a type that does not fit, or a wrong length.
+            let size = std::mem::size_of::<T>();
+            let fits =
+                T::views(shape.element_type()) && tiled.element_size_in_bits() == 8 * size as i64;
+            // ndarray holds no array whose non-zero lengths multiply past
+            // isize::MAX, even with no element.
+            let representable = tiled
+                .dimensions()
+                .iter()
+                .filter(|&&d| d != 0)
+                .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+                .is_some();
+            assert!(
+                !fits || bytes.len() != need || !representable,
+                "{shape}: a view refused"
+            );
+            return;
+        };
+        assert_eq!(bytes.len(), need, "{shape}");
+        let dims = tiled.dimensions().to_vec();
+        assert_eq!(
+            view.shape(),
+            dims.iter().map(|&d| d as usize).collect::<Vec<_>>()
+        );
+        let size = std::mem::size_of::<T>();
+        for_each_index(&dims, |i| {
+            let o = tiled.offset(i).unwrap() as usize * size;
+            let at: Vec<usize> = i.iter().map(|&v| v as usize).collect();
+            assert_eq!(
+                view[at.as_slice()],
+                from_le(&bytes[o..o + size]),
+                "{shape} {i:?}"
+            );
+        });
+    }
+    let _ = es;
+    let need = tiled.byte_size() as usize;
+    let len = length(b, need);
+    // 8-byte aligned storage, viewed as bytes.
+    let words = buffer(b, len.div_ceil(8) * 8 + 8);
+    let mut store = vec![0u64; words.len() / 8];
+    for (w, c) in store.iter_mut().zip(words.chunks(8)) {
+        *w = u64::from_le_bytes(c.try_into().unwrap());
+    }
+    // SAFETY: u64 has no padding bytes; `len` bytes lie inside `store`.
+    let bytes = unsafe { std::slice::from_raw_parts(store.as_ptr().cast::<u8>(), len) };
+    check::<u8>(shape, tiled, bytes, need, |c| c[0]);
+    check::<u16>(shape, tiled, bytes, need, |c| {
+        u16::from_le_bytes(c.try_into().unwrap())
+    });
+    check::<u32>(shape, tiled, bytes, need, |c| {
+        u32::from_le_bytes(c.try_into().unwrap())
+    });
+    check::<u64>(shape, tiled, bytes, need, |c| {
+        u64::from_le_bytes(c.try_into().unwrap())
+    });
+    check::<i8>(shape, tiled, bytes, need, |c| c[0] as i8);
+    check::<i32>(shape, tiled, bytes, need, |c| {
+        i32::from_le_bytes(c.try_into().unwrap())
+    });
+    check::<i64>(shape, tiled, bytes, need, |c| {
+        i64::from_le_bytes(c.try_into().unwrap())
+    });
+}
+
+/// The interop conversions on arbitrary input: DLPack types and strides,
+/// PJRT buffer types and memory layouts, NumPy type strings. Nothing
+/// panics; what converts converts back; a shape imported from DLPack has
+/// the strides it was given (where they are compact), and an exported
+/// one imports as itself.
+pub fn interop(data: &[u8]) {
+    use xla_shape::interop::{dlpack, numpy, pjrt};
+    let mut b = Bytes(data);
+    // Element types both ways.
+    let t = b.pick(&PrimitiveType::ALL);
+    if let Ok(d) = dlpack::to_dl_data_type(t) {
+        assert_eq!(dlpack::from_dl_data_type(d).unwrap(), t);
+    }
+    if let Ok(n) = pjrt::to_buffer_type(t) {
+        if t != PrimitiveType::Invalid {
+            assert_eq!(pjrt::from_buffer_type(n).unwrap(), t);
+        }
+    }
+    // Some dtypes export but do not import (jaxlib refuses `object`).
+    if let Ok(d) = numpy::to_dtype(t)
+        && let Ok(back) = numpy::from_dtype(d)
+    {
+        assert_eq!(back, t);
+        assert_eq!(numpy::from_dtype_name(d.name).unwrap(), t);
+    }
+    let raw = dlpack::DLDataType::new(b.byte(), b.byte(), u16::from(b.byte()) % 3);
+    let _ = dlpack::from_dl_data_type(raw);
+    let _ = raw.to_string();
+    let n = i32::from(b.byte() as i8);
+    let _ = pjrt::from_buffer_type(n);
+    let _ = pjrt::buffer_type_name(n);
+    let text_len = b.below(8);
+    let text: String = (0..text_len)
+        .map(|_| char::from(b.pick(b"<>|=bifucVOW0124816x")))
+        .collect();
+    let _ = numpy::from_dtype_str(&text);
+    let _ = numpy::from_dtype_name(&text);
+
+    // DLPack tensors with arbitrary sizes and strides.
+    let rank = b.below(6);
+    let sizes: Vec<i64> = (0..rank).map(|_| b.pick(SIZES)).collect();
+    let st = view_strides(&mut b, rank);
+    let tensor = dlpack::DlpackTensor::new(raw, sizes.clone()).with_strides(st.clone());
+    if let Ok(shape) = tensor.to_array_shape() {
+        let count = sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s));
+        if let Ok(es) = xla_shape::strides::element_strides(&shape) {
+            // Compact strides come back as given for every dimension of
+            // more than one element.
+            if count.is_some_and(|c| c > 0) {
+                for d in 0..rank {
+                    if sizes[d] > 1 {
+                        assert_eq!(es[d], st[d], "{shape} from {sizes:?} {st:?}");
+                    }
+                }
+            }
+        }
+    }
+    let _ = dlpack::strides_to_layout(&sizes, &st);
+    // An exported shape imports as itself, when it has elements (the
+    // exported strides of the dimensions more major than one of size 0
+    // are 0, which the import reads as broadcasting).
+    if let Some(shape) = array_shape(&mut b) {
+        let elements = shape_util::elements_in(&shape).is_ok_and(|n| n > 0);
+        if let Ok(exported) = dlpack::DlpackTensor::from_array_shape(&shape)
+            && elements
+        {
+            let back = exported
+                .to_array_shape()
+                .expect("an exported tensor imports");
+            assert_eq!(back.element_type(), shape.element_type());
+            assert_eq!(back.dimensions(), shape.dimensions());
+            assert_eq!(
+                xla_shape::strides::element_strides(&back).unwrap(),
+                exported.strides.clone().unwrap(),
+                "{shape}"
+            );
+        }
+        // PJRT's tiled form keeps the permutation and the tiles.
+        if let Some(layout) = shape.layout() {
+            let tiled = pjrt::MemoryLayout::from_layout(layout);
+            let back = tiled.to_layout().expect("a layout's own tiled form");
+            assert_eq!(back.minor_to_major(), layout.minor_to_major());
+            assert_eq!(back.tiles(), layout.tiles());
+            if let Ok(strided) = pjrt::MemoryLayout::strides_of(&shape) {
+                assert!(strided.to_layout().is_err());
+            }
+        }
+    }
+    // PJRT memory layouts from arbitrary arrays.
+    let mtm: Vec<i64> = (0..b.below(5)).map(|_| i64::from(b.byte() as i8)).collect();
+    let tile_dims: Vec<i64> = (0..b.below(6)).map(|_| b.pick(BOUNDS)).collect();
+    let tile_dim_sizes: Vec<usize> = (0..b.below(4)).map(|_| b.below(4)).collect();
+    let layout = pjrt::MemoryLayout::Tiled {
+        minor_to_major: mtm,
+        tile_dims,
+        tile_dim_sizes,
+    };
+    let _ = layout.to_layout();
+    let _ = pjrt::build_shape(n, &sizes, Some(&layout));
+    let _ = pjrt::layout_from_byte_strides(t, &sizes, &st);
 }

@@ -108,15 +108,20 @@ def hlo_modules():
     return out
 
 
-def index_inputs():
-    """Byte strings for fuzz/checks.rs's `array_shape` reader: random, from
-    a fixed seed (the reader maps any bytes to a shape)."""
-    rng = random.Random(7)
+def choice_inputs(seed, longest=72):
+    """Byte strings for fuzz/checks.rs's readers of choices (`array_shape`
+    and the others): random, from a fixed seed (the readers map any bytes
+    to a valid input)."""
+    rng = random.Random(seed)
     out = []
     for _ in range(64):
-        n = rng.randrange(8, 72)
+        n = rng.randrange(8, longest)
         out.append(bytes(rng.randrange(256) for _ in range(n)))
     return out
+
+
+def index_inputs():
+    return choice_inputs(7)
 
 
 def write(target, inputs):
@@ -146,6 +151,9 @@ def main():
     write("text_format_roundtrip", text_format_inputs())
     write("hlo_scan", hlo_modules())
     write("index_math", index_inputs())
+    write("relayout", choice_inputs(11, 120))
+    write("strides", choice_inputs(13, 120))
+    write("interop", choice_inputs(17, 120))
 
 
 if __name__ == "__main__":

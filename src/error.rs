@@ -54,11 +54,75 @@ pub struct Location {
 /// The message is XLA's own text wherever XLA has one, so that it can be
 /// searched for: `layout minor_to_major field has duplicate values: {1, 1};
 /// shape: f32[2,3]`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+///
+/// Errors about text (HLO shapes, JSON) carry their
+/// [`diagnostics`](Self::diagnostics): each place that went wrong with its
+/// own message, for tools that point at the input; the message of the
+/// error, and its `Display`, is XLA's rendering of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
-    location: Option<Location>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// One place in parsed text and what is wrong there, as XLA's HLO parser
+/// records it (`was parsing 1:9: error: expected ']'`).
+///
+/// ```
+/// use xla_shape::Shape;
+/// // XLA (jaxlib 0.10.2) reports `was parsing 1:7: error: expects a list
+/// // to end with kRsquare` for this input.
+/// let err = "f32[2,3".parse::<Shape>().unwrap_err();
+/// let d = &err.diagnostics()[0];
+/// assert_eq!((d.location().line, d.location().column), (1, 7));
+/// assert_eq!(d.message(), "expects a list to end with kRsquare");
+/// assert_eq!(d.to_string(), "was parsing 1:7: error: expects a list to end with kRsquare");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    location: Location,
+    message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic at `location`.
+    pub fn new(location: Location, message: impl Into<String>) -> Self {
+        Diagnostic {
+            location,
+            message: message.into(),
+        }
+    }
+
+    /// Where in the text.
+    pub fn location(&self) -> Location {
+        self.location
+    }
+
+    /// What is wrong there.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// XLA's column number: 0-based on the first line and 1-based on the
+    /// others, a quirk of its lexer that its messages keep.
+    pub fn xla_column(&self) -> usize {
+        self.location.column + usize::from(self.location.line > 1)
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// XLA's `was parsing L:C: error: MSG` (`HloLexer::GetLineAndColumn`,
+    /// `HloParserImpl::Error`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "was parsing {}:{}: error: {}",
+            self.location.line,
+            self.xla_column(),
+            self.message
+        )
+    }
 }
 
 impl Error {
@@ -67,13 +131,21 @@ impl Error {
         Error {
             kind,
             message: message.into(),
-            location: None,
+            diagnostics: Vec::new(),
         }
     }
 
-    /// This error, located at `location` in parsed text.
+    /// This error, located at `location` in parsed text: one diagnostic
+    /// with the error's message.
     pub fn at(mut self, location: Location) -> Self {
-        self.location = Some(location);
+        self.diagnostics = vec![Diagnostic::new(location, self.message.clone())];
+        self
+    }
+
+    /// This error, with the diagnostics it renders (`message` is their
+    /// rendering).
+    pub(crate) fn with_diagnostics(mut self, diagnostics: Vec<Diagnostic>) -> Self {
+        self.diagnostics = diagnostics;
         self
     }
 
@@ -90,7 +162,15 @@ impl Error {
     /// Where in parsed text the error was found: for a parse error, the
     /// place of the last message, the one that stopped the parse.
     pub fn location(&self) -> Option<Location> {
-        self.location
+        self.diagnostics.last().map(Diagnostic::location)
+    }
+
+    /// Every place in parsed text that went wrong, in the order found,
+    /// each with its own message (empty for errors not about text). For a
+    /// parse error these are the `was parsing` lines of the message, which
+    /// a tool can show its own way without reading the message back.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
     }
 
     pub(crate) fn decode(message: impl Into<String>) -> Self {
@@ -111,6 +191,32 @@ impl Error {
     pub(crate) fn overflow(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Overflow, message)
     }
+
+    /// Input nested deeper than [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH),
+    /// the one limit of every decoder and parser: `context` starts the
+    /// message (`"failed to decode protobuf message: "`), `what` says what
+    /// was counted.
+    pub(crate) fn too_deep(kind: ErrorKind, context: &str, what: Nesting) -> Self {
+        Self::new(kind, too_deep_message(context, what))
+    }
+}
+
+/// The message of [`Error::too_deep`], for the HLO parser, which collects
+/// messages before it makes its error.
+pub(crate) fn too_deep_message(context: &str, what: Nesting) -> String {
+    let limit = crate::MAX_NESTING_DEPTH;
+    match what {
+        Nesting::Shape => format!("{context}shape nesting exceeds the limit of {limit} levels"),
+        Nesting::Messages => format!("{context}messages nested more than {limit} levels deep"),
+    }
+}
+
+/// What [`Error::too_deep`] counted: the levels of a shape (HLO text, a
+/// `ShapeProto` built in memory) or the messages of any protobuf input.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Nesting {
+    Shape,
+    Messages,
 }
 
 impl fmt::Display for Error {
@@ -118,6 +224,10 @@ impl fmt::Display for Error {
         f.write_str(&self.message)
     }
 }
+
+/// No source: every error of the crate is reported where it is found.
+/// (A derive crate would add nothing to this one line.)
+impl std::error::Error for Error {}
 
 impl From<prost::DecodeError> for Error {
     fn from(e: prost::DecodeError) -> Self {

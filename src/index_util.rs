@@ -20,7 +20,7 @@
 //! ```
 //! use xla_shape::{ArrayShape, Layout, PrimitiveType};
 //! use xla_shape::index_util;
-//! // f32[10,20]{0,1}: dimension 0 is the most minor (spec 12.5 I2).
+//! // f32[10,20]{0,1}: dimension 0 is the most minor (xla/index_util_test.cc).
 //! let s = ArrayShape::new(PrimitiveType::F32, [10, 20])?
 //!     .with_layout(Some(Layout::new([0, 1])))?;
 //! assert_eq!(index_util::multidimensional_index_to_linear_index(&s, &[3, 5])?, 53);
@@ -33,19 +33,7 @@ use std::cmp::Ordering;
 use crate::error::{Error, Result};
 use crate::layout_util::require_layout;
 use crate::model::ArrayShape;
-
-/// Formats an index as XLA writes spans: `{3,5}`.
-pub(crate) fn index_string(index: &[i64]) -> String {
-    let mut s = String::from("{");
-    for (i, x) in index.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&x.to_string());
-    }
-    s.push('}');
-    s
-}
+use crate::model::display::index_string;
 
 #[cold]
 fn bad_index(shape: &ArrayShape, index: &[i64]) -> Error {
@@ -135,7 +123,7 @@ fn is_permutation(minor_to_major: &[i64], rank: usize) -> bool {
 ///
 /// ```
 /// use xla_shape::{ArrayShape, PrimitiveType, index_util};
-/// // f32[10,20,30]{2,1,0} (spec 12.5 I6): 3*600 + 5*30 + 7.
+/// // f32[10,20,30]{2,1,0} (xla/index_util_test.cc): 3*600 + 5*30 + 7.
 /// let s = ArrayShape::new(PrimitiveType::F32, [10, 20, 30])?;
 /// assert_eq!(index_util::multidimensional_index_to_linear_index(&s, &[3, 5, 7])?, 1957);
 /// # Ok::<(), xla_shape::Error>(())
@@ -204,6 +192,15 @@ pub fn multidimensional_index_to_linear_index_with_minor_to_major(
 /// The shape has no layout, or `linear_index` is not in
 /// `0..elements_in(shape)` (XLA only `DCHECK`s this), or the shape has an
 /// unbounded dimension.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, index_util, shape_util};
+/// // Column-major f32[10,20]: linear = a + 10 * b.
+/// let s = shape_util::make_shape_with_dense_layout(T::F32, &[10, 20], &[0, 1]);
+/// assert_eq!(index_util::linear_index_to_multidimensional_index(&s, 53)?, [3, 5]);
+/// assert_eq!(index_util::multidimensional_index_to_linear_index_with_minor_to_major(&s, &[0, 1], &[3, 5])?, 53);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "IndexUtil::LinearIndexToMultidimensionalIndex")]
 pub fn linear_index_to_multidimensional_index(
     shape: &ArrayShape,
@@ -238,7 +235,7 @@ pub fn linear_index_to_multidimensional_index(
 /// let s = ArrayShape::new(PrimitiveType::F32, [2, 3])?;
 /// let mut i = [0, 2];
 /// assert!(index_util::bump_indices(&s, &mut i)?);
-/// assert_eq!(i, [1, 0]); // spec 12.5 I11
+/// assert_eq!(i, [1, 0]); // the example of `BumpIndices` in xla/index_util.h
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
 ///
@@ -251,16 +248,26 @@ pub fn bump_indices(shape: &ArrayShape, index: &mut [i64]) -> Result<bool> {
     if index.len() != dims.len() {
         return Err(bad_index(shape, index));
     }
+    Ok(next_row_major(index, dims).is_some())
+}
+
+/// The crate's index odometer: advances `index` to the next index in
+/// row-major order within `dims` and returns the dimension it
+/// incremented (every later one is reset to 0); `None`, leaving `index`
+/// unchanged, when it is the last. `index` and `dims` have the same
+/// length.
+#[inline]
+pub(crate) fn next_row_major(index: &mut [i64], dims: &[i64]) -> Option<usize> {
     for d in (0..dims.len()).rev() {
         if index[d].saturating_add(1) < dims[d] {
             index[d] += 1;
             for later in &mut index[d + 1..] {
                 *later = 0;
             }
-            return Ok(true);
+            return Some(d);
         }
     }
-    Ok(false)
+    None
 }
 
 /// XLA's `IndexUtil::GetDimensionStride`: how far apart, in elements, two
@@ -271,7 +278,7 @@ pub fn bump_indices(shape: &ArrayShape, index: &mut [i64]) -> Result<bool> {
 ///
 /// ```
 /// use xla_shape::{ArrayShape, PrimitiveType, index_util};
-/// // F32[5,8,10,4]{3,2,1,0}, dimension 1: 4 * 10 (spec 12.5 I12).
+/// // F32[5,8,10,4]{3,2,1,0}, dimension 1: 4 * 10 (the example of `GetDimensionStride` in xla/index_util.h).
 /// let s = ArrayShape::new(PrimitiveType::F32, [5, 8, 10, 4])?;
 /// assert_eq!(index_util::get_dimension_stride(&s, 1)?, 40);
 /// # Ok::<(), xla_shape::Error>(())
@@ -303,6 +310,13 @@ pub fn get_dimension_stride(shape: &ArrayShape, dimension: i64) -> Result<i64> {
 /// XLA's `IndexUtil::IndexInBounds`: `index` has one entry per dimension
 /// and none is at or past its dimension's size. As upstream, negative
 /// entries count as in bounds.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, index_util, shape_util};
+/// let s = shape_util::make_shape(T::F32, &[2, 3]);
+/// assert!(index_util::index_in_bounds(&s, &[1, 2]));
+/// assert!(!index_util::index_in_bounds(&s, &[2, 0]));
+/// ```
 #[doc(alias = "IndexUtil::IndexInBounds")]
 pub fn index_in_bounds(shape: &ArrayShape, index: &[i64]) -> bool {
     index.len() == shape.rank() && index.iter().zip(shape.dimensions()).all(|(&i, &d)| i < d)

@@ -26,6 +26,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::model::display::index_string;
 use crate::model::validate;
 use crate::model::{ArrayShape, Layout, LayoutEqual, ProgramShape, Shape, SplitConfig};
 
@@ -48,6 +49,16 @@ fn no_layout(shape: &ArrayShape) -> Error {
 /// layout with no other attribute. The other parameters of upstream's
 /// function are the builder methods of [`Layout`]
 /// (`Layout::new(mtm).with_tiles(..).with_memory_space(..)`).
+///
+/// ```
+/// use xla_shape::layout_util;
+/// let l = layout_util::make_layout(&[0, 1]);
+/// assert_eq!(l.to_string(), "{0,1}");
+/// assert_eq!(layout_util::make_layout_from_major_to_minor(&[1, 0]), l);
+/// assert_eq!(layout_util::make_descending_layout(3).to_string(), "{2,1,0}");
+/// assert_eq!(layout_util::make_ascending_layout(3).to_string(), "{0,1,2}");
+/// assert!(layout_util::has_descending_layout(&layout_util::get_default_layout_for_r2()));
+/// ```
 #[doc(alias = "LayoutUtil::MakeLayout")]
 pub fn make_layout(minor_to_major: &[i64]) -> Layout {
     Layout::new(minor_to_major)
@@ -64,7 +75,7 @@ pub fn make_layout_from_major_to_minor(major_to_minor: &[i64]) -> Layout {
 /// default (row-major) layout.
 #[doc(alias = "LayoutUtil::MakeDescendingLayout")]
 pub fn make_descending_layout(rank: usize) -> Layout {
-    Layout::new((0..rank as i64).rev().collect::<Vec<_>>())
+    Layout::descending(rank)
 }
 
 /// XLA's `LayoutUtil::MakeAscendingLayout`: `{0, 1, ..., rank-1}`.
@@ -133,6 +144,17 @@ pub fn get_default_layout_for_r4() -> Layout {
 /// `minor_to_major`. As upstream, the **other attributes of an existing
 /// layout are kept** (tiles, memory space, ...); an array without a layout
 /// gets a plain one.
+///
+/// ```
+/// use xla_shape::{Shape, layout_util};
+/// let mut s: Shape = "(f32[2,3]{0,1}, s32[4])".parse()?;
+/// layout_util::set_to_default_layout(&mut s);
+/// assert_eq!(s.to_string(), "(f32[2,3]{1,0}, s32[4]{0})");
+/// layout_util::clear_layout(&mut s);
+/// assert!(!layout_util::has_layout(&s));
+/// assert_eq!(layout_util::get_with_default_layout(&s).to_string(), "(f32[2,3]{1,0}, s32[4]{0})");
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "LayoutUtil::SetToDefaultLayout")]
 pub fn set_to_default_layout(shape: &mut Shape) {
     match shape {
@@ -190,6 +212,14 @@ pub fn set_to_default_layout_program_shape(program_shape: &mut ProgramShape) {
 ///
 /// `shape f32[2,3] does not have a layout`, or a message of
 /// [`validate_layout_for_shape`].
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, Shape, layout_util, shape_util};
+/// let bare: Shape = shape_util::make_shape(T::F32, &[2, 3]).with_layout(None)?.into();
+/// layout_util::validate_layout_in_shape(&bare, true)?;
+/// assert!(layout_util::validate_layout_in_shape(&bare, false).is_err());
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "LayoutUtil::ValidateLayoutInShape")]
 pub fn validate_layout_in_shape(shape: &Shape, allow_missing_layouts: bool) -> Result<()> {
     match shape {
@@ -224,7 +254,7 @@ pub fn validate_layout_in_shape(shape: &Shape, allow_missing_layouts: bool) -> R
 /// # Errors
 ///
 /// `a single Layout is not valid for tuple shapes` for a tuple, and the
-/// messages of spec §5.4 for an array.
+/// messages of `ShapeUtil::ValidateShape` (xla/shape_util.cc) for an array.
 #[doc(alias = "LayoutUtil::ValidateLayoutForShape")]
 pub fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result<()> {
     match shape {
@@ -273,6 +303,17 @@ pub fn clear_tiles(shape: &mut Shape) {
 }
 
 /// XLA's (deprecated) `LayoutUtil::IsDenseArray`: the shape is an array.
+///
+/// ```
+/// use xla_shape::{Shape, layout_util};
+/// let dense: Shape = "f32[2,3]{1,0}".parse()?;
+/// assert!(layout_util::is_dense_array(&dense));
+/// assert!(!layout_util::is_dense_array(&"(f32[2])".parse()?));
+/// let column_major = dense.as_array().unwrap().clone().with_layout(Some(layout_util::make_layout(&[0, 1])))?;
+/// assert!(layout_util::is_monotonic_with_dim0_minor(column_major.layout().unwrap()));
+/// assert!(layout_util::has_any_layout(&dense));
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "LayoutUtil::IsDenseArray")]
 pub fn is_dense_array(shape: &Shape) -> bool {
     shape.is_array()
@@ -358,6 +399,14 @@ pub fn minor_to_major(shape: &ArrayShape) -> Result<&[i64]> {
 ///
 /// If `physical` is not less than the length of `minor_to_major` (XLA
 /// `CHECK`-fails).
+///
+/// ```
+/// use xla_shape::layout_util;
+/// let l = layout_util::make_layout(&[2, 0, 1]);
+/// // Physical positions counted from the major end, then from the minor end.
+/// assert_eq!(layout_util::major(&l, 0), 1);
+/// assert_eq!(layout_util::minor(&l, 0), 2);
+/// ```
 #[doc(alias = "LayoutUtil::Major")]
 pub fn major(layout: &Layout, physical: usize) -> i64 {
     let mtm = layout.minor_to_major();
@@ -390,7 +439,7 @@ pub fn minor(layout: &Layout, physical: usize) -> i64 {
 ///
 /// ```
 /// use xla_shape::{Layout, layout_util::make_logical_to_physical};
-/// // minor_to_major {2,0,1}: dimension 1 is most major (spec §6).
+/// // minor_to_major {2,0,1}: dimension 1 is most major.
 /// assert_eq!(make_logical_to_physical(&Layout::new([2, 0, 1]))?, [1, 0, 2]);
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
@@ -443,6 +492,17 @@ pub fn human_string(layout: &Layout) -> String {
 /// against a non-tuple, or an array against a token, an opaque value or a
 /// buffer, where XLA aborts), `... tuple element count differs`, `...
 /// ranks differs`, or a [`validate_layout_for_shape`] message.
+///
+/// ```
+/// use xla_shape::{Shape, layout_util};
+/// let src: Shape = "f32[2,3]{0,1}".parse()?;
+/// let mut dst: Shape = "s8[2,3]{1,0}".parse()?;
+/// assert!(!layout_util::layouts_in_shapes_equal(&src, &dst));
+/// layout_util::copy_layout_between_shapes(&src, &mut dst)?;
+/// assert_eq!(dst.to_string(), "s8[2,3]{0,1}");
+/// assert!(layout_util::layouts_in_shapes_equal(&src, &dst));
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "LayoutUtil::CopyLayoutBetweenShapes")]
 pub fn copy_layout_between_shapes(src: &Shape, dst: &mut Shape) -> Result<()> {
     let structure =
@@ -537,6 +597,14 @@ fn layouts_in_shapes_equal_impl(lhs: &Shape, rhs: &Shape, equal: Option<&LayoutE
 /// XLA's `LayoutUtil::AreDimensionsConsecutive`: the positions of `dims`
 /// in `minor_to_major`, sorted, are consecutive (a dimension missing from
 /// `minor_to_major` counts as position `len`).
+///
+/// ```
+/// use xla_shape::layout_util;
+/// let l = layout_util::make_layout(&[2, 0, 1]);
+/// // Physically, from minor to major: 2, 0, 1.
+/// assert!(layout_util::are_dimensions_consecutive(&l, &[0, 2]));
+/// assert!(!layout_util::are_dimensions_consecutive(&l, &[1, 2]));
+/// ```
 #[doc(alias = "LayoutUtil::AreDimensionsConsecutive")]
 pub fn are_dimensions_consecutive(layout: &Layout, dims: &[i64]) -> bool {
     let mtm = layout.minor_to_major();
@@ -576,7 +644,7 @@ pub(crate) fn ceil_of_ratio(a: i64, b: i64) -> Option<i64> {
 fn linear_index_overflow(shape: &ArrayShape, index: &[i64]) -> Error {
     Error::overflow(format!(
         "linear index of {} in {shape} overflows int64",
-        crate::index_util::index_string(index)
+        index_string(index)
     ))
 }
 
@@ -589,7 +657,7 @@ fn linear_index_overflow(shape: &ArrayShape, index: &[i64]) -> Error {
 ///
 /// ```
 /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile, layout_util};
-/// // F32[3,5]{1,0:T(2,2)}, index {2,3} -> 17 (spec 12.5 I16).
+/// // F32[3,5]{1,0:T(2,2)}, index {2,3} -> 17 (figure 1 of XLA's tiled-layout document).
 /// let s = ArrayShape::new(PrimitiveType::F32, [3, 5])?
 ///     .with_layout(Some(Layout::new([1, 0]).with_tiles(vec![Tile::new([2, 2])?])))?;
 /// assert_eq!(layout_util::linear_index(&s, &[2, 3])?, 17);
@@ -607,7 +675,7 @@ pub fn linear_index(shape: &ArrayShape, index: &[i64]) -> Result<i64> {
     if index.len() != rank {
         return Err(Error::invalid_argument(format!(
             "index {} has {} elements, but shape {shape} has {rank} dimensions",
-            crate::index_util::index_string(index),
+            index_string(index),
             index.len()
         )));
     }
@@ -656,6 +724,13 @@ pub fn linear_index(shape: &ArrayShape, index: &[i64]) -> Result<i64> {
 
 /// XLA's `LayoutUtil::MemorySpace`: the layout's `S(n)`, 0 for a shape
 /// without a layout (every non-array included).
+///
+/// ```
+/// use xla_shape::{Shape, layout_util};
+/// assert_eq!(layout_util::memory_space(&"f32[2]{0:S(1)}".parse()?), 1);
+/// assert_eq!(layout_util::memory_space(&"f32[2]{0}".parse()?), 0);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "LayoutUtil::MemorySpace")]
 pub fn memory_space(shape: &Shape) -> i64 {
     shape
@@ -707,7 +782,7 @@ pub fn byte_strides_is_major_to_minor(
 ///
 /// ```
 /// use xla_shape::{ArrayShape, Layout, PrimitiveType, SplitConfig, layout_util};
-/// // f32[150,200,100]{0,1,2:SC(0:30)(1:40,130)} (spec 12.6 Y37).
+/// // f32[150,200,100]{0,1,2:SC(0:30)(1:40,130)} (xla/layout_util_test.cc, the `MaxSplitSize` case).
 /// let s = ArrayShape::new(PrimitiveType::F32, [150, 200, 100])?.with_layout(Some(
 ///     Layout::new([0, 1, 2])
 ///         .with_split_configs(vec![SplitConfig::new(0, [30]), SplitConfig::new(1, [40, 130])]),

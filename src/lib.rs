@@ -54,28 +54,33 @@
 //! ```
 
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 pub mod error;
+#[cfg(feature = "formats")]
 pub mod formats;
 pub mod hlo;
 pub mod index_util;
+pub mod interop;
 pub mod layout_util;
 mod model;
 pub mod primitive_util;
 pub mod proto;
+mod protobuf;
 pub mod relayout;
 pub mod shape_util;
 pub mod strides;
 pub mod text;
 pub mod tiling;
 
-pub use error::{Error, ErrorKind, Location, Result};
+pub use error::{Diagnostic, Error, ErrorKind, Location, Result};
 
 /// The Rust examples of README.md, run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 pub use model::{
-    ArrayShape, Layout, LayoutEqual, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape,
-    ShapeEqual, ShapeIndex, SplitConfig, Tile,
+    ArrayShape, Layout, LayoutEqual, PrimitiveType, ProgramShape, Shape, ShapeEqual, ShapeIndex,
+    SplitConfig, Tile,
 };
+pub use protobuf::MAX_NESTING_DEPTH;

@@ -1,17 +1,22 @@
-//! XLA's `primitive_util`, as free functions over [`PrimitiveType`].
+//! XLA's `primitive_util`: what it does beyond [`PrimitiveType`]'s own methods.
 //!
-//! The classification, size, floating-point and name functions live on
-//! [`PrimitiveType`] as inherent methods; the functions here with the same
-//! meaning call them, so that code ported from XLA reads as it did
-//! (`primitive_util::BitWidth(t)` is [`bit_width(t)`](bit_width)). The
-//! functions that exist only here are the conversions between types
-//! ([`higher_precision_type`], [`cast_preserves_values`],
-//! [`complex_component_type`], ...) and the native-type helpers
-//! ([`native_to_primitive_type`], [`can_represent`]).
+//! XLA's classification, size, floating-point and name functions of one
+//! type are methods of [`PrimitiveType`], each carrying XLA's name as a
+//! search alias: `primitive_util::BitWidth(t)` is
+//! [`t.bit_width()`](PrimitiveType::bit_width),
+//! `primitive_util::IsFloatingPointType(t)` is
+//! [`t.is_floating_point()`](PrimitiveType::is_floating_point),
+//! `primitive_util::StringToPrimitiveType(s)` is
+//! [`PrimitiveType::from_lowercase_name`] (and `s.parse()`). This module
+//! holds the rest: conversions between types ([`higher_precision_type`],
+//! [`cast_preserves_values`], [`complex_component_type`], the
+//! `*_for_bit_width` lookups, ...) and the native-type helpers
+//! ([`native_to_primitive_type`], [`can_represent`]). `docs/xla-mapping.md`
+//! lists where each upstream function lives.
 //!
 //! # Errors and panics
 //!
-//! Nothing here panics. Where XLA aborts on a type it cannot handle (a
+//! Nothing here or in those methods panics. Where XLA aborts on a type it cannot handle (a
 //! non-array type given to `BitWidth`, a non-complex type given to
 //! `ComplexComponentType`), a function that returns a value returns `None`,
 //! and a predicate answers `false`. Where XLA returns
@@ -21,95 +26,28 @@
 //! ```
 //! use xla_shape::PrimitiveType as T;
 //! use xla_shape::primitive_util;
-//! assert_eq!(primitive_util::bit_width(T::S4), Some(4));
+//! assert_eq!(T::S4.bit_width(), Some(4));
 //! // bf16 has the larger range (overflow exponent 128 against 16).
 //! assert_eq!(primitive_util::higher_precision_type(T::Bf16, T::F16), Some(T::Bf16));
 //! assert!(primitive_util::cast_preserves_values(T::S16, T::F32));
-//! assert_eq!(primitive_util::string_to_primitive_type("bf16").unwrap(), T::Bf16);
+//! assert_eq!(T::from_lowercase_name("bf16")?, T::Bf16);
+//! assert!(primitive_util::is_primitive_type_name("bf16"));
+//! # Ok::<(), xla_shape::Error>(())
 //! ```
 
-use crate::error::Result;
 use crate::model::PrimitiveType;
 
 use PrimitiveType as P;
 
-/// XLA's `IsMXType`: F4E2M1FN and F8E8M0FNU.
-#[doc(alias = "primitive_util::IsMXType")]
-pub fn is_mx_type(t: PrimitiveType) -> bool {
-    t.is_mx()
-}
-
-/// XLA's `IsF8Type`: the 8-bit floating-point types (not F4E2M1FN).
-#[doc(alias = "primitive_util::IsF8Type")]
-pub fn is_f8_type(t: PrimitiveType) -> bool {
-    t.is_f8()
-}
-
-/// XLA's `IsFloatingPointType`.
-#[doc(alias = "primitive_util::IsFloatingPointType")]
-pub fn is_floating_point_type(t: PrimitiveType) -> bool {
-    t.is_floating_point()
-}
-
-/// XLA's `IsComplexType`: C64 and C128.
-#[doc(alias = "primitive_util::IsComplexType")]
-pub fn is_complex_type(t: PrimitiveType) -> bool {
-    t.is_complex()
-}
-
-/// XLA's `IsSignedIntegralType`: S1 to S64.
-#[doc(alias = "primitive_util::IsSignedIntegralType")]
-pub fn is_signed_integral_type(t: PrimitiveType) -> bool {
-    t.is_signed_integral()
-}
-
-/// XLA's `IsUnsignedIntegralType`: U1 to U64.
-#[doc(alias = "primitive_util::IsUnsignedIntegralType")]
-pub fn is_unsigned_integral_type(t: PrimitiveType) -> bool {
-    t.is_unsigned_integral()
-}
-
-/// XLA's `IsIntegralType`: signed or unsigned integers (PRED is not one).
-#[doc(alias = "primitive_util::IsIntegralType")]
-pub fn is_integral_type(t: PrimitiveType) -> bool {
-    t.is_integral()
-}
-
-/// XLA's `Is8BitIntegralType`: S8 and U8.
-#[doc(alias = "primitive_util::Is8BitIntegralType")]
-pub fn is_8bit_integral_type(t: PrimitiveType) -> bool {
-    t.is_8bit_integral()
-}
-
-/// XLA's `IsArrayType`: every type an array can hold (not `Invalid`,
-/// `Tuple`, `OpaqueType`, `Token`, `Buffer`).
-#[doc(alias = "primitive_util::IsArrayType")]
-pub fn is_array_type(t: PrimitiveType) -> bool {
-    t.is_array_type()
-}
-
-/// XLA's `IsSubByteNonPredType`: array types other than PRED narrower than
-/// 8 bits.
-#[doc(alias = "primitive_util::IsSubByteNonPredType")]
-pub fn is_sub_byte_non_pred_type(t: PrimitiveType) -> bool {
-    t.is_sub_byte_non_pred()
-}
-
-/// XLA's `BitWidth`; `None` for the non-array types (XLA aborts).
-#[doc(alias = "primitive_util::BitWidth")]
-pub fn bit_width(t: PrimitiveType) -> Option<u32> {
-    t.bit_width()
-}
-
-/// XLA's `ByteWidth`: `ceil(bit_width / 8)`; `None` for the non-array types
-/// (XLA aborts).
-#[doc(alias = "primitive_util::ByteWidth")]
-pub fn byte_width(t: PrimitiveType) -> Option<i64> {
-    t.byte_width()
-}
-
 /// XLA's `UnsignedIntegralTypeForBitWidth`: U1, U2, U4, U8, U16, U32 or U64
 /// for those widths, `Invalid` for any other.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, primitive_util};
+/// assert_eq!(primitive_util::unsigned_integral_type_for_bit_width(4), T::U4);
+/// assert_eq!(primitive_util::signed_integral_type_for_bit_width(16), T::S16);
+/// assert_eq!(primitive_util::signed_integral_type_for_bit_width(3), T::Invalid);
+/// ```
 #[doc(alias = "primitive_util::UnsignedIntegralTypeForBitWidth")]
 pub fn unsigned_integral_type_for_bit_width(bits: i64) -> PrimitiveType {
     match bits {
@@ -142,6 +80,12 @@ pub fn signed_integral_type_for_bit_width(bits: i64) -> PrimitiveType {
 
 /// XLA's `ComplexComponentType`: F32 for C64, F64 for C128; `None` for any
 /// other type (XLA aborts).
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, primitive_util};
+/// assert_eq!(primitive_util::complex_component_type(T::C128), Some(T::F64));
+/// assert_eq!(primitive_util::complex_type(T::F32), T::C64);
+/// ```
 #[doc(alias = "primitive_util::ComplexComponentType")]
 pub fn complex_component_type(t: PrimitiveType) -> Option<PrimitiveType> {
     match t {
@@ -162,72 +106,8 @@ pub fn complex_type(t: PrimitiveType) -> PrimitiveType {
     }
 }
 
-/// XLA's `SignificandWidth`: `numeric_limits::digits` of a floating type.
-#[doc(alias = "primitive_util::SignificandWidth")]
-pub fn significand_width(t: PrimitiveType) -> Option<i32> {
-    t.significand_width()
-}
-
-/// XLA's `ExponentWidth`.
-#[doc(alias = "primitive_util::ExponentWidth")]
-pub fn exponent_width(t: PrimitiveType) -> Option<i32> {
-    t.exponent_width()
-}
-
-/// XLA's `UnderflowExponent`: `numeric_limits::min_exponent`.
-#[doc(alias = "primitive_util::UnderflowExponent")]
-pub fn underflow_exponent(t: PrimitiveType) -> Option<i32> {
-    t.underflow_exponent()
-}
-
-/// XLA's `OverflowExponent`: `numeric_limits::max_exponent`.
-#[doc(alias = "primitive_util::OverflowExponent")]
-pub fn overflow_exponent(t: PrimitiveType) -> Option<i32> {
-    t.overflow_exponent()
-}
-
-/// XLA's `ExponentBias`.
-#[doc(alias = "primitive_util::ExponentBias")]
-pub fn exponent_bias(t: PrimitiveType) -> Option<i32> {
-    t.exponent_bias()
-}
-
-/// XLA's `HasInfinity`; false for non-floating types.
-#[doc(alias = "primitive_util::HasInfinity")]
-pub fn has_infinity(t: PrimitiveType) -> bool {
-    t.has_infinity()
-}
-
-/// XLA's `HasNaN`; false for non-floating types.
-#[doc(alias = "primitive_util::HasNaN")]
-pub fn has_nan(t: PrimitiveType) -> bool {
-    t.has_nan()
-}
-
-/// XLA's `HasNegativeZero`; false for non-floating types.
-#[doc(alias = "primitive_util::HasNegativeZero")]
-pub fn has_negative_zero(t: PrimitiveType) -> bool {
-    t.has_negative_zero()
-}
-
-/// XLA's `LowercasePrimitiveTypeName`: `f32`, `bf16`, `opaque`, ...
-#[doc(alias = "primitive_util::LowercasePrimitiveTypeName")]
-pub fn lowercase_primitive_type_name(t: PrimitiveType) -> &'static str {
-    t.lowercase_name()
-}
-
-/// XLA's `StringToPrimitiveType`: the exact, case-sensitive inverse of
-/// [`lowercase_primitive_type_name`] (`Invalid` excluded).
-///
-/// # Errors
-///
-/// `Invalid element type string: "F32".` for any other string.
-#[doc(alias = "primitive_util::StringToPrimitiveType")]
-pub fn string_to_primitive_type(name: &str) -> Result<PrimitiveType> {
-    PrimitiveType::from_lowercase_name(name)
-}
-
-/// XLA's `IsPrimitiveTypeName`: whether [`string_to_primitive_type`]
+/// XLA's `IsPrimitiveTypeName`: whether
+/// [`PrimitiveType::from_lowercase_name`] (XLA's `StringToPrimitiveType`)
 /// succeeds.
 #[doc(alias = "primitive_util::IsPrimitiveTypeName")]
 pub fn is_primitive_type_name(name: &str) -> bool {
@@ -378,6 +258,13 @@ fn integral_range(t: PrimitiveType) -> Option<(i64, i64)> {
 /// XLA's `FitsInIntegralType`: whether `x` is in the range of the integral
 /// type `t` (S4: -8..=7, U1: 0..=1, ...). False for a non-integral type
 /// (XLA aborts).
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, primitive_util};
+/// // U4 holds 0..=15.
+/// assert!(primitive_util::fits_in_integral_type(15, T::U4));
+/// assert!(!primitive_util::fits_in_integral_type(16, T::U4));
+/// ```
 #[doc(alias = "primitive_util::FitsInIntegralType")]
 pub fn fits_in_integral_type(x: i64, t: PrimitiveType) -> bool {
     integral_range(t).is_some_and(|(min, max)| min <= x && x <= max)
@@ -390,6 +277,7 @@ mod sealed {
 /// A Rust type with an XLA element type: XLA's `NativeToPrimitiveType<T>`
 /// and `NativeTypeOf<t>` for the types Rust has natively (`bool`, the
 /// integers, `f32`, `f64`).
+#[doc(alias = "primitive_util::NativeTypeOf")]
 pub trait NativeType: sealed::Sealed + Copy {
     /// The XLA element type of `Self`.
     const PRIMITIVE_TYPE: PrimitiveType;

@@ -5,9 +5,10 @@
 //! Convert to [`Shape`](crate::Shape) or [`Layout`](crate::Layout) to get
 //! XLA's validation.
 //!
-//! Every message implements [`prost::Message`] and
-//! [`prost_reflect::ReflectMessage`] (over [`DESCRIPTOR_POOL`]), so the
-//! binary, JSON and text formats of [`crate::formats`] work for all of them.
+//! Every message implements [`prost::Message`] and, with the `formats`
+//! feature, `prost_reflect::ReflectMessage` (over `DESCRIPTOR_POOL`), so
+//! the binary, JSON and text formats of `crate::formats` work for all of
+//! them.
 //!
 //! ```
 //! use prost::Message;
@@ -24,10 +25,6 @@
     clippy::large_enum_variant
 )]
 
-use std::sync::LazyLock;
-
-use prost_reflect::DescriptorPool;
-
 include!(concat!(env!("OUT_DIR"), "/xla.rs"));
 
 /// The encoded `FileDescriptorSet` of the schema, as compiled by `build.rs`.
@@ -35,8 +32,11 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/xla_descriptor_set.bin"));
 
 /// The descriptor pool of the schema (package `xla`), for reflection.
-pub static DESCRIPTOR_POOL: LazyLock<DescriptorPool> = LazyLock::new(|| {
-    // The bytes are produced by build.rs from the checked-in schema, so a
-    // failure here is a build defect, not an input error.
-    DescriptorPool::decode(FILE_DESCRIPTOR_SET).expect("the built-in descriptor set decodes")
-});
+#[cfg(feature = "formats")]
+pub static DESCRIPTOR_POOL: std::sync::LazyLock<prost_reflect::DescriptorPool> =
+    std::sync::LazyLock::new(|| {
+        // The bytes are produced by build.rs from the checked-in schema, so a
+        // failure here is a build defect, not an input error.
+        prost_reflect::DescriptorPool::decode(FILE_DESCRIPTOR_SET)
+            .expect("the built-in descriptor set decodes")
+    });

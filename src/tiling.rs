@@ -5,7 +5,7 @@
 //! `IndexUtil` ignores tiles, `LayoutUtil::LinearIndex` and
 //! `ShapeUtil::ArraySize` use only the first tile and do not handle `*`.
 //! [`TiledLayout`] applies every tile, in order, as the tiled-layout
-//! document describes (spec §8):
+//! document (docs/tiled_layout.md in XLA) describes:
 //!
 //! - the dimensions are put in physical order, most major first;
 //! - each tile applies to the most minor dimensions of the current shape:
@@ -110,11 +110,8 @@ pub struct TiledLayout {
     /// Logical dimensions, then the leading size-1 dimensions long tiles add.
     dims: Vec<i64>,
     element_bits: i64,
-    nodes: Vec<Node>,
-    children: Vec<usize>,
-    finals: Vec<usize>,
+    plan: Plan,
     physical: Vec<i64>,
-    final_strides: Vec<i64>,
     tiled_count: i64,
     slot_count: i64,
     element_count: i64,
@@ -124,6 +121,189 @@ pub struct TiledLayout {
 /// Values of the graph's nodes while mapping one element; on the stack for
 /// every realistic layout.
 const STACK_NODES: usize = 64;
+
+/// The tiling graph compiled for mapping elements, for layouts without a
+/// digit form. A node of size 1 always holds 0 and gets no slot (slot 0
+/// holds the constant 0); a quotient by 1, and a merge of one node larger
+/// than 1 with nodes of size 1, hold their source's value and share its
+/// slot. So tiles of bound 1, such as XLA's `(2,1)`, cost nothing per
+/// element, however many there are.
+#[derive(Clone, Debug)]
+struct Plan {
+    /// Slots, the constant 0 included.
+    slots: usize,
+    /// Index to slots, in the graph's creation order.
+    forward: Vec<Step>,
+    /// The parts of merges: slot and size, major first.
+    parts: Vec<(usize, i64)>,
+    /// The physical dimensions larger than 1: slot and stride.
+    finals: Vec<(usize, i64)>,
+    /// Offset to slots, in reverse creation order.
+    backward: Vec<Back>,
+    /// The logical dimensions larger than 1 and their slots.
+    logical: Vec<(usize, usize)>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Logical {
+        slot: usize,
+        dim: usize,
+    },
+    Merge {
+        slot: usize,
+        first: usize,
+        len: usize,
+    },
+    Quot {
+        slot: usize,
+        of: usize,
+        by: i64,
+    },
+    Rem {
+        slot: usize,
+        of: usize,
+        by: i64,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Back {
+    Final {
+        slot: usize,
+        stride: i64,
+        size: i64,
+    },
+    Merged {
+        slot: usize,
+        into: usize,
+        weight: i64,
+        size: i64,
+    },
+    /// `value(quot) * by + value(rem)`, padding when not below `size`.
+    Split {
+        slot: usize,
+        quot: usize,
+        rem: usize,
+        by: i64,
+        size: i64,
+    },
+    /// A node of size 1 split by a larger bound: padding unless the
+    /// remainder (here `slot`) is 0.
+    Zero {
+        slot: usize,
+    },
+}
+
+impl Plan {
+    fn new(nodes: &[Node], children: &[usize], finals: &[usize], strides: &[i64]) -> Plan {
+        const ZERO: usize = 0;
+        let unit = |n: usize| nodes[n].size == 1;
+        let mut plan = Plan {
+            slots: 1,
+            forward: Vec::new(),
+            parts: Vec::new(),
+            finals: Vec::new(),
+            backward: Vec::new(),
+            logical: Vec::new(),
+        };
+        // The slot of every node; a node that shares its source's slot is
+        // an alias.
+        let mut slot = vec![ZERO; nodes.len()];
+        let mut alias = vec![false; nodes.len()];
+        for (n, node) in nodes.iter().enumerate() {
+            if unit(n) {
+                continue;
+            }
+            let shared = match node.def {
+                Def::Quot { of, by: 1 } => Some(slot[of]),
+                Def::Merge { first, len } => {
+                    let mut big = children[first..first + len].iter().filter(|&&c| !unit(c));
+                    match (big.next(), big.next()) {
+                        (Some(&c), None) => Some(slot[c]),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(s) = shared {
+                slot[n] = s;
+                alias[n] = true;
+                continue;
+            }
+            slot[n] = plan.slots;
+            plan.slots += 1;
+            let s = slot[n];
+            plan.forward.push(match node.def {
+                Def::Logical(dim) => {
+                    plan.logical.push((dim, s));
+                    Step::Logical { slot: s, dim }
+                }
+                Def::Merge { first, len } => {
+                    let start = plan.parts.len();
+                    plan.parts.extend(
+                        children[first..first + len]
+                            .iter()
+                            .filter(|&&c| !unit(c))
+                            .map(|&c| (slot[c], nodes[c].size)),
+                    );
+                    Step::Merge {
+                        slot: s,
+                        first: start,
+                        len: plan.parts.len() - start,
+                    }
+                }
+                Def::Quot { of, by } => Step::Quot {
+                    slot: s,
+                    of: slot[of],
+                    by,
+                },
+                Def::Rem { of, by } => Step::Rem {
+                    slot: s,
+                    of: slot[of],
+                    by,
+                },
+            });
+        }
+        let mut stride_of = vec![0i64; nodes.len()];
+        for (&f, &st) in finals.iter().zip(strides) {
+            stride_of[f] = st;
+            if !unit(f) {
+                plan.finals.push((slot[f], st));
+            }
+        }
+        for n in (0..nodes.len()).rev() {
+            let size = nodes[n].size;
+            let step = match nodes[n].used {
+                Use::Split { rem, by, .. } if unit(n) && by != 1 => Back::Zero { slot: slot[rem] },
+                _ if unit(n) => continue,
+                // Shared with the quotient or the merge, set from its use.
+                Use::Split { by: 1, .. } => continue,
+                Use::Merged { into, .. } if alias[into] => continue,
+                Use::Final => Back::Final {
+                    slot: slot[n],
+                    stride: stride_of[n],
+                    size,
+                },
+                Use::Merged { into, weight } => Back::Merged {
+                    slot: slot[n],
+                    into: slot[into],
+                    weight,
+                    size,
+                },
+                Use::Split { quot, rem, by } => Back::Split {
+                    slot: slot[n],
+                    quot: slot[quot],
+                    rem: slot[rem],
+                    by,
+                    size,
+                },
+            };
+            plan.backward.push(step);
+        }
+        plan
+    }
+}
 
 fn overflow(shape: &ArrayShape, what: &str) -> Error {
     Error::overflow(format!("{what} of {shape} overflows int64_t"))
@@ -192,6 +372,9 @@ impl TiledLayout {
             dims,
             ..
         } = b;
+        for &n in &current {
+            nodes[n].used = Use::Final;
+        }
 
         let physical: Vec<i64> = current.iter().map(|&n| nodes[n].size).collect();
         let tiled_count = if physical.contains(&0) {
@@ -217,7 +400,6 @@ impl TiledLayout {
         // The digits of every dimension, if every node kept a digit form.
         let mut terms = Some(Vec::new());
         for (f, &n) in current.iter().enumerate() {
-            nodes[n].used = Use::Final;
             match (&mut terms, &node_terms[n]) {
                 (Some(out), Some(ts)) => {
                     let mut stride = final_strides[f];
@@ -239,15 +421,13 @@ impl TiledLayout {
         if tiled_count == 0 {
             terms = Some(Vec::new());
         }
+        let plan = Plan::new(&nodes, &children, &current, &final_strides);
         Ok(TiledLayout {
             shape: shape.clone(),
             dims,
             element_bits,
-            nodes,
-            children,
-            finals: current,
+            plan,
             physical,
-            final_strides,
             tiled_count,
             slot_count,
             element_count,
@@ -274,7 +454,7 @@ impl TiledLayout {
     /// whose row-major order is the memory order. Its product is
     /// [`tiled_element_count`](Self::tiled_element_count).
     ///
-    /// `F32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}` (spec §8.6) is tiled as
+    /// `F32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}` (the combined-dimension example of the tiled-layout document) is tiled as
     /// `[112,110]` with tile `(2,3)`: physical shape `[56,37,2,3]`.
     pub fn physical_shape(&self) -> &[i64] {
         &self.physical
@@ -354,33 +534,34 @@ impl TiledLayout {
         self.with_scratch(|vals| self.forward(index, vals))
     }
 
+    /// Runs `f` on zeroed slots for the plan's values.
     fn with_scratch<R>(&self, f: impl FnOnce(&mut [i64]) -> R) -> R {
-        if self.nodes.len() <= STACK_NODES {
+        let slots = self.plan.slots;
+        if slots <= STACK_NODES {
             let mut buf = [0i64; STACK_NODES];
-            f(&mut buf[..self.nodes.len()])
+            f(&mut buf[..slots])
         } else {
-            f(&mut vec![0i64; self.nodes.len()])
+            f(&mut vec![0i64; slots])
         }
     }
 
     /// Every node's value for `index`, in creation order (a node is made
     /// after the nodes it is made from).
     fn forward(&self, index: &[i64], vals: &mut [i64]) -> i64 {
-        for (n, node) in self.nodes.iter().enumerate() {
-            vals[n] = match node.def {
-                Def::Logical(d) => index.get(d).copied().unwrap_or(0),
-                Def::Merge { first, len } => self.children[first..first + len]
-                    .iter()
-                    .fold(0, |acc, &c| acc * self.nodes[c].size + vals[c]),
-                Def::Quot { of, by } => vals[of] / by,
-                Def::Rem { of, by } => vals[of] % by,
-            };
+        let plan = &self.plan;
+        for step in &plan.forward {
+            match *step {
+                Step::Logical { slot, dim } => vals[slot] = index.get(dim).copied().unwrap_or(0),
+                Step::Merge { slot, first, len } => {
+                    vals[slot] = plan.parts[first..first + len]
+                        .iter()
+                        .fold(0, |acc, &(c, size)| acc * size + vals[c]);
+                }
+                Step::Quot { slot, of, by } => vals[slot] = vals[of] / by,
+                Step::Rem { slot, of, by } => vals[slot] = vals[of] % by,
+            }
         }
-        self.finals
-            .iter()
-            .zip(&self.final_strides)
-            .map(|(&f, &s)| vals[f] * s)
-            .sum()
+        plan.finals.iter().map(|&(f, s)| vals[f] * s).sum()
     }
 
     /// What the slot at `offset` holds.
@@ -443,26 +624,40 @@ impl TiledLayout {
     /// creation order (a node's users are made after it); `false` when a
     /// split lands in a tile's padding.
     fn backward(&self, offset: i64, vals: &mut [i64], index: &mut [i64]) -> bool {
-        for (&f, &s) in self.finals.iter().zip(&self.final_strides) {
-            vals[f] = (offset / s) % self.nodes[f].size;
-        }
-        for n in (0..self.nodes.len()).rev() {
-            let node = self.nodes[n];
-            let v = match node.used {
-                Use::Final => vals[n],
-                Use::Merged { into, weight } => (vals[into] / weight) % node.size,
-                Use::Split { quot, rem, by } => {
-                    vals[quot].saturating_mul(by).saturating_add(vals[rem])
+        let plan = &self.plan;
+        for step in &plan.backward {
+            match *step {
+                Back::Final { slot, stride, size } => vals[slot] = (offset / stride) % size,
+                Back::Merged {
+                    slot,
+                    into,
+                    weight,
+                    size,
+                } => vals[slot] = (vals[into] / weight) % size,
+                Back::Split {
+                    slot,
+                    quot,
+                    rem,
+                    by,
+                    size,
+                } => {
+                    let v = vals[quot].saturating_mul(by).saturating_add(vals[rem]);
+                    if v >= size {
+                        return false;
+                    }
+                    vals[slot] = v;
                 }
-            };
-            if v >= node.size {
-                return false;
+                Back::Zero { slot } => {
+                    if vals[slot] != 0 {
+                        return false;
+                    }
+                }
             }
-            vals[n] = v;
-            if let Def::Logical(d) = node.def {
-                if let Some(i) = index.get_mut(d) {
-                    *i = v;
-                }
+        }
+        index.fill(0);
+        for &(d, slot) in &plan.logical {
+            if let Some(i) = index.get_mut(d) {
+                *i = vals[slot];
             }
         }
         true
@@ -753,7 +948,7 @@ mod tests {
 
     #[test]
     fn cross_digit_splits_use_the_graph() {
-        // spec 8.6: (11,10) combined is split by 3, across both digits.
+        // The tiled-layout document's combined dimensions: (11,10) merged, then split by 3.
         let t = tiled(
             &[2, 7, 8, 11, 10],
             &[4, 3, 2, 1, 0],

@@ -2,20 +2,17 @@
 
 use std::fmt::Write as _;
 
+use serde_json::{Value as Json, json};
 use xla_shape::formats;
 use xla_shape::tiling::TiledLayout;
-use xla_shape::{ArrayShape, Error, Layout, Result, Shape, layout_util, shape_util};
+use xla_shape::{ArrayShape, Layout, Shape, layout_util, shape_util};
 
-/// Parses an array shape given on the command line.
-pub fn parse_array(text: &str) -> Result<ArrayShape> {
-    match text.trim().parse::<Shape>()? {
-        Shape::Array(a) => Ok(a),
-        other => Err(Error::new(
-            xla_shape::ErrorKind::InvalidArgument,
-            format!("{other} is not an array shape"),
-        )),
-    }
-}
+use crate::convert::{Format, Value, read_value};
+use crate::input::{self, Limits};
+use crate::output::{Failure, Numbers, write_json};
+
+/// The built-in example: a bf16 array as a TPU stores it.
+pub const EXAMPLE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
 
 /// `[a, b, c]`.
 pub fn list(values: &[i64]) -> String {
@@ -31,30 +28,31 @@ pub fn comma_list(values: &[i64]) -> String {
         .join(",")
 }
 
-fn number(n: i64) -> String {
-    // Thousands separated with `_`, as Rust literals: 335_544_320.
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push('_');
-        }
-        out.push(c);
+/// A dimension in words: its size, `<=N` for a bounded dynamic one, `?`
+/// for an unbounded one.
+fn dim_word(a: &ArrayShape, i: usize) -> String {
+    if a.is_unbounded_dynamic_dimension(i) {
+        "?".to_string()
+    } else if a.is_dynamic_dimension(i) {
+        format!("<={}", a.dimension(i))
+    } else {
+        a.dimension(i).to_string()
     }
-    if n < 0 { format!("-{out}") } else { out }
 }
 
 fn dims_in_words(a: &ArrayShape) -> String {
-    let mut parts = Vec::new();
-    for (i, &d) in a.dimensions().iter().enumerate() {
-        parts.push(if a.is_unbounded_dynamic_dimension(i) {
-            "? (unbounded dynamic)".to_string()
-        } else if a.is_dynamic_dimension(i) {
-            format!("<={d} (dynamic)")
-        } else {
-            d.to_string()
-        });
-    }
+    let parts: Vec<String> = (0..a.rank())
+        .map(|i| {
+            let word = dim_word(a, i);
+            if a.is_unbounded_dynamic_dimension(i) {
+                format!("{word} (unbounded dynamic)")
+            } else if a.is_dynamic_dimension(i) {
+                format!("{word} (dynamic)")
+            } else {
+                word
+            }
+        })
+        .collect();
     format!("[{}]", parts.join(", "))
 }
 
@@ -63,7 +61,7 @@ fn layout_in_words(a: &ArrayShape, l: &Layout, out: &mut String, pad: &str) {
         .minor_to_major()
         .iter()
         .rev()
-        .map(|&d| format!("dim {d} ({})", a.dimension(d as usize)))
+        .map(|&d| format!("dim {d} ({})", dim_word(a, d as usize)))
         .collect();
     if !order.is_empty() {
         let _ = writeln!(out, "{pad}  major to minor: {}", order.join(", "));
@@ -104,7 +102,19 @@ fn layout_in_words(a: &ArrayShape, l: &Layout, out: &mut String, pad: &str) {
     }
 }
 
-fn describe_array(a: &ArrayShape, out: &mut String, pad: &str) {
+/// The array's tiled arrangement; a layout-less array takes XLA's default.
+fn tiled(a: &ArrayShape) -> xla_shape::Result<TiledLayout> {
+    match a.layout() {
+        Some(_) => TiledLayout::new(a),
+        None => a
+            .clone()
+            .with_layout(Some(layout_util::make_descending_layout(a.rank())))
+            .and_then(|a| TiledLayout::new(&a)),
+    }
+}
+
+fn describe_array(a: &ArrayShape, numbers: Numbers, out: &mut String, pad: &str) {
+    let number = |n: i64| numbers.format(n);
     let _ = writeln!(
         out,
         "{pad}element type:   {} ({} bits)",
@@ -140,14 +150,7 @@ fn describe_array(a: &ArrayShape, out: &mut String, pad: &str) {
             number(n)
         );
     }
-    // Sizes with every tile applied; a layout-less array takes XLA's default.
-    let with_layout = match a.layout() {
-        Some(_) => Ok(a.clone()),
-        None => a
-            .clone()
-            .with_layout(Some(layout_util::make_descending_layout(a.rank()))),
-    };
-    match with_layout.and_then(|a| TiledLayout::new(&a)) {
+    match tiled(a) {
         Ok(t) => {
             let _ = writeln!(
                 out,
@@ -164,24 +167,24 @@ fn describe_array(a: &ArrayShape, out: &mut String, pad: &str) {
 }
 
 /// The summary `describe` prints.
-pub fn describe(shape: &Shape) -> String {
+pub fn describe(shape: &Shape, numbers: Numbers) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "shape:          {shape}");
     match shape {
-        Shape::Array(a) => describe_array(a, &mut out, ""),
+        Shape::Array(a) => describe_array(a, numbers, &mut out, ""),
         Shape::Tuple(elements) => {
             let _ = writeln!(out, "tuple of {} elements", elements.len());
             shape_util::for_each_leaf_shape(shape, |leaf, index| {
                 let _ = writeln!(out, "element {index}: {leaf}");
                 if let Shape::Array(a) = leaf {
-                    describe_array(a, &mut out, "    ");
+                    describe_array(a, numbers, &mut out, "    ");
                 }
             });
         }
         Shape::Buffer(inner) => {
             let _ = writeln!(out, "buffer of {inner}");
             if let Shape::Array(a) = &**inner {
-                describe_array(a, &mut out, "    ");
+                describe_array(a, numbers, &mut out, "    ");
             }
         }
         Shape::Token => {
@@ -197,4 +200,145 @@ pub fn describe(shape: &Shape) -> String {
         formats::to_hex(&shape.to_proto_bytes())
     );
     out
+}
+
+/// The summary of a layout on its own.
+pub fn describe_layout(layout: &Layout) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "layout:         {layout}");
+    let order: Vec<String> = layout
+        .minor_to_major()
+        .iter()
+        .rev()
+        .map(|d| format!("dim {d}"))
+        .collect();
+    if !order.is_empty() {
+        let _ = writeln!(out, "  major to minor: {}", order.join(", "));
+    }
+    if !layout.tiles().is_empty() {
+        let tiles: Vec<String> = layout.tiles().iter().map(|t| t.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "  tiles:          {} (applied in that order)",
+            tiles.join(" then ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "proto hex:      {} (LayoutProto)",
+        formats::to_hex(&layout.to_proto_bytes())
+    );
+    out
+}
+
+fn layout_json(l: &Layout) -> Json {
+    json!({
+        "layout": l.to_string(),
+        "minor_to_major": l.minor_to_major(),
+        "tiles": l.tiles().iter().map(|t| t.dimensions().iter().map(|&d| {
+            if d == xla_shape::Tile::COMBINE_DIMENSION { json!("*") } else { json!(d) }
+        }).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "element_size_in_bits": l.element_size_in_bits(),
+        "tail_padding_alignment_in_elements": l.tail_padding_alignment_in_elements(),
+        "memory_space": l.memory_space(),
+        "split_configs": l.split_configs().iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+    })
+}
+
+fn array_json(a: &ArrayShape) -> Json {
+    let dimensions: Vec<Json> = (0..a.rank())
+        .map(|i| {
+            json!({
+                "size": if a.is_unbounded_dynamic_dimension(i) { Json::Null } else { json!(a.dimension(i)) },
+                "dynamic": a.is_dynamic_dimension(i),
+            })
+        })
+        .collect();
+    let in_memory = tiled(a).ok().map(|t| {
+        json!({
+            "bytes": t.byte_size(),
+            "unpadded_bytes": t.unpadded_byte_size(),
+            "padding_bytes": t.padding_byte_size(),
+        })
+    });
+    json!({
+        "shape": Shape::Array(a.clone()).to_string(),
+        "element_type": a.element_type().to_string(),
+        "element_bits": a.element_type().bit_width(),
+        "dimensions": dimensions,
+        "layout": a.layout().map(layout_json),
+        "elements": shape_util::elements_in(a).ok(),
+        "byte_size": shape_util::byte_size_of(&Shape::Array(a.clone()), 8).ok(),
+        "in_memory": in_memory,
+    })
+}
+
+/// The summary as one JSON document: `kind`, the printed `shape`, the
+/// `proto_hex`, and `arrays`, one object per array leaf with its `index`
+/// in the tuple.
+pub fn describe_json(shape: &Shape) -> Json {
+    let kind = match shape {
+        Shape::Array(_) => "array",
+        Shape::Tuple(_) => "tuple",
+        Shape::Buffer(_) => "buffer",
+        Shape::Token => "token",
+        Shape::Opaque => "opaque",
+    };
+    let mut arrays = Vec::new();
+    shape_util::for_each_leaf_shape(shape, |leaf, index| {
+        let array = match leaf {
+            Shape::Array(a) => Some(a),
+            Shape::Buffer(inner) => match &**inner {
+                Shape::Array(a) => Some(a),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(a) = array {
+            let mut v = array_json(a);
+            v["index"] = json!(&index[..]);
+            arrays.push(v);
+        }
+    });
+    json!({
+        "kind": kind,
+        "shape": shape.to_string(),
+        "arrays": arrays,
+        "proto_hex": formats::to_hex(&shape.to_proto_bytes()),
+    })
+}
+
+/// A layout on its own as one JSON document.
+pub fn describe_layout_json(layout: &Layout) -> Json {
+    let mut v = layout_json(layout);
+    v["kind"] = json!("layout");
+    v["proto_hex"] = json!(formats::to_hex(&layout.to_proto_bytes()));
+    v
+}
+
+/// `describe`: the summary of INPUT (`example`: of the built-in example).
+pub fn run(
+    input: Option<&str>,
+    example: bool,
+    from: Option<Format>,
+    numbers: Numbers,
+    json: bool,
+    limits: &Limits,
+    out: &mut impl std::io::Write,
+) -> Result<(), Failure> {
+    let value = if example {
+        Value::Shape(crate::convert::Read {
+            shape: EXAMPLE.parse()?,
+            lossless: None,
+        })
+    } else {
+        read_value(&input::read_all(input, limits.max_input)?, from, false)?
+    };
+    match (value, json) {
+        (Value::Shape(read), false) => out.write_all(describe(&read.shape, numbers).as_bytes())?,
+        (Value::Shape(read), true) => write_json(out, &describe_json(&read.shape))?,
+        (Value::Layout(layout), false) => out.write_all(describe_layout(&layout).as_bytes())?,
+        (Value::Layout(layout), true) => write_json(out, &describe_layout_json(&layout))?,
+    }
+    Ok(())
 }

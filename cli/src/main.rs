@@ -1,46 +1,80 @@
-//! `xla-shape`: inspect, check and convert XLA shapes.
+//! `xla-shape`: inspect, check, convert and draw XLA shapes.
 //!
-//! Exit status: 0 on success, 1 when an input is bad (the message is on
-//! standard error, or on the line's own output line with `--lines`), 2 for
-//! usage errors.
+//! Exit status: 0 on success (and when the reader of the output goes away
+//! early, as `| head` does), 1 when an input is bad (the message is on
+//! standard error, on the line's own output line in line-by-line modes, or
+//! the JSON document with `--json`), 2 for usage errors.
 
 mod convert;
 mod describe;
+mod draw;
+mod index;
 mod input;
+mod output;
 mod report;
+mod scan;
+mod strides;
+mod validate;
 
-use std::io::{self, BufRead, Write};
-use std::path::PathBuf;
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+use serde_json::json;
 
 use convert::Format;
-
-/// The built-in example `describe` shows: a bf16 array as a TPU stores it.
-const EXAMPLE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
+use input::Limits;
+use output::{Failure, Numbers, Problem, write_json};
 
 #[derive(Parser)]
 #[command(
     name = "xla-shape",
     version,
-    about = "Inspect, check and convert XLA shapes: HLO shape strings, ShapeProto bytes, hex, JSON and text format.",
-    after_help = "INPUT is a literal argument, @FILE, or standard input when absent or '-'.\n\
-                  With no command, describes the built-in example shape."
+    about = "Inspect, check, convert and draw XLA shapes: HLO shape and layout strings, ShapeProto bytes, hex, JSON and text format.",
+    after_help = "INPUT is a literal argument, @FILE, or standard input when absent or '-', in any \
+                  format (detected, or named with --from); a layout string such as {1,0:T(2,2)} \
+                  is read as a layout.\n\
+                  With no command, describes the built-in example shape.\n\
+                  Exit status: 0 ok, 1 bad input, 2 usage."
 )]
 struct Cli {
+    /// Write JSON: one document, or one object per line for the
+    /// line-by-line modes (convert --lines, index, scan); errors are
+    /// objects with kind, message, line and column.
+    #[arg(long, global = true)]
+    json: bool,
+    /// The largest whole input read, in bytes.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = input::DEFAULT_MAX_INPUT)]
+    max_input: u64,
+    /// The longest line read in line-by-line modes, in bytes; a longer
+    /// line gets an error line and the run goes on.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = input::DEFAULT_MAX_LINE)]
+    max_line: usize,
     #[command(subcommand)]
     command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// A readable summary of a shape (the built-in example without INPUT).
+    /// A readable summary of a shape or layout.
+    #[command(
+        after_help = "Example:\n  xla-shape describe 'f32[3,5]{1,0:T(2,2)}'\n\n\
+                            Without INPUT, reads standard input, or describes the built-in \
+                            example when standard input is a terminal."
+    )]
     Describe {
-        /// The shape, in any format; '-' reads standard input.
+        /// The shape or layout (standard input when absent or '-').
         input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+        /// Group the digits of large numbers in threes: 167_772_160.
+        #[arg(long)]
+        group_digits: bool,
     },
-    /// Convert a shape between formats.
+    /// Convert a shape (or layout) between formats.
+    #[command(after_help = "Examples:\n  xla-shape convert --to hex 'f32[2,3]'\n  \
+                            printf 'f32[2]\\nf32[3]\\n' | xla-shape convert --lines --to json")]
     Convert {
         /// The input format (detected when absent).
         #[arg(long, value_enum)]
@@ -51,257 +85,221 @@ enum Command {
         /// Keep fields unknown to this schema (proto formats only).
         #[arg(long)]
         lossless: bool,
-        /// Each line of standard input is one input; one output line each.
+        /// Each line of the input is one shape; one output line each.
         #[arg(long)]
         lines: bool,
-        /// The shape (standard input when absent).
+        /// The input (standard input when absent or '-').
         input: Option<String>,
     },
-    /// Check a shape as XLA's validation does: prints `ok` or the error.
+    /// Check a shape or layout as XLA's parser and validation do: prints
+    /// `ok` or the error.
+    #[command(after_help = "Example:\n  xla-shape validate 'f32[2,3]{0,0}'")]
     Validate {
-        /// The shape, in any format (standard input when absent).
+        /// The input (standard input when absent or '-').
+        input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+    },
+    /// Every shape in an HLO module: LINE:COLUMN (both 1-based), byte size,
+    /// shape and the instruction or computation it belongs to. A binary
+    /// HloModuleProto, HloProto or HloSnapshot lists each instruction's
+    /// result as COMPUTATION/INSTRUCTION.
+    #[command(after_help = "Example:\n  xla-shape scan @module.hlo.txt")]
+    Scan {
+        /// The module text (standard input when absent or '-').
         input: Option<String>,
     },
-    /// Every shape in an HLO module (text or binary), with its position,
-    /// size and the instruction or computation it belongs to.
-    Scan {
-        /// The HLO module: text, or a binary HloModuleProto, HloProto or
-        /// HloSnapshot ('-' reads standard input).
-        file: PathBuf,
-    },
-    /// A static memory report of an HLO module (text or binary): every
-    /// instruction's buffer with XLA's ByteSizeOf and its tiled size, totals
-    /// by memory space and element type, the largest buffers. No buffer
-    /// sharing or liveness is modelled.
+    /// A static memory report of an HLO module, text or binary
+    /// HloModuleProto/HloProto/HloSnapshot: every instruction's buffer
+    /// (memory space, XLA's ByteSizeOf, bytes with its tiles applied,
+    /// padding), totals by memory space and element type, the largest
+    /// buffers. No buffer sharing or liveness is modelled.
+    #[command(after_help = "Example:\n  xla-shape report --top 5 @module.pb")]
     Report {
-        /// The HLO module: text, or a binary HloModuleProto, HloProto or
-        /// HloSnapshot ('-' reads standard input).
-        file: PathBuf,
+        /// The module (standard input when absent or '-').
+        input: Option<String>,
         /// How many of the largest buffers to list.
         #[arg(long, default_value_t = 10)]
         top: usize,
-        /// One JSON document instead of the table.
+        /// The width of the table (default: $COLUMNS, else 120).
         #[arg(long)]
-        json: bool,
+        width: Option<usize>,
     },
     /// Element offsets in SHAPE's layout, tiles applied, for the indices
     /// `i,j,k` read one per line from standard input.
+    #[command(
+        after_help = "Example:\n  printf '2,3\\n0,4\\n' | xla-shape index 'f32[3,5]{1,0:T(2,2)}'"
+    )]
     Index {
-        /// An array shape in HLO syntax, e.g. 'f32[3,5]{1,0:T(2,2)}'.
+        /// An array shape with its layout, in any format (an argument or
+        /// @FILE: standard input holds the indices).
         shape: String,
+        /// The format of SHAPE (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
         /// Read offsets instead and print indices (or `padding`).
         #[arg(long)]
         offset: bool,
     },
-    /// Element and byte strides of SHAPE's layout, or why it has none.
+    /// Element and byte strides of an array's layout, or why it has none.
+    #[command(after_help = "Example:\n  xla-shape strides 'f32[3,5,7]{2,1,0}'")]
     Strides {
-        /// An array shape in HLO syntax.
-        shape: String,
+        /// An array shape (standard input when absent or '-').
+        input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+    },
+    /// An SVG picture of an array's memory layout: the index grid, each
+    /// element labelled with its offset, tiles outlined, padding hatched.
+    #[command(after_help = "Example:\n  xla-shape draw 'f32[3,5]{1,0:T(2,2)}' > layout.svg")]
+    Draw {
+        /// An array shape with its layout (standard input when absent or '-').
+        input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<Format>,
+        /// For rank 3 and up, the 2-D slice drawn: ':' for the two drawn
+        /// dimensions, an index for each other one (default: the last two
+        /// dimensions at index 0, such as 0,:,:).
+        #[arg(long)]
+        slice: Option<String>,
+        /// The most rows drawn (whole tiles where they fit).
+        #[arg(long, default_value_t = 16)]
+        max_rows: i64,
+        /// The most columns drawn (whole tiles where they fit).
+        #[arg(long, default_value_t = 16)]
+        max_cols: i64,
+    },
+    /// Shell completions for SHELL, on standard output.
+    #[command(
+        after_help = "Example:\n  xla-shape completions bash > ~/.local/share/bash-completion/completions/xla-shape"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
 }
 
-/// A failure and its exit status.
-enum Failure {
-    /// Bad input: exit 1.
-    Input(String),
-    /// Bad usage: exit 2.
-    Usage(String),
-    /// Bad input, already reported line by line: exit 1.
-    Reported,
-}
-
-impl From<xla_shape::Error> for Failure {
-    fn from(e: xla_shape::Error) -> Self {
-        Failure::Input(e.to_string())
-    }
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        Failure::Input(e.to_string())
-    }
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() && std::env::args_os().any(|a| a == "--json") => {
+            // A usage error, as a JSON document like every other error.
+            let rendered = e.render().to_string();
+            let message = rendered.trim_end();
+            let problem = Problem::new("Usage", message.strip_prefix("error: ").unwrap_or(message));
+            let mut out = io::stdout().lock();
+            let _ = write_json(&mut out, &json!({ "error": problem.to_json() }));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
+    let json = cli.json;
+    let limits = Limits {
+        max_input: cli.max_input,
+        max_line: cli.max_line,
+    };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = run(cli.command, &mut out);
-    let flushed = out.flush();
-    match (result, flushed) {
-        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+    let result = run(cli.command, json, &limits, &mut out);
+    let result = match out.flush() {
+        Ok(()) => result,
+        Err(e) => result.and(Err(Failure::Io(e))),
+    };
+    let (code, problem) = match result {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(Failure::Reported) => return ExitCode::FAILURE,
         // A closed pipe (`| head`) is not an error of ours.
-        (Ok(()), Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        (Ok(()), Err(e)) => {
-            eprintln!("xla-shape: {e}");
-            ExitCode::FAILURE
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            return ExitCode::SUCCESS;
         }
-        (Err(Failure::Reported), _) => ExitCode::FAILURE,
-        (Err(Failure::Input(message)), _) => {
-            eprintln!("xla-shape: {message}");
-            ExitCode::FAILURE
+        Err(Failure::Io(e)) => (1, Problem::new("Io", e.to_string())),
+        Err(Failure::Input(p)) => (1, p),
+        Err(Failure::Usage(message)) => (2, Problem::new("Usage", message)),
+    };
+    if json {
+        // The error is the document: on standard output, for the reader.
+        let mut out = io::stdout().lock();
+        let written =
+            write_json(&mut out, &json!({ "error": problem.to_json() })).and_then(|()| out.flush());
+        if written.is_err() {
+            return ExitCode::from(code);
         }
-        (Err(Failure::Usage(message)), _) => {
-            eprintln!("xla-shape: {message}");
-            ExitCode::from(2)
-        }
+    } else {
+        eprintln!("xla-shape: {}", problem.message.trim_end());
     }
+    ExitCode::from(code)
 }
 
-fn run(command: Option<Command>, out: &mut impl Write) -> Result<(), Failure> {
+fn run(
+    command: Option<Command>,
+    json: bool,
+    limits: &Limits,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let Some(command) = command else {
+        return describe::run(None, true, None, Numbers::default(), json, limits, out);
+    };
     match command {
-        None => describe_input(None, out),
-        Some(Command::Describe { input }) => describe_input(input.as_deref(), out),
-        Some(Command::Convert {
+        Command::Describe {
+            input,
+            from,
+            group_digits,
+        } => {
+            let example = input.is_none() && io::stdin().is_terminal();
+            let numbers = Numbers {
+                grouped: group_digits,
+            };
+            describe::run(input.as_deref(), example, from, numbers, json, limits, out)
+        }
+        Command::Convert {
             from,
             to,
             lossless,
             lines,
             input,
-        }) => {
-            if lossless && !(to.is_proto() && from.is_none_or(Format::is_proto)) {
-                return Err(Failure::Usage(
-                    "--lossless keeps unknown proto fields: use it with proto formats only (hex, pb, json, json-names, pbtxt)".into(),
-                ));
-            }
-            if lines {
-                if input.is_some() {
-                    return Err(Failure::Usage(
-                        "--lines reads standard input; give no INPUT".into(),
-                    ));
-                }
-                if to == Format::Pb || from == Some(Format::Pb) {
-                    return Err(Failure::Usage(
-                        "--lines cannot carry binary protos: use hex".into(),
-                    ));
-                }
-                return convert_lines(from, to, lossless, out);
-            }
-            let bytes = input::read(input.as_deref())?;
-            let converted = convert::convert(&bytes, from, to, lossless, false)?;
-            out.write_all(&converted)?;
-            if to != Format::Pb && !converted.ends_with(b"\n") {
-                out.write_all(b"\n")?;
-            }
+        } => {
+            let options = convert::Options {
+                from,
+                to,
+                lossless,
+                lines,
+                json,
+            };
+            convert::run(input.as_deref(), &options, limits, out)
+        }
+        Command::Validate { input, from } => {
+            validate::run(input.as_deref(), from, json, limits, out)
+        }
+        Command::Scan { input } => scan::run(input.as_deref(), json, limits, out),
+        Command::Report { input, top, width } => {
+            report::run(input.as_deref(), top, width, json, limits, out)
+        }
+        Command::Index {
+            shape,
+            from,
+            offset,
+        } => index::run(&shape, from, offset, json, limits, out),
+        Command::Strides { input, from } => strides::run(input.as_deref(), from, json, limits, out),
+        Command::Draw {
+            input,
+            from,
+            slice,
+            max_rows,
+            max_cols,
+        } => {
+            let options = draw::Options {
+                slice,
+                max_rows,
+                max_cols,
+            };
+            draw::run(input.as_deref(), from, &options, limits, out)
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "xla-shape", out);
             Ok(())
         }
-        Some(Command::Validate { input }) => {
-            let bytes = input::read(input.as_deref())?;
-            convert::read_shape(&bytes, None, false)?;
-            writeln!(out, "ok")?;
-            Ok(())
-        }
-        Some(Command::Scan { file }) => report::scan(&file, out),
-        Some(Command::Report { file, top, json }) => report::report(&file, top, json, out),
-        Some(Command::Index { shape, offset }) => index(&shape, offset, out),
-        Some(Command::Strides { shape }) => {
-            let array = describe::parse_array(&shape)?;
-            let element = xla_shape::strides::element_strides(&array)?;
-            writeln!(out, "element strides: {}", describe::list(&element))?;
-            // Sub-byte elements have element strides but no byte strides.
-            match xla_shape::strides::byte_strides(&array) {
-                Ok(bytes) => writeln!(out, "byte strides:    {}", describe::list(&bytes))?,
-                Err(e) => writeln!(out, "byte strides:    none: {}", one_line(e.message()))?,
-            }
-            Ok(())
-        }
-    }
-}
-
-fn describe_input(input: Option<&str>, out: &mut impl Write) -> Result<(), Failure> {
-    let shape = match input {
-        None => EXAMPLE.parse()?,
-        Some(arg) => convert::read_shape(&input::read(Some(arg))?, None, false)?.shape,
-    };
-    out.write_all(describe::describe(&shape).as_bytes())?;
-    Ok(())
-}
-
-/// `convert --lines`: one output line per input line, `error: ...` for the
-/// lines that fail.
-fn convert_lines(
-    from: Option<Format>,
-    to: Format,
-    lossless: bool,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
-    let stdin = io::stdin();
-    let mut failed = false;
-    for line in stdin.lock().split(b'\n') {
-        let mut line = line?;
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        match convert::convert(&line, from, to, lossless, true) {
-            Ok(converted) => out.write_all(&converted)?,
-            Err(e) => {
-                failed = true;
-                write!(out, "error: {}", one_line(&e.to_string()))?;
-            }
-        }
-        out.write_all(b"\n")?;
-    }
-    if failed {
-        Err(Failure::Reported)
-    } else {
-        Ok(())
-    }
-}
-
-/// A message on one line. A parse error keeps its `was parsing L:C: error:
-/// ...` lines and drops the source line and caret under each; other line
-/// breaks become ` | `.
-fn one_line(message: &str) -> String {
-    let lines: Vec<&str> = message.trim_end().lines().collect();
-    if lines.first() == Some(&"Syntax error:") {
-        let kept: Vec<&str> = std::iter::once("Syntax error:")
-            .chain(
-                lines
-                    .iter()
-                    .copied()
-                    .filter(|l| l.starts_with("was parsing ")),
-            )
-            .collect();
-        if kept.len() > 1 {
-            return kept.join(" ");
-        }
-    }
-    lines.join(" | ")
-}
-
-fn index(shape: &str, offsets: bool, out: &mut impl Write) -> Result<(), Failure> {
-    let array = describe::parse_array(shape)?;
-    let tiled = xla_shape::tiling::TiledLayout::new(&array)?;
-    let stdin = io::stdin();
-    let mut failed = false;
-    for line in stdin.lock().lines() {
-        let line = line?;
-        let answer = if offsets {
-            input::parse_offset(&line)
-                .and_then(|o| tiled.slot(o).map_err(|e| e.to_string()))
-                .map(|slot| match slot {
-                    xla_shape::tiling::Slot::Element(index) => describe::comma_list(&index),
-                    xla_shape::tiling::Slot::Padding => "padding".to_string(),
-                })
-        } else {
-            input::parse_index(&line).and_then(|i| {
-                tiled
-                    .offset(&i)
-                    .map(|o| o.to_string())
-                    .map_err(|e| e.to_string())
-            })
-        };
-        match answer {
-            Ok(s) => writeln!(out, "{s}")?,
-            Err(message) => {
-                failed = true;
-                writeln!(out, "error: {}", one_line(&message))?;
-            }
-        }
-    }
-    if failed {
-        Err(Failure::Reported)
-    } else {
-        Ok(())
     }
 }

@@ -1,22 +1,16 @@
-//! `report` and `scan`: whole HLO modules, as text or as binary
-//! `HloModuleProto`/`HloProto`/`HloSnapshot` (detected).
+//! `report`: a static memory report of a whole HLO module, text or binary
+//! `HloModuleProto`/`HloProto`/`HloSnapshot` (detected); and what `scan`
+//! needs to say which instruction or computation each shape belongs to.
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::Path;
 
+use serde_json::json;
 use xla_shape::hlo::{HloModule, MemoryReport, ModuleSource};
 use xla_shape::text::ShapeRole;
 
-use crate::{Failure, input, one_line};
-
-/// The bytes of FILE ('-' is standard input).
-fn read_file(file: &Path) -> Result<Vec<u8>, Failure> {
-    if file.as_os_str() == "-" {
-        return Ok(input::read(None)?);
-    }
-    std::fs::read(file).map_err(|e| Failure::Input(format!("{}: {e}", file.display())))
-}
+use crate::input::{self, Limits};
+use crate::output::{Failure, Problem, one_line, write_json};
 
 /// The width of the terminal: `COLUMNS`, or 120.
 fn terminal_width() -> usize {
@@ -27,94 +21,93 @@ fn terminal_width() -> usize {
         .unwrap_or(120)
 }
 
-/// `xla-shape report FILE [--top N] [--json]`.
-pub fn report(file: &Path, top: usize, json: bool, out: &mut impl Write) -> Result<(), Failure> {
-    let bytes = read_file(file)?;
-    let module =
-        HloModule::read(&bytes).map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?;
+/// `xla-shape report [INPUT] [--top N]`: the table, or with `json` one
+/// JSON document.
+pub fn run(
+    input: Option<&str>,
+    top: usize,
+    width: Option<usize>,
+    json: bool,
+    limits: &Limits,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let bytes = input::read_all(input, limits.max_input)?;
+    let module = HloModule::read(&bytes)?;
     drop(bytes);
     let report = MemoryReport::new(&module)?;
     if json {
-        writeln!(out, "{}", report.to_json(top))?;
+        out.write_all(report.to_json(top).as_bytes())?;
+        out.write_all(b"\n")?;
     } else {
-        out.write_all(report.to_table(top, terminal_width()).as_bytes())?;
+        out.write_all(
+            report
+                .to_table(top, width.unwrap_or_else(terminal_width))
+                .as_bytes(),
+        )?;
     }
     Ok(())
 }
 
-/// One shape of `scan`'s output: where it is, its size and shape, and what
-/// it belongs to.
-fn scan_line(
-    out: &mut impl Write,
-    at: &str,
-    shape: &Result<xla_shape::Shape, String>,
-    written: &str,
-    owner: &str,
-) -> Result<bool, Failure> {
-    match shape {
-        Ok(shape) => {
-            let size = match xla_shape::shape_util::byte_size_of(shape, 8) {
-                Ok(n) => n.to_string(),
-                Err(_) => "?".to_string(),
-            };
-            writeln!(out, "{at}\t{size}\t{shape}\t{owner}")?;
-            Ok(true)
-        }
-        Err(message) => {
-            writeln!(out, "{at}\terror: {message}\t{written}\t{owner}")?;
-            Ok(false)
-        }
+/// A binary module, if `bytes` are one (and not HLO text).
+pub fn binary_module(bytes: &[u8]) -> Option<Result<HloModule, xla_shape::Error>> {
+    let looks_binary = std::str::from_utf8(bytes).is_err();
+    match HloModule::read(bytes) {
+        Ok(m) if matches!(m.source, ModuleSource::Proto(_)) => Some(Ok(m)),
+        Err(e) if looks_binary => Some(Err(e)),
+        _ => None,
     }
 }
 
-/// `xla-shape scan FILE`: every shape of a module with what it belongs to.
-/// HLO text is scanned for shape strings (any text is accepted); a binary
-/// module lists the result shape of every instruction.
-pub fn scan(file: &Path, out: &mut impl Write) -> Result<(), Failure> {
-    let bytes = read_file(file)?;
-    let module = HloModule::read(&bytes);
-    let text = match (std::str::from_utf8(&bytes), &module) {
-        (_, Ok(m)) if matches!(m.source, ModuleSource::Proto(_)) => None,
-        (Ok(text), _) => Some(text),
-        (Err(_), Err(e)) => {
-            return Err(Failure::Input(format!(
-                "{}: neither HLO text nor a binary HLO module: {e}",
-                file.display()
-            )));
-        }
-        (Err(_), Ok(_)) => None,
-    };
-    let mut all_ok = true;
-    match (text, module) {
-        (Some(text), module) => {
-            let owners = module
-                .as_ref()
-                .map(|m| line_owners(m, text))
-                .unwrap_or_default();
-            for found in xla_shape::text::shapes_in_hlo(text) {
-                let at = format!("{}:{}", found.location.line, found.location.column + 1);
-                let owner = owner_of(&owners, found.location.line, found.role);
-                let shape = found.shape.map_err(|e| one_line(e.message()));
-                all_ok &= scan_line(out, &at, &shape, found.text, &owner)?;
+/// `scan` of a binary module: the result shape of every instruction,
+/// `COMPUTATION/INSTRUCTION`, byte size, shape and owner.
+pub fn scan_binary(module: &HloModule, json: bool, out: &mut impl Write) -> Result<(), Failure> {
+    let mut failed = false;
+    for (c, i) in module.instructions() {
+        let owner = format!("result of {} in {}", i.name, c.name);
+        match (&i.shape, json) {
+            (Ok(shape), _) => {
+                let size = xla_shape::shape_util::byte_size_of(shape, 8).ok();
+                if json {
+                    write_json(
+                        out,
+                        &json!({
+                            "computation": c.name, "instruction": i.name,
+                            "shape": shape.to_string(), "byte_size": size, "owner": owner,
+                        }),
+                    )?;
+                } else {
+                    let size = size.map_or("?".to_string(), |n| n.to_string());
+                    writeln!(out, "{}/{}\t{size}\t{shape}\t{owner}", c.name, i.name)?;
+                }
             }
-        }
-        (None, module) => {
-            let module = module.map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?;
-            for (computation, instruction) in module.instructions() {
-                let at = format!("{}/{}", computation.name, instruction.name);
-                let (shape, written) = match &instruction.shape {
-                    Ok(s) => (Ok(s.clone()), String::new()),
-                    Err(r) => (Err(one_line(r.error.message())), r.written.clone()),
-                };
-                let owner = format!("result of {} in {}", instruction.name, computation.name);
-                all_ok &= scan_line(out, &at, &shape, &written, &owner)?;
+            (Err(rejected), false) => {
+                failed = true;
+                writeln!(
+                    out,
+                    "{}/{}\terror: {}\t{}\t{owner}",
+                    c.name,
+                    i.name,
+                    one_line(rejected.error.message()),
+                    rejected.written
+                )?;
+            }
+            (Err(rejected), true) => {
+                failed = true;
+                write_json(
+                    out,
+                    &json!({
+                        "computation": c.name, "instruction": i.name,
+                        "text": rejected.written, "owner": owner,
+                        "error": Problem::from(&rejected.error).to_json(),
+                    }),
+                )?;
             }
         }
     }
-    if all_ok {
-        Ok(())
-    } else {
+    if failed {
         Err(Failure::Reported)
+    } else {
+        Ok(())
     }
 }
 
@@ -126,47 +119,57 @@ enum LineOwner<'a> {
     Instruction(&'a str, &'a str),
 }
 
-fn line_owners<'a>(module: &'a HloModule, text: &str) -> HashMap<usize, LineOwner<'a>> {
-    let mut owners = HashMap::new();
-    if let Some(at) = text.find("HloModule") {
-        let line = 1 + text.as_bytes()[..at]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        owners.insert(line, LineOwner::Header);
-    }
-    for c in &module.computations {
-        if let Some(at) = c.location {
-            owners.insert(at.line, LineOwner::Signature(&c.name));
+/// The owners of the lines of a module's text.
+pub struct Owners<'a>(HashMap<usize, LineOwner<'a>>);
+
+impl<'a> Owners<'a> {
+    /// The owners of the lines of `text`, read as `module`.
+    pub fn of(module: &'a HloModule, text: &str) -> Self {
+        let mut owners = HashMap::new();
+        if let Some(at) = text.find("HloModule") {
+            let line = 1 + text.as_bytes()[..at]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            owners.insert(line, LineOwner::Header);
         }
-        for i in &c.instructions {
-            if let Some(at) = i.location {
-                owners.insert(at.line, LineOwner::Instruction(&i.name, &c.name));
+        for c in &module.computations {
+            if let Some(at) = c.location {
+                owners.insert(at.line, LineOwner::Signature(&c.name));
+            }
+            for i in &c.instructions {
+                if let Some(at) = i.location {
+                    owners.insert(at.line, LineOwner::Instruction(&i.name, &c.name));
+                }
             }
         }
+        Owners(owners)
     }
-    owners
-}
 
-fn owner_of(owners: &HashMap<usize, LineOwner<'_>>, line: usize, role: ShapeRole) -> String {
-    match (owners.get(&line), role) {
-        (Some(LineOwner::Header), ShapeRole::Parameter) => {
-            "parameter of entry_computation_layout".into()
+    /// What the shape found on `line` with `role` belongs to, in words
+    /// (`result of add.1 in main`), or `-`.
+    pub fn owner(&self, line: usize, role: ShapeRole) -> String {
+        match (self.0.get(&line), role) {
+            (Some(LineOwner::Header), ShapeRole::Parameter) => {
+                "parameter of entry_computation_layout".into()
+            }
+            (Some(LineOwner::Header), ShapeRole::ComputationResult) => {
+                "result of entry_computation_layout".into()
+            }
+            (Some(LineOwner::Header), _) => "module header".into(),
+            (Some(LineOwner::Signature(c)), ShapeRole::Parameter) => format!("parameter of {c}"),
+            (Some(LineOwner::Signature(c)), ShapeRole::ComputationResult) => {
+                format!("result of {c}")
+            }
+            (Some(LineOwner::Signature(c)), _) => format!("signature of {c}"),
+            (Some(LineOwner::Instruction(i, c)), ShapeRole::InstructionResult) => {
+                format!("result of {i} in {c}")
+            }
+            (Some(LineOwner::Instruction(i, c)), ShapeRole::Operand) => {
+                format!("operand of {i} in {c}")
+            }
+            (Some(LineOwner::Instruction(i, c)), _) => format!("in {i} in {c}"),
+            (None, _) => "-".into(),
         }
-        (Some(LineOwner::Header), ShapeRole::ComputationResult) => {
-            "result of entry_computation_layout".into()
-        }
-        (Some(LineOwner::Header), _) => "module header".into(),
-        (Some(LineOwner::Signature(c)), ShapeRole::Parameter) => format!("parameter of {c}"),
-        (Some(LineOwner::Signature(c)), ShapeRole::ComputationResult) => format!("result of {c}"),
-        (Some(LineOwner::Signature(c)), _) => format!("signature of {c}"),
-        (Some(LineOwner::Instruction(i, c)), ShapeRole::InstructionResult) => {
-            format!("result of {i} in {c}")
-        }
-        (Some(LineOwner::Instruction(i, c)), ShapeRole::Operand) => {
-            format!("operand of {i} in {c}")
-        }
-        (Some(LineOwner::Instruction(i, c)), _) => format!("in {i} in {c}"),
-        (None, _) => "-".into(),
     }
 }

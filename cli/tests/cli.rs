@@ -1,53 +1,15 @@
 //! The `xla-shape` binary, run as a user runs it. Expected outputs come
 //! from the golden records (XLA and Google's runtime), the oracle's record
-//! of the built-in example, and the spec's worked examples.
+//! of the built-in example, and the worked examples of XLA's tiled-layout
+//! document (docs/tiled_layout.md).
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
-
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
 use common::*;
 use serde_json::Value;
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-shape"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write stdin");
-    child.wait_with_output().expect("the binary finishes")
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> String {
-    let out = run(args, stdin);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-fn fails(args: &[&str], stdin: &[u8], code: i32) -> String {
-    let out = run(args, stdin);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stderr).expect("UTF-8 errors")
-}
+use support::*;
 
 /// A sample of golden records: arrays, tiled, dynamic, tuples, tokens.
 fn sample() -> Vec<Value> {
@@ -73,8 +35,14 @@ fn sample() -> Vec<Value> {
 #[test]
 fn describe_without_input_shows_the_built_in_example() {
     let example = &records("oracle/example.jsonl")[0];
-    for args in [&[][..], &["describe"][..]] {
-        let out = ok(args, b"");
+    // No command: the example; `describe` reads it from standard input.
+    let runs: [(&[&str], &[u8]); 3] = [
+        (&[], b""),
+        (&["describe"], EXAMPLE.as_bytes()),
+        (&["describe", "-"], EXAMPLE.as_bytes()),
+    ];
+    for (args, stdin) in runs {
+        let out = ok(args, stdin);
         assert!(
             out.starts_with(&format!(
                 "shape:          {}\n",
@@ -91,8 +59,14 @@ fn describe_without_input_shows_the_built_in_example() {
         );
         assert!(out.contains("tiles:          (8,128) then (2,1)"), "{out}");
         // xla_element_count and xla_cpu_shape_size_bytes of the oracle.
-        assert!(out.contains("elements:       167_772_160"), "{out}");
-        assert!(out.contains("byte size:      335_544_320"), "{out}");
+        let facts = &example["facts"];
+        let elements = facts["xla_element_count"].as_i64().unwrap();
+        let bytes = facts["xla_cpu_shape_size_bytes"].as_i64().unwrap();
+        assert!(
+            out.contains(&format!("elements:       {elements}\n")),
+            "{out}"
+        );
+        assert!(out.contains(&format!("byte size:      {bytes} ")), "{out}");
         assert!(
             out.contains(&format!(
                 "proto hex:      {}\n",
@@ -103,9 +77,36 @@ fn describe_without_input_shows_the_built_in_example() {
     }
 }
 
+/// The built-in example (the oracle's record of it is
+/// `tests/data/oracle/example.jsonl`).
+const EXAMPLE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
+
+#[test]
+fn describe_groups_digits_only_when_asked() {
+    let example = &records("oracle/example.jsonl")[0];
+    let elements = example["facts"]["xla_element_count"].as_i64().unwrap();
+    // 167772160 grouped in threes from the right.
+    let digits = elements.to_string();
+    let grouped: String = digits
+        .chars()
+        .enumerate()
+        .flat_map(|(i, c)| {
+            let sep = i > 0 && (digits.len() - i).is_multiple_of(3);
+            sep.then_some('_').into_iter().chain(std::iter::once(c))
+        })
+        .collect();
+    let out = ok(&["describe", "--group-digits", EXAMPLE], b"");
+    assert!(
+        out.contains(&format!("elements:       {grouped}\n")),
+        "{out}"
+    );
+    let out = ok(&["describe", EXAMPLE], b"");
+    assert!(!out.contains('_'), "{out}");
+}
+
 #[test]
 fn describe_reports_tiled_sizes() {
-    // Spec 8.6 figure 1: F32[3,5]{1,0:T(2,2)} occupies 24 slots (96 bytes)
+    // Figure 1 of XLA's tiled-layout document: F32[3,5]{1,0:T(2,2)} occupies 24 slots (96 bytes)
     // for 15 elements (60 bytes).
     let out = ok(&["describe", "f32[3,5]{1,0:T(2,2)}"], b"");
     assert!(
@@ -313,13 +314,23 @@ fn usage_errors_exit_with_2() {
     fails(&["convert", "f32[2]"], b"", 2); // --to is required
     fails(&["convert", "--to", "yaml", "f32[2]"], b"", 2);
     fails(&["convert", "--lines", "--to", "pb"], b"", 2);
-    fails(&["convert", "--lines", "--to", "hex", "f32[2]"], b"", 2);
+    fails(&["convert", "--json", "--to", "pb", "f32[2]"], b"", 2);
+    fails(
+        &["convert", "--lines", "--from", "pb", "--to", "hex"],
+        b"",
+        2,
+    );
+    fails(&["convert", "--lossless", "--to", "hlo", "f32[2]"], b"", 2);
+    fails(&["index", "-"], b"0\n", 2);
+    fails(&["draw", "--max-rows", "0", "f32[2]"], b"", 2);
+    fails(&["draw", "--max-cols", "100000", "f32[2]"], b"", 2);
+    fails(&["completions", "tcsh"], b"", 2);
 }
 
 #[test]
 fn scan_lists_every_shape_with_line_and_size() {
     let path = data_path("hlo/matmul_bf16.txt");
-    let out = ok(&["scan", &path], b"");
+    let out = ok(&["scan", &format!("@{path}")], b"");
     let text = std::fs::read_to_string(&path).unwrap();
     let found: Vec<_> = xla_shape::text::shapes_in_hlo(&text).collect();
     let lines: Vec<&str> = out.lines().collect();
@@ -344,7 +355,7 @@ fn scan_lists_every_shape_with_line_and_size() {
 
 #[test]
 fn index_maps_elements_to_tiled_offsets_and_back() {
-    // Spec 8.6 figure 1, F32[3,5]{1,0:T(2,2)}: (2,3) is at 17, (0,4) at 8,
+    // Figure 1 of XLA's tiled-layout document, F32[3,5]{1,0:T(2,2)}: (2,3) is at 17, (0,4) at 8,
     // slot 9 is padding, (2,4) is at 20.
     let out = run(
         &["index", "f32[3,5]{1,0:T(2,2)}"],
@@ -370,7 +381,8 @@ fn index_maps_elements_to_tiled_offsets_and_back() {
 
 #[test]
 fn strides_or_why_there_are_none() {
-    // Spec U29: ByteStrides(f32[3,5,7]) = [140,28,4]; in elements /4.
+    // XLA's shape_util_test.cc, ByteStrides: f32[3,5,7] has byte strides
+    // [140,28,4]; in elements, /4.
     let out = ok(&["strides", "f32[3,5,7]"], b"");
     assert_eq!(
         out,

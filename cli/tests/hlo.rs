@@ -60,14 +60,14 @@ fn fails(args: &[&str], stdin: &[u8]) -> String {
 #[test]
 fn report_gives_the_same_totals_on_the_binary_and_the_text_module() {
     for name in PROGRAMS {
-        let pb = data_path(&format!("hlo/{name}.pb"));
-        let txt = data_path(&format!("hlo/{name}.txt"));
+        let pb = format!("@{}", data_path(&format!("hlo/{name}.pb")));
+        let txt = format!("@{}", data_path(&format!("hlo/{name}.txt")));
         let a: Value = serde_json::from_str(&ok(&["report", "--json", &pb], b"")).unwrap();
         let b: Value = serde_json::from_str(&ok(&["report", "--json", &txt], b"")).unwrap();
         for key in ["total", "by_memory_space", "by_element_type"] {
             assert_eq!(a[key], b[key], "{name}: {key}");
         }
-        let module = HloModule::read(&std::fs::read(&pb).unwrap()).unwrap();
+        let module = HloModule::read(&std::fs::read(&pb[1..]).unwrap()).unwrap();
         assert_eq!(
             a["instructions"].as_array().unwrap().len(),
             module.instructions().count()
@@ -120,7 +120,7 @@ fn report_counts_what_tiles_cost_by_memory_space() {
 fn scan_of_a_binary_module_lists_every_instruction() {
     let pb = data_path("hlo/scan_tuple.pb");
     let module = HloModule::read(&std::fs::read(&pb).unwrap()).unwrap();
-    let out = ok(&["scan", &pb], b"");
+    let out = ok(&["scan", &format!("@{pb}")], b"");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), module.instructions().count());
     for (line, (c, i)) in lines.iter().zip(module.instructions()) {
@@ -135,7 +135,7 @@ fn scan_of_a_binary_module_lists_every_instruction() {
 fn scan_of_module_text_names_the_owner_of_each_shape() {
     let txt = data_path("hlo/int4.txt");
     let text = std::fs::read_to_string(&txt).unwrap();
-    let out = ok(&["scan", &txt], b"");
+    let out = ok(&["scan", &format!("@{txt}")], b"");
     let module = HloModule::read(text.as_bytes()).unwrap();
     for (c, i) in module.instructions() {
         let at = i.location.unwrap();
@@ -165,6 +165,6 @@ fn bad_modules_are_errors() {
     let line = bad.lines().position(|l| l.contains("[16,,33]")).unwrap() + 1;
     let err = fails(&["report", "-"], bad.as_bytes());
     assert!(err.contains(&format!("was parsing {line}:")), "{err}");
-    let err = fails(&["report", "/nonexistent/module.pb"], b"");
+    let err = fails(&["report", "@/nonexistent/module.pb"], b"");
     assert!(err.contains("/nonexistent/module.pb"), "{err}");
 }

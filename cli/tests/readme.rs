@@ -2,10 +2,12 @@
 //! line `$ [printf 'INPUT' |] xla-shape ARGS` runs the tool (with INPUT,
 //! whose `\n` escapes become line breaks, on standard input), and the lines
 //! up to the next `$` are what it prints (standard output, then standard
-//! error).
+//! error). A line `$ xla-shape ARGS > FILE` says that FILE, committed in
+//! the repository (the README's pictures), is exactly what the tool writes.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
+
+use support::{commands, run as run_tool};
 
 /// Splits a command line into words, honouring single quotes.
 fn words(line: &str) -> Vec<String> {
@@ -43,8 +45,7 @@ struct Example {
 }
 
 fn examples() -> Vec<Example> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let readme = std::fs::read_to_string(repository("README.md")).unwrap();
     let mut out: Vec<Example> = Vec::new();
     let mut in_console = false;
     for line in readme.lines() {
@@ -69,7 +70,24 @@ fn examples() -> Vec<Example> {
     out
 }
 
+fn repository(path: &str) -> String {
+    format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
 fn run(example: &Example) -> String {
+    if let Some((command, file)) = example.command.split_once(" > ") {
+        let written = run(&Example {
+            command: command.to_string(),
+            expected: String::new(),
+        });
+        let committed =
+            std::fs::read_to_string(repository(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            written == committed,
+            "{file} is not what `{command}` writes now: run it again"
+        );
+        return String::new();
+    }
     let (stdin, command) = match example.command.split_once(" | ") {
         Some((printf, rest)) => {
             let w = words(printf);
@@ -80,20 +98,8 @@ fn run(example: &Example) -> String {
     };
     let args = words(&command);
     assert_eq!(args[0], "xla-shape", "{}", example.command);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-shape"))
-        .args(&args[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+    let out = run_tool(&args, stdin.as_bytes());
     let mut text = String::from_utf8(out.stdout).unwrap();
     text.push_str(&String::from_utf8(out.stderr).unwrap());
     text
@@ -103,19 +109,16 @@ fn run(example: &Example) -> String {
 fn every_readme_example_prints_what_the_readme_says() {
     let examples = examples();
     assert!(examples.len() >= 15, "only {} examples", examples.len());
-    let commands: Vec<&str> = examples.iter().map(|e| e.command.as_str()).collect();
-    for sub in [
-        "describe",
-        "convert",
-        "validate",
-        "scan",
-        "index",
-        "strides",
-        "--lines",
-        "--lossless",
-    ] {
+    let lines: Vec<&str> = examples.iter().map(|e| e.command.as_str()).collect();
+    // Every command but `completions` (whose output is a shell script),
+    // and the main options.
+    let mut shown = commands();
+    shown.retain(|c| c != "completions");
+    shown.extend(["--json", "--lines", "--lossless"].map(String::from));
+    for sub in &shown {
+        let sub = sub.as_str();
         assert!(
-            commands.iter().any(|c| c.contains(sub)),
+            lines.iter().any(|c| c.contains(sub)),
             "README shows no `{sub}`"
         );
     }

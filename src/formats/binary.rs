@@ -252,4 +252,16 @@ impl ProtoModel for ProgramShape {
     fn from_proto_message(proto: &ProgramShapeProto) -> Result<Self> {
         ProgramShape::try_from(proto)
     }
+    /// [`ProgramShape::from_proto_bytes`]: its shapes read as a standalone
+    /// `ShapeProto` is.
+    fn decode(buf: impl Buf) -> Result<Self> {
+        with_contiguous(buf, ProgramShape::from_proto_bytes)
+    }
+    /// [`ProgramShape::to_proto_bytes`].
+    fn encode_to_vec(&self) -> Vec<u8> {
+        self.to_proto_bytes()
+    }
+    fn encode_to_bytes(&self, buf: &mut BytesMut) {
+        buf.extend_from_slice(&self.to_proto_bytes());
+    }
 }

@@ -1,6 +1,7 @@
 //! Canonical proto3 JSON, as Google's runtime writes and reads it
 //! (`json_format.MessageToJson` / `json_format.Parse`).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::io;
 
@@ -10,7 +11,9 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
-use crate::formats::{SHALLOW_NESTING, dynamic_depth, float, transcode, with_stack_for};
+use crate::formats::{
+    SHALLOW_NESTING, bounded_message, dynamic_depth, float, transcode, with_stack_for,
+};
 
 /// How [`to_json_with`] writes a message.
 ///
@@ -185,7 +188,10 @@ fn parse_json(descriptor: MessageDescriptor, json: &str) -> Result<DynamicMessag
         .deserialize(&mut de)
         .and_then(|m| de.end().map(|()| m))
         .map_err(|e| {
-            let error = Error::new(ErrorKind::Format, format!("invalid JSON message: {e}"));
+            let error = Error::new(
+                ErrorKind::Format,
+                bounded_message("invalid JSON message: ", &e),
+            );
             if e.line() == 0 {
                 return error;
             }
@@ -198,9 +204,10 @@ fn parse_json(descriptor: MessageDescriptor, json: &str) -> Result<DynamicMessag
     Ok(message)
 }
 
-/// `json_format.Parse`'s default `max_recursion_depth`, which counts the
-/// outermost message.
-const MAX_JSON_MESSAGE_DEPTH: usize = 100;
+/// `json_format.Parse`'s default `max_recursion_depth`: the crate's one
+/// limit, but counted from the outermost message as `json_format` counts
+/// it, so a JSON message holds one level less than its binary form.
+const MAX_JSON_MESSAGE_DEPTH: usize = crate::MAX_NESTING_DEPTH;
 
 /// The deepest JSON nesting a message within that limit can have: a message
 /// level takes at most two JSON levels (a list or map, then an object).
@@ -224,9 +231,9 @@ fn too_deep() -> Error {
 /// rejected as too deep), so that memory stays proportional to the
 /// objects' keys, not to the nesting.
 fn scan_json(json: &str) -> Result<usize> {
-    enum Frame {
+    enum Frame<'a> {
         Object {
-            keys: HashSet<String>,
+            keys: HashSet<Cow<'a, str>>,
             expect_key: bool,
         },
         Array,
@@ -251,13 +258,22 @@ fn scan_json(json: &str) -> Result<usize> {
                     && *expect_key
                 {
                     *expect_key = false;
-                    if let Ok(key) = serde_json::from_str::<String>(&json[start..end])
-                        && !keys.insert(key.clone())
+                    // Keys without escapes are borrowed from the input.
+                    let raw = &json[start..end];
+                    let key = match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+                        Some(inner) if !inner.contains('\\') => Some(Cow::Borrowed(inner)),
+                        _ => serde_json::from_str::<String>(raw).ok().map(Cow::Owned),
+                    };
+                    if let Some(key) = key
+                        && let Err(key) = insert_new(keys, key)
                     {
                         let line_start = json[..start].rfind('\n').map_or(0, |n| n + 1);
                         return Err(Error::new(
                             ErrorKind::Format,
-                            format!("invalid JSON message: duplicate key {key:?}"),
+                            bounded_message(
+                                "invalid JSON message: duplicate key ",
+                                &format_args!("{key:?}"),
+                            ),
                         )
                         .at(Location {
                             line: json[..start].matches('\n').count() + 1,
@@ -290,6 +306,18 @@ fn scan_json(json: &str) -> Result<usize> {
         i += 1;
     }
     Ok(max)
+}
+
+/// Inserts `key`, or gives it back when `keys` holds it already.
+fn insert_new<'a>(
+    keys: &mut HashSet<Cow<'a, str>>,
+    key: Cow<'a, str>,
+) -> std::result::Result<(), Cow<'a, str>> {
+    if keys.contains(&key) {
+        return Err(key);
+    }
+    keys.insert(key);
+    Ok(())
 }
 
 /// A message seen as `MessageToJson` sees it: a [`Serialize`] value that
@@ -583,6 +611,15 @@ fn location_of(text: &str, line: usize, column: usize) -> Location {
         line,
         column,
         offset: (line_start + column).min(text.len()),
+    }
+}
+
+/// The proto3 JSON of a [`LosslessMessage`].
+impl LosslessMessage {
+    /// The canonical proto3 JSON of the known fields, as Google's
+    /// `MessageToJson` writes it (it leaves unknown fields out).
+    pub fn to_json(&self, options: &JsonOptions) -> String {
+        lossless_to_json(self, options)
     }
 }
 

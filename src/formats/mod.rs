@@ -66,14 +66,11 @@ use prost_reflect::{DynamicMessage, ReflectMessage, Value};
 
 use crate::error::Result;
 
-/// The deepest nesting of messages below the outermost one that decoding
-/// accepts: protobuf's default recursion limit.
-pub(crate) const MAX_DEPTH: usize = crate::MAX_NESTING_DEPTH;
-
 /// The fields retired from the schema that `message` carries, at any
 /// nesting level, in the order of a walk of the message (outer levels
 /// first, fields in field-number order): LayoutProto's `padded_dimensions`,
-/// `padding_value`, `format` and `max_sparse_elements` (spec §1.8), which
+/// `padding_value`, `format` and `max_sparse_elements` (the `reserved 2` to
+/// `reserved 5` of `LayoutProto` in `xla/xla_data.proto`), which
 /// files written by TensorFlow before their removal carry. XLA ignores
 /// them; [`LosslessMessage`] keeps them.
 ///
@@ -126,6 +123,50 @@ pub(crate) fn with_stack_for<T: Send>(
             .join()
             .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
     })
+}
+
+/// The most bytes of a parser's message kept in ours. A name or string of
+/// the input that the parser quotes in its message (an unknown field or
+/// enum name of hundreds of megabytes) is cut here, so that an error never
+/// holds a second copy of the input; every message of a valid schema's
+/// names fits.
+pub(crate) const MAX_ERROR_MESSAGE_BYTES: usize = 4096;
+
+/// `prefix` then `cause`, cut after [`MAX_ERROR_MESSAGE_BYTES`] (at a
+/// character boundary, marked by `...`) without formatting the rest.
+pub(crate) fn bounded_message(prefix: &str, cause: &dyn std::fmt::Display) -> String {
+    struct Bounded {
+        out: String,
+        cut: bool,
+    }
+    impl std::fmt::Write for Bounded {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let room = MAX_ERROR_MESSAGE_BYTES.saturating_sub(self.out.len());
+            if s.len() <= room {
+                self.out.push_str(s);
+                return Ok(());
+            }
+            let mut end = room;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.out.push_str(&s[..end]);
+            self.cut = true;
+            // Stops the formatting of the rest.
+            Err(std::fmt::Error)
+        }
+    }
+    let mut b = Bounded {
+        out: String::from(prefix),
+        cut: false,
+    };
+    // An error here is the cut, or a `Display` that failed: either way the
+    // text so far is the message.
+    let _ = std::fmt::Write::write_fmt(&mut b, format_args!("{cause}"));
+    if b.cut {
+        b.out.push_str("...");
+    }
+    b.out
 }
 
 /// Whether a proto3 field without presence holding `value` is unset: its

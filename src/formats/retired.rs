@@ -5,7 +5,7 @@ use std::fmt;
 use prost_reflect::MapKey;
 
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
-use crate::model::wire::Reader;
+use crate::protobuf::Reader;
 
 /// Adds the retired fields of `message` and the messages in it to `found`;
 /// `path` leads to `message`.
@@ -91,7 +91,7 @@ struct RetiredInfo {
 }
 
 /// The fields retired from the schema that old files still carry
-/// (spec §1.8).
+/// (`reserved 2` to `reserved 5` of `LayoutProto` in `xla/xla_data.proto`).
 const RETIRED: &[RetiredInfo] = &[
     RetiredInfo {
         message: "xla.LayoutProto",
@@ -209,5 +209,16 @@ impl fmt::Display for RetiredField {
             "{path}: {} ({} field {}, retired {})",
             self.info.name, self.info.message, self.info.number, self.info.removed
         )
+    }
+}
+
+/// The retired fields of a [`LosslessMessage`].
+impl LosslessMessage {
+    /// The fields retired from the schema that this message carries, at
+    /// any nesting level; see [`retired_fields`](crate::formats::retired_fields).
+    pub fn retired_fields(&self) -> Vec<RetiredField> {
+        let mut found = Vec::new();
+        collect(self, &mut String::new(), &mut found);
+        found
     }
 }

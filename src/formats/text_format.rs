@@ -5,10 +5,11 @@ use std::fmt::Write;
 
 use prost_reflect::{DynamicMessage, Kind, MessageDescriptor, ReflectMessage, Value};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::MAX_NESTING_DEPTH;
+use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
 use crate::formats::{
-    MAX_DEPTH, SHALLOW_NESTING, float, is_default_value, transcode, with_stack_for,
+    SHALLOW_NESTING, bounded_message, float, is_default_value, transcode, with_stack_for,
 };
 
 /// The text format of `message`, byte-identical to Google's
@@ -118,23 +119,24 @@ pub fn from_text_format_dynamic(
     // The parser recurses once per nested message: bound the nesting
     // before parsing. Every message level opens one `{` or `<`.
     let nesting = text_nesting(text);
-    if nesting > MAX_DEPTH {
+    if nesting > MAX_NESTING_DEPTH {
         return Err(too_deep());
     }
     with_stack_for(nesting > SHALLOW_NESTING, move || {
         DynamicMessage::parse_text_format(descriptor, text).map_err(|e| {
             Error::new(
                 ErrorKind::Format,
-                format!("invalid text format message: {e}"),
+                bounded_message("invalid text format message: ", &e),
             )
         })
     })
 }
 
 fn too_deep() -> Error {
-    Error::new(
+    Error::too_deep(
         ErrorKind::Format,
-        format!("invalid text format message: messages nested more than {MAX_DEPTH} levels deep"),
+        "invalid text format message: ",
+        Nesting::Messages,
     )
 }
 
@@ -317,17 +319,15 @@ impl Printer<'_> {
 /// above 127 in octal too for `bytes` fields, left as they are (UTF-8) for
 /// `string` fields.
 fn escape(out: &mut String, bytes: &[u8], utf8: bool) {
-    if utf8 {
-        if let Ok(s) = std::str::from_utf8(bytes) {
-            for c in s.chars() {
-                if c.is_ascii() {
-                    escape_ascii(out, c as u8);
-                } else {
-                    out.push(c);
-                }
+    if utf8 && let Ok(s) = std::str::from_utf8(bytes) {
+        for c in s.chars() {
+            if c.is_ascii() {
+                escape_ascii(out, c as u8);
+            } else {
+                out.push(c);
             }
-            return;
         }
+        return;
     }
     for &b in bytes {
         if b.is_ascii() {
@@ -350,6 +350,21 @@ fn escape_ascii(out: &mut String, b: u8) {
         _ => {
             let _ = write!(out, "\\{b:03o}");
         }
+    }
+}
+
+/// The text format of a [`LosslessMessage`].
+impl LosslessMessage {
+    /// The text format of the known fields, as Google's `MessageToString`
+    /// writes it (it leaves unknown fields out).
+    pub fn to_text_format(&self) -> String {
+        lossless_to_text(self, false)
+    }
+
+    /// The one-line text format of the known fields
+    /// (`MessageToString(..., as_one_line=True)`).
+    pub fn to_text_format_one_line(&self) -> String {
+        lossless_to_text(self, true)
     }
 }
 

@@ -6,14 +6,18 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use bytes::{BufMut, Bytes};
+use bytes::{Buf, BufMut, Bytes};
 use prost::encoding::{self, WireType};
-use prost_reflect::{Cardinality, FieldDescriptor, Kind, MapKey, MessageDescriptor, Value};
+use prost_reflect::{
+    Cardinality, FieldDescriptor, Kind, MapKey, MessageDescriptor, ReflectMessage, Value,
+};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::MAX_NESTING_DEPTH;
+use crate::error::{Error, ErrorKind, Nesting, Result};
+use crate::formats::is_default_value;
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
-use crate::formats::{MAX_DEPTH, is_default_value};
-use crate::model::wire::Reader;
+use crate::protobuf::fields::map_entry;
+use crate::protobuf::{DECODE_CONTEXT, Reader};
 
 pub(crate) fn len_delimited_len(number: u32, len: usize) -> usize {
     encoding::key_len(number) + encoding::encoded_len_varint(len as u64) + len
@@ -33,11 +37,12 @@ pub(crate) fn entry_kinds(kind: &Kind) -> Option<(Kind, Kind)> {
 /// A map entry is written with both its key and its value, even when they
 /// hold their defaults, as Google's runtimes write it.
 pub(crate) fn entry_len(kinds: &(Kind, Kind), key: &MapKey, value: &MapValue) -> usize {
-    let key_len = encoding::key_len(1) + value_len(&Value::from(key.clone()), &kinds.0);
+    let key_len =
+        encoding::key_len(map_entry::KEY) + value_len(&Value::from(key.clone()), &kinds.0);
     key_len
         + match value {
-            MapValue::Scalar(v) => encoding::key_len(2) + value_len(v, &kinds.1),
-            MapValue::Message(m) => len_delimited_len(2, m.encoded_len()),
+            MapValue::Scalar(v) => encoding::key_len(map_entry::VALUE) + value_len(v, &kinds.1),
+            MapValue::Message(m) => len_delimited_len(map_entry::VALUE, m.encoded_len()),
         }
 }
 
@@ -47,15 +52,15 @@ pub(crate) fn encode_entry(
     value: &MapValue,
     buf: &mut impl BufMut,
 ) {
-    encoding::encode_key(1, wire_type_of(&kinds.0), buf);
+    encoding::encode_key(map_entry::KEY, wire_type_of(&kinds.0), buf);
     encode_value(&Value::from(key.clone()), &kinds.0, buf);
     match value {
         MapValue::Scalar(v) => {
-            encoding::encode_key(2, wire_type_of(&kinds.1), buf);
+            encoding::encode_key(map_entry::VALUE, wire_type_of(&kinds.1), buf);
             encode_value(v, &kinds.1, buf);
         }
         MapValue::Message(m) => {
-            encoding::encode_key(2, WireType::LengthDelimited, buf);
+            encoding::encode_key(map_entry::VALUE, WireType::LengthDelimited, buf);
             encoding::encode_varint(m.encoded_len() as u64, buf);
             m.encode_raw(buf);
         }
@@ -140,23 +145,16 @@ pub(crate) struct Decoder {
 }
 
 fn decode_error(message: impl fmt::Display) -> Error {
-    Error::new(
-        ErrorKind::Decode,
-        format!("failed to decode protobuf message: {message}"),
-    )
+    Error::new(ErrorKind::Decode, format!("{DECODE_CONTEXT}{message}"))
 }
 
 fn too_deep() -> Error {
-    decode_error(format!(
-        "messages nested more than {MAX_DEPTH} levels deep (protobuf's recursion limit)"
-    ))
+    Error::too_deep(ErrorKind::Decode, DECODE_CONTEXT, Nesting::Messages)
 }
 
 /// A field key with its wire type checked.
 fn read_key(r: &mut Reader<'_>) -> Result<(u32, WireType)> {
-    let (number, wire) = r.key()?;
-    let wire = WireType::try_from(u64::from(wire)).map_err(decode_error)?;
-    Ok((number, wire))
+    Ok(r.key()?)
 }
 
 /// Skips a field's value; groups count towards `max_depth`.
@@ -167,7 +165,7 @@ fn skip_field(
     depth: usize,
     max_depth: usize,
 ) -> Result<()> {
-    Ok(r.skip(number, wire as u8, depth, max_depth)?)
+    Ok(r.skip(number, wire, depth, max_depth)?)
 }
 
 /// Reads one non-message value of a field of `kind` (the wire type has
@@ -236,7 +234,7 @@ impl Decoder {
     ) -> Result<()> {
         let mut r = Reader::new(bytes);
         while !r.at_end() {
-            let start = r.pos;
+            let start = r.position();
             let (number, wire) = read_key(&mut r)?;
             let field = message.descriptor.get_field(number).and_then(|desc| {
                 let kind = desc.kind();
@@ -254,7 +252,9 @@ impl Decoder {
                 }
                 None => {
                     skip_field(&mut r, number, wire, depth, self.max_depth)?;
-                    message.unknown.extend_from_slice(&bytes[start..r.pos]);
+                    message
+                        .unknown
+                        .extend_from_slice(&bytes[start..r.position()]);
                 }
             }
         }
@@ -315,7 +315,7 @@ impl Decoder {
                 // field of the map's message, whole, as it came.
                 None => message
                     .unknown
-                    .extend_from_slice(&r.buf[field_start..r.pos]),
+                    .extend_from_slice(&r.buffer()[field_start..r.position()]),
             }
             return Ok(());
         }
@@ -419,9 +419,9 @@ impl Decoder {
         let mut r = Reader::new(bytes);
         while !r.at_end() {
             let (number, wire) = read_key(&mut r)?;
-            if number == 1 && wire == wire_type_of(&key_kind) {
+            if number == map_entry::KEY && wire == wire_type_of(&key_kind) {
                 key = scalar(&key_kind, &mut r)?;
-            } else if number == 2 && wire == wire_type_of(&value_kind) {
+            } else if number == map_entry::VALUE && wire == wire_type_of(&value_kind) {
                 match &value_kind {
                     Kind::Message(m) => {
                         let b = r.len_delimited()?;
@@ -456,5 +456,171 @@ impl Decoder {
             Some(k) => Ok(Some((k, value))),
             None => Err(decode_error("invalid map key type")),
         }
+    }
+}
+
+/// The wire format of a [`LosslessMessage`]: decoding as Google's runtimes
+/// do, encoding as they write.
+impl LosslessMessage {
+    /// Decodes `buf` as a message of the type `descriptor` describes.
+    ///
+    /// # Errors
+    ///
+    /// [`Decode`](ErrorKind::Decode) for bytes that Google's runtime
+    /// rejects too: truncated input, a bad tag or wire type, a string
+    /// field that is not UTF-8, messages nested more than 100 levels below
+    /// the outermost one. A known field with the wrong wire type is not an
+    /// error: like Google's runtime, it is kept as an unknown field.
+    pub fn decode(descriptor: MessageDescriptor, mut buf: impl Buf) -> Result<Self> {
+        let bytes = buf.copy_to_bytes(buf.remaining());
+        Self::decode_limited(descriptor, &bytes, MAX_NESTING_DEPTH)
+    }
+
+    /// Decodes `buf` as a message of type `M`.
+    ///
+    /// # Errors
+    ///
+    /// As [`decode`](Self::decode).
+    pub fn decode_as<M: ReflectMessage + Default>(buf: impl Buf) -> Result<Self> {
+        Self::decode(M::default().descriptor(), buf)
+    }
+
+    pub(crate) fn decode_limited(
+        descriptor: MessageDescriptor,
+        bytes: &[u8],
+        max_depth: usize,
+    ) -> Result<Self> {
+        let mut message = LosslessMessage::new(descriptor);
+        Decoder { max_depth }.merge(&mut message, bytes, 0)?;
+        Ok(message)
+    }
+
+    /// `message` as its encoding has it: the generated types hold no
+    /// unknown fields; a [`DynamicMessage`](prost_reflect::DynamicMessage) keeps those it was decoded
+    /// with (grouped by field number).
+    pub fn from_message<M: ReflectMessage>(message: &M) -> Self {
+        let bytes = message.encode_to_vec();
+        // The bytes are prost's encoding of a message of this very type:
+        // well-formed, with valid UTF-8 strings. A message built in memory
+        // may nest deeper than decoding allows input to; encoding it has
+        // already recursed as deep.
+        Self::decode_limited(message.descriptor(), &bytes, usize::MAX)
+            .expect("prost's encoding of a message decodes as that message")
+    }
+
+    /// The known fields as a message of type `M` (prost drops the unknown
+    /// ones).
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](ErrorKind::InvalidArgument) if `M` is not the
+    /// type of this message; [`Decode`](ErrorKind::Decode) if the message,
+    /// built in memory, nests deeper than prost decodes.
+    pub fn to_message<M: ReflectMessage + Default>(&self) -> Result<M> {
+        let expected = M::default().descriptor();
+        if expected.full_name() != self.descriptor.full_name() {
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                format!(
+                    "a {} cannot be read as a {}",
+                    self.descriptor.full_name(),
+                    expected.full_name()
+                ),
+            ));
+        }
+        Ok(M::decode(self.encode_to_vec().as_slice())?)
+    }
+
+    /// The encoded message: known fields in field-number order, then this
+    /// level's unknown fields as they came.
+    pub fn encode_to_vec(&self) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(self.encoded_len());
+        self.encode_raw(&mut buf);
+        buf
+    }
+
+    /// Appends the encoded message to `buf`.
+    pub fn encode(&self, buf: &mut impl BufMut) {
+        self.encode_raw(buf);
+    }
+
+    /// The length of [`encode_to_vec`](Self::encode_to_vec)'s output.
+    pub fn encoded_len(&self) -> usize {
+        let mut len = self.unknown.len();
+        for (desc, field) in self.fields.values() {
+            let number = desc.number();
+            let kind = desc.kind();
+            len += match field {
+                Field::Scalar(v) => encoding::key_len(number) + value_len(v, &kind),
+                Field::Message(m) => len_delimited_len(number, m.encoded_len()),
+                Field::List(vs) if desc.is_packed() => {
+                    len_delimited_len(number, vs.iter().map(|v| value_len(v, &kind)).sum())
+                }
+                Field::List(vs) => vs
+                    .iter()
+                    .map(|v| encoding::key_len(number) + value_len(v, &kind))
+                    .sum(),
+                Field::Messages(ms) => ms
+                    .iter()
+                    .map(|m| len_delimited_len(number, m.encoded_len()))
+                    .sum(),
+                Field::Map(entries) => match entry_kinds(&kind) {
+                    Some(kinds) => entries
+                        .iter()
+                        .map(|(k, v)| len_delimited_len(number, entry_len(&kinds, k, v)))
+                        .sum(),
+                    None => 0,
+                },
+            };
+        }
+        len
+    }
+
+    pub(crate) fn encode_raw(&self, buf: &mut impl BufMut) {
+        for (desc, field) in self.fields.values() {
+            let number = desc.number();
+            let kind = desc.kind();
+            match field {
+                Field::Scalar(v) => {
+                    encoding::encode_key(number, wire_type_of(&kind), buf);
+                    encode_value(v, &kind, buf);
+                }
+                Field::Message(m) => {
+                    encoding::encode_key(number, WireType::LengthDelimited, buf);
+                    encoding::encode_varint(m.encoded_len() as u64, buf);
+                    m.encode_raw(buf);
+                }
+                Field::List(vs) if desc.is_packed() => {
+                    encoding::encode_key(number, WireType::LengthDelimited, buf);
+                    let len: usize = vs.iter().map(|v| value_len(v, &kind)).sum();
+                    encoding::encode_varint(len as u64, buf);
+                    vs.iter().for_each(|v| encode_value(v, &kind, buf));
+                }
+                Field::List(vs) => {
+                    let wire = wire_type_of(&kind);
+                    for v in vs {
+                        encoding::encode_key(number, wire, buf);
+                        encode_value(v, &kind, buf);
+                    }
+                }
+                Field::Messages(ms) => {
+                    for m in ms {
+                        encoding::encode_key(number, WireType::LengthDelimited, buf);
+                        encoding::encode_varint(m.encoded_len() as u64, buf);
+                        m.encode_raw(buf);
+                    }
+                }
+                Field::Map(entries) => {
+                    if let Some(kinds) = entry_kinds(&kind) {
+                        for (k, v) in entries {
+                            encoding::encode_key(number, WireType::LengthDelimited, buf);
+                            encoding::encode_varint(entry_len(&kinds, k, v) as u64, buf);
+                            encode_entry(&kinds, k, v, buf);
+                        }
+                    }
+                }
+            }
+        }
+        buf.put_slice(&self.unknown);
     }
 }

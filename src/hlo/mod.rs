@@ -49,7 +49,8 @@ pub use wire::ModuleMessage;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rejected {
     /// The shape as written: the HLO text of a text module, the protobuf text
-    /// format (one line) of the `ShapeProto` of a binary one.
+    /// format (one line) of the `ShapeProto` of a binary one (its `Debug`
+    /// form without the `formats` feature).
     pub written: String,
     /// XLA's validation error for it.
     pub error: Error,

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+#[cfg(feature = "formats")]
 use serde_json::json;
 
 use super::{HloInstruction, HloModule};
@@ -178,7 +179,8 @@ impl<'a> MemoryReport<'a> {
 
     /// The report as one JSON document: `module`, `instructions` (every
     /// row), `by_memory_space`, `by_element_type`, `total` and `largest`
-    /// (the `top` largest buffers), on one line.
+    /// (the `top` largest buffers), on one line. With the `formats` feature.
+    #[cfg(feature = "formats")]
     pub fn to_json(&self, top: usize) -> String {
         let total = |t: &Total| {
             json!({
@@ -245,7 +247,11 @@ impl<'a> MemoryReport<'a> {
         let fixed = op_w + 3 + 3 * 12 + 6;
         let free = width.saturating_sub(fixed).max(30);
         // Names and shapes get what they need, up to their share of the rest.
-        let shapes: Vec<String> = self.rows.iter().map(|r| shape_text(r.instruction)).collect();
+        let shapes: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| shape_text(r.instruction))
+            .collect();
         let longest = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0);
         let name_need = longest(&mut self.rows.iter().map(|r| {
             (r.computation.chars().count() + r.instruction.name.chars().count() + 1).max(20)

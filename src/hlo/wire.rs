@@ -13,7 +13,6 @@ use prost::encoding::{WireType, decode_key, decode_varint};
 
 use super::{HloComputation, HloInstruction, HloModule, ModuleSource, Rejected};
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::to_text_format_one_line;
 use crate::model::{ProgramShape, Shape};
 use crate::proto::{ProgramShapeProto, ShapeProto};
 
@@ -230,7 +229,7 @@ fn into_instruction(i: HloInstructionProto) -> HloInstruction {
     let shape = match Shape::try_from(&proto) {
         Ok(shape) => Ok(shape),
         Err(error) => Err(Rejected {
-            written: to_text_format_one_line(&proto),
+            written: written(&proto),
             error,
         }),
     };
@@ -243,4 +242,13 @@ fn into_instruction(i: HloInstructionProto) -> HloInstruction {
         operands: None,
         location: None,
     }
+}
+
+/// A `ShapeProto` as written: protobuf text format on one line, or prost's
+/// debug form without the `formats` feature.
+fn written(proto: &ShapeProto) -> String {
+    #[cfg(feature = "formats")]
+    return crate::formats::to_text_format_one_line(proto);
+    #[cfg(not(feature = "formats"))]
+    return format!("{proto:?}");
 }

@@ -2,23 +2,17 @@
 //! is XLA's `FromProto` followed by validation; `From<&X> for proto::X` is
 //! XLA's `ToProto`, whose encoding is byte-identical to XLA's.
 
-use crate::error::{Error, Result};
+use crate::MAX_NESTING_DEPTH;
+use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
+use crate::model::raw::{RawLayout, RawProgramShape, RawShape};
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile};
 use crate::model::validate::{self, LayoutFacts, shape_error};
 use crate::model::wire;
 use crate::proto::{LayoutProto, ProgramShapeProto, ShapeProto, SplitConfigProto, TileProto};
-
-/// The deepest nesting accepted, counted in messages below the root (a
-/// tuple element or buffer is one level, a layout one, its tiles, split
-/// configs and physical shape one more): protobuf's default recursion
-/// limit, which C++ and the Python runtime apply when decoding. The HLO
-/// text parser counts the same levels, so that every shape it accepts has
-/// a ShapeProto that decodes.
-pub const MAX_NESTING_DEPTH: usize = 100;
 
 /// The category `FromProto` gives an element-type number: unknown numbers
 /// become `Invalid`, as XLA's `set_element_type` does.
@@ -27,73 +21,7 @@ fn element_type_of(number: i32) -> PrimitiveType {
 }
 
 fn too_deep() -> Error {
-    Error::decode(format!(
-        "shape nesting exceeds the protobuf recursion limit of {MAX_NESTING_DEPTH} levels"
-    ))
-}
-
-/// What a `ShapeProto` carries, held in the model's own containers before
-/// XLA's `FromProto` checks and validation run over it. The wire decoder
-/// fills it directly; a `ShapeProto` is moved into it.
-#[derive(Debug, Default)]
-pub(crate) struct RawShape {
-    pub(crate) element_type: i32,
-    pub(crate) dimensions: Vec<i64>,
-    pub(crate) dynamic: Vec<bool>,
-    pub(crate) tuple_shapes: Vec<RawShape>,
-    pub(crate) layout: Option<RawLayout>,
-}
-
-/// What a `LayoutProto` carries (the fields XLA reads), unchecked.
-#[derive(Debug, Default)]
-pub(crate) struct RawLayout {
-    pub(crate) minor_to_major: Vec<i64>,
-    pub(crate) tiles: Vec<Tile>,
-    pub(crate) tail_padding_alignment_in_elements: i64,
-    pub(crate) index_primitive_type: i32,
-    pub(crate) pointer_primitive_type: i32,
-    pub(crate) element_size_in_bits: i64,
-    pub(crate) memory_space: i64,
-    pub(crate) split_configs: Vec<SplitConfig>,
-    pub(crate) physical_shape: Option<Box<RawShape>>,
-    pub(crate) dynamic_shape_metadata_prefix_bytes: i64,
-}
-
-impl From<ShapeProto> for RawShape {
-    fn from(p: ShapeProto) -> RawShape {
-        RawShape {
-            element_type: p.element_type,
-            dimensions: p.dimensions,
-            dynamic: p.is_dynamic_dimension,
-            tuple_shapes: p.tuple_shapes.into_iter().map(RawShape::from).collect(),
-            layout: p.layout.map(|l| RawLayout::from(*l)),
-        }
-    }
-}
-
-impl From<LayoutProto> for RawLayout {
-    fn from(p: LayoutProto) -> RawLayout {
-        RawLayout {
-            minor_to_major: p.minor_to_major,
-            tiles: p
-                .tiles
-                .into_iter()
-                .map(|t| Tile::from_bounds_unchecked(&t.dimensions))
-                .collect(),
-            tail_padding_alignment_in_elements: p.tail_padding_alignment_in_elements,
-            index_primitive_type: p.index_primitive_type,
-            pointer_primitive_type: p.pointer_primitive_type,
-            element_size_in_bits: p.element_size_in_bits,
-            memory_space: p.memory_space,
-            split_configs: p
-                .split_configs
-                .into_iter()
-                .map(|s| SplitConfig::new(s.dimension, s.split_indices))
-                .collect(),
-            physical_shape: p.physical_shape.map(|s| Box::new(RawShape::from(*s))),
-            dynamic_shape_metadata_prefix_bytes: p.dynamic_shape_metadata_prefix_bytes,
-        }
-    }
+    Error::too_deep(ErrorKind::Decode, "", Nesting::Shape)
 }
 
 impl LayoutFacts for RawLayout {
@@ -434,28 +362,34 @@ impl From<&SplitConfigProto> for SplitConfig {
     }
 }
 
+/// XLA's `ProgramShape::FromProto`, with every shape validated (an absent
+/// result is the invalid shape, which is rejected).
+fn program_shape_from_raw(p: RawProgramShape) -> Result<ProgramShape> {
+    if p.parameters.len() != p.parameter_names.len() {
+        return Err(Error::malformed(format!(
+            "ProgramShapeProto has different numbers of parameters and parameter names: {} vs {}",
+            p.parameters.len(),
+            p.parameter_names.len()
+        )));
+    }
+    let parameters = p
+        .parameters
+        .into_iter()
+        .map(shape_from_raw)
+        .collect::<Result<Vec<_>>>()?;
+    let result = shape_from_raw(p.result.unwrap_or_default())?;
+    Ok(ProgramShape::new(
+        p.parameter_names.into_iter().zip(parameters).collect(),
+        result,
+    ))
+}
+
 impl TryFrom<&ProgramShapeProto> for ProgramShape {
     type Error = Error;
     /// XLA's `ProgramShape::FromProto`, with every shape validated (an
     /// absent result is the invalid shape, which is rejected).
     fn try_from(p: &ProgramShapeProto) -> Result<ProgramShape> {
-        if p.parameters.len() != p.parameter_names.len() {
-            return Err(Error::malformed(format!(
-                "ProgramShapeProto has different numbers of parameters and parameter names: {} vs {}",
-                p.parameters.len(),
-                p.parameter_names.len()
-            )));
-        }
-        let parameters = p
-            .parameters
-            .iter()
-            .map(Shape::try_from)
-            .collect::<Result<Vec<_>>>()?;
-        let result = Shape::try_from(p.result.as_ref().unwrap_or(&ShapeProto::default()))?;
-        Ok(ProgramShape::new(
-            p.parameter_names.iter().cloned().zip(parameters).collect(),
-            result,
-        ))
+        program_shape_from_raw(RawProgramShape::from(p.clone()))
     }
 }
 
@@ -498,8 +432,28 @@ impl Shape {
     /// The serialized `ShapeProto`, byte-identical to what XLA writes.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64);
-        wire::put_shape(&mut out, self);
+        self.encode_to(&mut out);
         out
+    }
+
+    /// Appends the serialized `ShapeProto` to `out`, as
+    /// [`to_proto_bytes`](Self::to_proto_bytes) returns it: one buffer can
+    /// serve many shapes without a new allocation each.
+    ///
+    /// ```
+    /// use xla_shape::Shape;
+    /// let mut out = Vec::new();
+    /// for s in ["f32[2]", "s8[]"] {
+    ///     let shape: Shape = s.parse()?;
+    ///     out.clear();
+    ///     shape.encode_to(&mut out);
+    ///     assert_eq!(out, shape.to_proto_bytes());
+    /// }
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    #[doc(alias = "SerializeToString")]
+    pub fn encode_to(&self, out: &mut Vec<u8>) {
+        wire::put_shape(out, self);
     }
 }
 
@@ -521,24 +475,43 @@ impl Layout {
     /// The serialized `LayoutProto`, byte-identical to what XLA writes.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(32);
-        wire::put_layout_message(&mut out, self);
+        self.encode_to(&mut out);
         out
+    }
+
+    /// Appends the serialized `LayoutProto` to `out`, as
+    /// [`to_proto_bytes`](Self::to_proto_bytes) returns it.
+    pub fn encode_to(&self, out: &mut Vec<u8>) {
+        wire::put_layout(out, self);
     }
 }
 
 impl ProgramShape {
-    /// Decodes serialized `ProgramShapeProto` bytes.
+    /// Decodes serialized `ProgramShapeProto` bytes, reading its shapes
+    /// exactly as [`Shape::from_proto_bytes`] reads a `ShapeProto` (Google's
+    /// wire semantics), then XLA's `ProgramShape::FromProto` with every
+    /// shape validated.
     ///
     /// # Errors
     ///
-    /// As [`Shape::from_proto_bytes`].
+    /// As [`Shape::from_proto_bytes`]; also
+    /// [`MalformedProto`](crate::ErrorKind::MalformedProto) when the
+    /// numbers of parameters and parameter names differ.
     pub fn from_proto_bytes(bytes: &[u8]) -> Result<ProgramShape> {
-        let p = <ProgramShapeProto as prost::Message>::decode(bytes)?;
-        ProgramShape::try_from(&p)
+        program_shape_from_raw(wire::decode_program_shape(bytes)?)
     }
 
-    /// The serialized `ProgramShapeProto`.
+    /// The serialized `ProgramShapeProto`, as XLA's `ToProto` and C++
+    /// serialization write it.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        prost::Message::encode_to_vec(&ProgramShapeProto::from(self))
+        let mut out = Vec::with_capacity(64);
+        self.encode_to(&mut out);
+        out
+    }
+
+    /// Appends the serialized `ProgramShapeProto` to `out`, as
+    /// [`to_proto_bytes`](Self::to_proto_bytes) returns it.
+    pub fn encode_to(&self, out: &mut Vec<u8>) {
+        wire::put_program_shape(out, self);
     }
 }

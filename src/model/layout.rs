@@ -1,7 +1,5 @@
 //! [`Layout`]: how an array's elements are placed in memory.
 
-use std::fmt;
-
 use crate::error::{Error, Result};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::Shape;
@@ -55,6 +53,13 @@ impl Default for Layout {
 }
 
 impl Layout {
+    /// XLA's default (descending, row-major) layout `{rank-1, ..., 1, 0}`:
+    /// the one implementation behind `LayoutUtil::MakeDescendingLayout`
+    /// and the layouts the HLO parser fills in.
+    pub(crate) fn descending(rank: usize) -> Layout {
+        Layout::new((0..rank as i64).rev().collect::<Vec<_>>())
+    }
+
     /// XLA's memory space 0 (`kDefaultMemorySpace`).
     pub const DEFAULT_MEMORY_SPACE: i64 = 0;
     /// XLA's `kGenericFastMemorySpace`.
@@ -264,13 +269,6 @@ impl std::hash::Hash for Layout {
     }
 }
 
-impl fmt::Display for Layout {
-    /// XLA's `Layout::ToString`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::text::printer::display(f, |s| crate::text::printer::write_layout(s, self))
-    }
-}
-
 /// The options of XLA's `Layout::Equal`: which attributes to skip.
 /// `minor_to_major` is always compared.
 ///
@@ -293,47 +291,26 @@ pub struct LayoutEqual {
     ignore_physical_shape: bool,
 }
 
-impl LayoutEqual {
+equal_options! { LayoutEqual {
     /// XLA's `IgnoreTiles`.
-    pub fn ignore_tiles(mut self) -> Self {
-        self.ignore_tiles = true;
-        self
-    }
+    ignore_tiles;
     /// XLA's `IgnoreTailPaddingAlignmentInElements`.
-    pub fn ignore_tail_padding_alignment_in_elements(mut self) -> Self {
-        self.ignore_tail_padding_alignment_in_elements = true;
-        self
-    }
+    ignore_tail_padding_alignment_in_elements;
     /// XLA's `IgnoreIndexPrimitiveType`.
-    pub fn ignore_index_primitive_type(mut self) -> Self {
-        self.ignore_index_primitive_type = true;
-        self
-    }
+    ignore_index_primitive_type;
     /// XLA's `IgnorePointerPrimitiveType`.
-    pub fn ignore_pointer_primitive_type(mut self) -> Self {
-        self.ignore_pointer_primitive_type = true;
-        self
-    }
+    ignore_pointer_primitive_type;
     /// XLA's `IgnoreElementSize`.
-    pub fn ignore_element_size(mut self) -> Self {
-        self.ignore_element_size = true;
-        self
-    }
+    ignore_element_size;
     /// XLA's `IgnoreMemorySpace`.
-    pub fn ignore_memory_space(mut self) -> Self {
-        self.ignore_memory_space = true;
-        self
-    }
+    ignore_memory_space;
     /// XLA's `IgnoreSplitConfigs`.
-    pub fn ignore_split_configs(mut self) -> Self {
-        self.ignore_split_configs = true;
-        self
-    }
+    ignore_split_configs;
     /// XLA's `IgnorePhysicalShape`.
-    pub fn ignore_physical_shape(mut self) -> Self {
-        self.ignore_physical_shape = true;
-        self
-    }
+    ignore_physical_shape;
+} }
+
+impl LayoutEqual {
     /// XLA's `MinorToMajorOnly`: ignores tiles, index and pointer types,
     /// memory space, physical shape, element size and tail padding, but
     /// (as upstream) **not** split configs.

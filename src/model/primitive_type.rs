@@ -95,7 +95,10 @@ impl PrimitiveType {
     /// assert_eq!(PrimitiveType::Bf16.lowercase_name(), "bf16");
     /// assert_eq!(PrimitiveType::OpaqueType.lowercase_name(), "opaque");
     /// ```
-    #[doc(alias = "LowercasePrimitiveTypeName")]
+    #[doc(
+        alias = "LowercasePrimitiveTypeName",
+        alias = "primitive_util::LowercasePrimitiveTypeName"
+    )]
     pub const fn lowercase_name(self) -> &'static str {
         match self {
             P::Invalid => "primitive_type_invalid",
@@ -146,7 +149,10 @@ impl PrimitiveType {
     /// # Errors
     ///
     /// `Invalid element type string: "<name>".` for any other string.
-    #[doc(alias = "StringToPrimitiveType")]
+    #[doc(
+        alias = "StringToPrimitiveType",
+        alias = "primitive_util::StringToPrimitiveType"
+    )]
     pub fn from_lowercase_name(name: &str) -> Result<Self> {
         Self::lookup_lowercase_name(name).ok_or_else(|| {
             Error::invalid_argument(format!("Invalid element type string: \"{name}\"."))
@@ -164,7 +170,7 @@ impl PrimitiveType {
 
     /// XLA's `IsArrayType`: PRED, integral, floating and complex types (not
     /// `Invalid`, `Tuple`, `OpaqueType`, `Token`, `Buffer`).
-    #[doc(alias = "IsArrayType")]
+    #[doc(alias = "IsArrayType", alias = "primitive_util::IsArrayType")]
     pub const fn is_array_type(self) -> bool {
         !matches!(
             self,
@@ -173,7 +179,10 @@ impl PrimitiveType {
     }
 
     /// XLA's `IsSignedIntegralType`: S1 to S64.
-    #[doc(alias = "IsSignedIntegralType")]
+    #[doc(
+        alias = "IsSignedIntegralType",
+        alias = "primitive_util::IsSignedIntegralType"
+    )]
     pub const fn is_signed_integral(self) -> bool {
         matches!(
             self,
@@ -182,7 +191,10 @@ impl PrimitiveType {
     }
 
     /// XLA's `IsUnsignedIntegralType`: U1 to U64.
-    #[doc(alias = "IsUnsignedIntegralType")]
+    #[doc(
+        alias = "IsUnsignedIntegralType",
+        alias = "primitive_util::IsUnsignedIntegralType"
+    )]
     pub const fn is_unsigned_integral(self) -> bool {
         matches!(
             self,
@@ -191,19 +203,22 @@ impl PrimitiveType {
     }
 
     /// XLA's `IsIntegralType`: signed or unsigned integers (PRED is not).
-    #[doc(alias = "IsIntegralType")]
+    #[doc(alias = "IsIntegralType", alias = "primitive_util::IsIntegralType")]
     pub const fn is_integral(self) -> bool {
         self.is_signed_integral() || self.is_unsigned_integral()
     }
 
     /// XLA's `Is8BitIntegralType`: S8 and U8.
-    #[doc(alias = "Is8BitIntegralType")]
+    #[doc(
+        alias = "Is8BitIntegralType",
+        alias = "primitive_util::Is8BitIntegralType"
+    )]
     pub const fn is_8bit_integral(self) -> bool {
         matches!(self, P::S8 | P::U8)
     }
 
     /// XLA's `IsF8Type`: the 8-bit floats, F8E8M0FNU included.
-    #[doc(alias = "IsF8Type")]
+    #[doc(alias = "IsF8Type", alias = "primitive_util::IsF8Type")]
     pub const fn is_f8(self) -> bool {
         matches!(
             self,
@@ -219,7 +234,7 @@ impl PrimitiveType {
     }
 
     /// XLA's `IsMXType`: F4E2M1FN and F8E8M0FNU.
-    #[doc(alias = "IsMXType")]
+    #[doc(alias = "IsMXType", alias = "primitive_util::IsMXType")]
     pub const fn is_mx(self) -> bool {
         matches!(self, P::F4e2m1fn | P::F8e8m0fnu)
     }
@@ -231,7 +246,10 @@ impl PrimitiveType {
 
     /// XLA's `IsFloatingPointType`: F16, F32, F64, BF16, the F8, F6 and MX
     /// types.
-    #[doc(alias = "IsFloatingPointType")]
+    #[doc(
+        alias = "IsFloatingPointType",
+        alias = "primitive_util::IsFloatingPointType"
+    )]
     pub const fn is_floating_point(self) -> bool {
         matches!(self, P::F16 | P::F32 | P::F64 | P::Bf16)
             || self.is_f8()
@@ -240,14 +258,17 @@ impl PrimitiveType {
     }
 
     /// XLA's `IsComplexType`: C64 and C128.
-    #[doc(alias = "IsComplexType")]
+    #[doc(alias = "IsComplexType", alias = "primitive_util::IsComplexType")]
     pub const fn is_complex(self) -> bool {
         matches!(self, P::C64 | P::C128)
     }
 
     /// XLA's `IsSubByteNonPredType`: array types other than PRED narrower
     /// than 8 bits (S1, S2, S4, U1, U2, U4, F4E2M1FN, the F6 types).
-    #[doc(alias = "IsSubByteNonPredType")]
+    #[doc(
+        alias = "IsSubByteNonPredType",
+        alias = "primitive_util::IsSubByteNonPredType"
+    )]
     pub const fn is_sub_byte_non_pred(self) -> bool {
         match self.bit_width() {
             Some(bits) => !matches!(self, P::Pred) && bits < 8,
@@ -264,7 +285,7 @@ impl PrimitiveType {
     /// assert_eq!(PrimitiveType::C128.bit_width(), Some(128));
     /// assert_eq!(PrimitiveType::Token.bit_width(), None);
     /// ```
-    #[doc(alias = "BitWidth")]
+    #[doc(alias = "BitWidth", alias = "primitive_util::BitWidth")]
     pub const fn bit_width(self) -> Option<u32> {
         Some(match self {
             P::Pred | P::S1 | P::U1 => 1,
@@ -292,7 +313,7 @@ impl PrimitiveType {
     /// XLA's `ByteWidth` (and `ShapeUtil::ByteSizeOfPrimitiveType`): bytes
     /// per element, `ceil(bit_width / 8)`, so 1 for every sub-byte type;
     /// `None` for the non-array types.
-    #[doc(alias = "ByteWidth")]
+    #[doc(alias = "ByteWidth", alias = "primitive_util::ByteWidth")]
     #[doc(alias = "ByteSizeOfPrimitiveType")]
     pub const fn byte_width(self) -> Option<i64> {
         match self.bit_width() {
@@ -324,51 +345,54 @@ impl PrimitiveType {
 
     /// XLA's `SignificandWidth`: `numeric_limits::digits` of a floating
     /// type (the implicit bit included); `None` for other types.
-    #[doc(alias = "SignificandWidth")]
+    #[doc(alias = "SignificandWidth", alias = "primitive_util::SignificandWidth")]
     pub fn significand_width(self) -> Option<i32> {
         self.float_info().map(|f| f.significand)
     }
 
     /// XLA's `ExponentWidth`: `bit_width - (significand_width - 1) - 1`
     /// (7 for F8E8M0FNU, which has no sign bit: XLA's formula is kept).
-    #[doc(alias = "ExponentWidth")]
+    #[doc(alias = "ExponentWidth", alias = "primitive_util::ExponentWidth")]
     pub fn exponent_width(self) -> Option<i32> {
         let f = self.float_info()?;
         Some(self.bit_width()? as i32 - (f.significand - 1) - 1)
     }
 
     /// XLA's `UnderflowExponent`: `numeric_limits::min_exponent`.
-    #[doc(alias = "UnderflowExponent")]
+    #[doc(
+        alias = "UnderflowExponent",
+        alias = "primitive_util::UnderflowExponent"
+    )]
     pub fn underflow_exponent(self) -> Option<i32> {
         self.float_info().map(|f| f.underflow)
     }
 
     /// XLA's `OverflowExponent`: `numeric_limits::max_exponent`.
-    #[doc(alias = "OverflowExponent")]
+    #[doc(alias = "OverflowExponent", alias = "primitive_util::OverflowExponent")]
     pub fn overflow_exponent(self) -> Option<i32> {
         self.float_info().map(|f| f.overflow)
     }
 
     /// XLA's `ExponentBias`: `(1 - underflow_exponent) + 1`.
-    #[doc(alias = "ExponentBias")]
+    #[doc(alias = "ExponentBias", alias = "primitive_util::ExponentBias")]
     pub fn exponent_bias(self) -> Option<i32> {
         self.float_info().map(|f| (1 - f.underflow) + 1)
     }
 
     /// XLA's `HasInfinity`; false for non-floating types.
-    #[doc(alias = "HasInfinity")]
+    #[doc(alias = "HasInfinity", alias = "primitive_util::HasInfinity")]
     pub fn has_infinity(self) -> bool {
         self.float_info().is_some_and(|f| f.infinity)
     }
 
     /// XLA's `HasNaN`; false for non-floating types.
-    #[doc(alias = "HasNaN")]
+    #[doc(alias = "HasNaN", alias = "primitive_util::HasNaN")]
     pub fn has_nan(self) -> bool {
         self.float_info().is_some_and(|f| f.nan)
     }
 
     /// XLA's `HasNegativeZero`; false for non-floating types.
-    #[doc(alias = "HasNegativeZero")]
+    #[doc(alias = "HasNegativeZero", alias = "primitive_util::HasNegativeZero")]
     pub fn has_negative_zero(self) -> bool {
         self.float_info().is_some_and(|f| f.negative_zero)
     }

@@ -1,7 +1,5 @@
 //! [`ProgramShape`]: the signature of a computation.
 
-use std::fmt;
-
 use crate::model::shape::Shape;
 
 /// The parameter shapes, parameter names and result shape of a computation
@@ -13,7 +11,7 @@ use crate::model::shape::Shape;
 /// let p = ProgramShape::new(vec![("x".into(), f32_2.clone()), ("".into(), Shape::Token)], f32_2);
 /// assert_eq!(p.to_string(), "(x: f32[2], (unknown): token[]) -> f32[2]");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ProgramShape {
     parameters: Vec<Shape>,
     parameter_names: Vec<String>,
@@ -55,14 +53,5 @@ impl ProgramShape {
     /// Replaces the result.
     pub fn set_result(&mut self, result: Shape) {
         self.result = result;
-    }
-}
-
-impl fmt::Display for ProgramShape {
-    /// XLA's `ShapeUtil::HumanString(ProgramShape)`:
-    /// `(name: shape, ...) -> result`, without layouts; an empty name
-    /// prints as `(unknown)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::text::printer::display(f, |s| crate::text::printer::write_program_shape(s, self))
     }
 }

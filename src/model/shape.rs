@@ -1,8 +1,6 @@
 //! [`Shape`] and [`ArrayShape`]: validated XLA shapes.
 
-use std::fmt;
-
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::layout::{Layout, LayoutEqual};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::validate;
@@ -457,40 +455,53 @@ impl PartialEq for ArrayShape {
 
 impl Eq for ArrayShape {}
 
+impl std::hash::Hash for ArrayShape {
+    /// Hashes what the default equality compares (element type,
+    /// dimensions, dynamic flags, the layout as [`Layout`] hashes it), so
+    /// equal arrays hash equally, as XLA's `AbslHashValue(Shape)` does.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.element_type.hash(state);
+        self.dimensions.hash(state);
+        self.dynamic.hash(state);
+        self.layout.hash(state);
+    }
+}
+
+impl std::hash::Hash for Shape {
+    /// Consistent with `Shape`'s `Eq` (XLA's `Shape::operator==`).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.element_type().hash(state);
+        match self {
+            Shape::Array(a) => a.hash(state),
+            Shape::Tuple(elements) => elements.hash(state),
+            Shape::Buffer(inner) => inner.hash(state),
+            Shape::Token | Shape::Opaque => {}
+        }
+    }
+}
+
+impl TryFrom<Shape> for ArrayShape {
+    type Error = Error;
+
+    /// The array inside `shape`.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidArgument`](crate::ErrorKind::InvalidArgument) for a tuple,
+    /// buffer, token or opaque shape.
+    fn try_from(shape: Shape) -> Result<ArrayShape> {
+        match shape {
+            Shape::Array(a) => Ok(a),
+            other => Err(Error::invalid_argument(format!(
+                "{other} is not an array shape"
+            ))),
+        }
+    }
+}
+
 impl From<ArrayShape> for Shape {
     fn from(a: ArrayShape) -> Self {
         Shape::Array(a)
-    }
-}
-
-impl fmt::Display for Shape {
-    /// XLA's `ShapeUtil::HumanStringWithLayout` (what `operator<<` prints).
-    /// The alternate form `{:#}` is `ShapeUtil::HumanString`, without layouts.
-    ///
-    /// ```
-    /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape};
-    /// let s = Shape::from(
-    ///     ArrayShape::new(PrimitiveType::F32, [2, 3]).unwrap()
-    ///         .with_layout(Some(Layout::new([0, 1]))).unwrap(),
-    /// );
-    /// assert_eq!(s.to_string(), "f32[2,3]{0,1}");
-    /// assert_eq!(format!("{s:#}"), "f32[2,3]");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let with_layout = !f.alternate();
-        crate::text::printer::display(f, |s| {
-            crate::text::printer::write_shape(s, self, with_layout)
-        })
-    }
-}
-
-impl fmt::Display for ArrayShape {
-    /// As [`Shape`]'s `Display`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let with_layout = !f.alternate();
-        crate::text::printer::display(f, |s| {
-            crate::text::printer::write_array(s, self, with_layout)
-        })
     }
 }
 
@@ -517,21 +528,7 @@ pub struct ShapeEqual {
     ignore_buffer: bool,
 }
 
-macro_rules! shape_equal_option {
-    ($($(#[$doc:meta])* $name:ident;)*) => {
-        impl ShapeEqual {
-            $(
-                $(#[$doc])*
-                pub fn $name(mut self) -> Self {
-                    self.$name = true;
-                    self
-                }
-            )*
-        }
-    };
-}
-
-shape_equal_option! {
+equal_options! { ShapeEqual {
     /// XLA's `IgnoreLayout`.
     ignore_layout;
     /// XLA's `IgnoreTilesInLayout`.
@@ -555,7 +552,7 @@ shape_equal_option! {
     ignore_dimensions;
     /// XLA's `IgnoreBuffer`: a buffer compares as the array inside it.
     ignore_buffer;
-}
+} }
 
 impl ShapeEqual {
     /// XLA's `MinorToMajorOnlyInLayout`: ignores tiles, element size, memory

@@ -140,13 +140,6 @@ pub(crate) fn check_tile_bounds(dimensions: &[i64]) -> Result<()> {
     }
 }
 
-impl fmt::Display for Tile {
-    /// XLA's `Tile::ToString`: `(8,128)`, `(2,*,128)`, `()`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::text::printer::display(f, |s| crate::text::printer::write_tile(s, self))
-    }
-}
-
 /// How an array is split across memories (XLA's `SplitConfig`): the
 /// physical dimension split (0 = most major) and the split points.
 ///
@@ -178,12 +171,5 @@ impl SplitConfig {
     /// The split points.
     pub fn split_indices(&self) -> &[i64] {
         &self.split_indices
-    }
-}
-
-impl fmt::Display for SplitConfig {
-    /// XLA's `SplitConfig::ToString`: `(dimension:i,j,...)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::text::printer::display(f, |s| crate::text::printer::write_split_config(s, self))
     }
 }

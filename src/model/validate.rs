@@ -3,10 +3,10 @@
 //! built on it. Messages are XLA's, word for word.
 
 use crate::error::{Error, Result};
+use crate::model::display;
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::ArrayShape;
-use crate::text::printer;
 
 /// What validation needs to know about a layout; implemented for the model
 /// [`Layout`] and for the decoder's raw layout, so one set of rules serves
@@ -54,7 +54,7 @@ pub(crate) fn invalid_tile(bounds: &[i64]) -> bool {
 /// be valid: messages print what they reject).
 fn human(t: PrimitiveType, dims: &[i64], dynamic: &[bool]) -> String {
     let mut s = String::new();
-    printer::write_array_parts(&mut s, t, dims, dynamic);
+    display::write_array_parts(&mut s, t, dims, dynamic);
     s
 }
 

@@ -41,7 +41,7 @@ mod plan;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ArrayShape, PrimitiveType};
 use crate::tiling::{TiledLayout, byte_width};
-use kernel::Block;
+use kernel::{Block, box_span};
 use plan::{BoxAxes, Digit};
 
 /// A strided view of array data, as NumPy and DLPack describe one: the
@@ -152,7 +152,7 @@ enum Exec {
 /// use xla_shape::relayout::Relayout;
 /// use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
 ///
-/// // Untile f32[3,5]{1,0:T(2,2)} (spec 8.6, figure 1) into row-major.
+/// // Untile f32[3,5]{1,0:T(2,2)} (figure 1 of XLA's tiled-layout document) into row-major.
 /// let tiled = ArrayShape::new(PrimitiveType::F32, [3, 5])?
 ///     .with_layout(Some(Layout::new([1, 0]).with_tiles(vec![Tile::new([2, 2])?])))?;
 /// let plain = ArrayShape::new(PrimitiveType::F32, [3, 5])?;
@@ -297,7 +297,15 @@ impl Relayout {
                 match boxes(8) {
                     Some(bx) => Exec::Blocks {
                         e,
-                        blocks: bx.into_iter().map(|b| b.into_block(e)).collect(),
+                        blocks: bx
+                            .into_iter()
+                            .map(|b| b.into_block(e))
+                            .collect::<Option<_>>()
+                            .ok_or_else(|| {
+                                Error::overflow(
+                                    "an axis of the copy spans more bytes than memory holds",
+                                )
+                            })?,
                     },
                     None => Exec::PerElement,
                 }
@@ -351,6 +359,21 @@ impl Relayout {
     /// bytes (at least that many for a strided view) or `dst` does not have
     /// [`dst_byte_size`](Self::dst_byte_size).
     pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        self.check_src(src)?;
+        if dst.len() != self.dst_size {
+            return Err(buffer_error(
+                "destination",
+                dst.len(),
+                self.dst.shape(),
+                self.dst_size,
+            ));
+        }
+        self.run_checked(src, dst);
+        Ok(())
+    }
+
+    /// `BufferSize` unless `src` has the bytes [`run`](Self::run) needs.
+    fn check_src(&self, src: &[u8]) -> Result<()> {
         match &self.src {
             Source::Layout(t) if src.len() != self.src_size => {
                 return Err(buffer_error("source", src.len(), t.shape(), self.src_size));
@@ -370,14 +393,11 @@ impl Relayout {
             }
             _ => {}
         }
-        if dst.len() != self.dst_size {
-            return Err(buffer_error(
-                "destination",
-                dst.len(),
-                self.dst.shape(),
-                self.dst_size,
-            ));
-        }
+        Ok(())
+    }
+
+    /// [`run`](Self::run) with both buffers checked.
+    fn run_checked(&self, src: &[u8], dst: &mut [u8]) {
         if self.zero_dst {
             dst.fill(0);
         }
@@ -399,7 +419,6 @@ impl Relayout {
             }
             Exec::PerElement => self.per_element(src, dst),
         }
-        Ok(())
     }
 
     /// Every element, its offsets computed from the layouts one by one.
@@ -427,18 +446,8 @@ impl Relayout {
             } else {
                 copy_bits(src, s as usize, sb as usize, dst, d as usize, db as usize);
             }
-            // Next index in row-major order.
-            let mut k = dims.len();
-            loop {
-                if k == 0 {
-                    return;
-                }
-                k -= 1;
-                index[k] += 1;
-                if index[k] < dims[k] {
-                    break;
-                }
-                index[k] = 0;
+            if crate::index_util::next_row_major(&mut index, dims).is_none() {
+                return;
             }
         }
     }
@@ -446,15 +455,13 @@ impl Relayout {
 
 /// The lowest byte a strided view reaches and one past the highest.
 fn strided_bounds(v: &StridedSource, e: i64) -> (i128, i128) {
-    let (mut lo, mut hi) = (i128::from(v.byte_offset), i128::from(v.byte_offset));
-    for (&n, &s) in v.dimensions.iter().zip(&v.byte_strides) {
-        let span = i128::from(n.max(1) - 1) * i128::from(s);
-        if span < 0 {
-            lo += span;
-        } else {
-            hi += span;
-        }
-    }
+    let (lo, hi) = box_span(
+        i128::from(v.byte_offset),
+        v.dimensions
+            .iter()
+            .zip(&v.byte_strides)
+            .map(|(&n, &s)| (n as usize, s as isize)),
+    );
     (lo, hi + i128::from(e))
 }
 
@@ -511,8 +518,11 @@ pub fn relayout_to_vec(
     dst_shape: &ArrayShape,
 ) -> Result<Vec<u8>> {
     let plan = Relayout::new(src_shape, dst_shape)?;
+    // The source first: a destination is only allocated for a copy that
+    // can run.
+    plan.check_src(src)?;
     let mut dst = vec![0u8; plan.dst_byte_size()];
-    plan.run(src, &mut dst)?;
+    plan.run_checked(src, &mut dst);
     Ok(dst)
 }
 

@@ -207,7 +207,9 @@ pub(crate) struct BoxAxes {
 }
 
 impl BoxAxes {
-    pub(crate) fn into_block(self, e: usize) -> Block {
+    /// The block copying this box of `e`-byte elements; `None` when it
+    /// spans more than memory holds ([`Block::new`]).
+    pub(crate) fn into_block(self, e: usize) -> Option<Block> {
         Block::new(self.src, self.dst, &self.axes, e)
     }
 }

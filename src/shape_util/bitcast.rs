@@ -1,4 +1,4 @@
-//! Reshape, transpose and bitcast algorithms (spec §5.7): when does a
+//! Reshape, transpose and bitcast algorithms (xla/shape_util.cc): when does a
 //! reshape or transpose leave every element where it is, and how to choose
 //! a layout so that it does.
 
@@ -74,6 +74,7 @@ pub(crate) fn common_factors(a: &[i64], b: &[i64]) -> Vec<(usize, usize)> {
 /// XLA's `ShapeUtil::ShapeEqualityDescriptor`: how to go from one shape to
 /// another by deleting and inserting dimensions of size 1.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::ShapeEqualityDescriptor")]
 pub struct ShapeEqualityDescriptor {
     /// Dimensions of the first shape that are deleted.
     pub deleted_dimensions: Vec<i64>,
@@ -87,7 +88,7 @@ pub struct ShapeEqualityDescriptor {
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U44
+/// // ShapeUtilTest.InsertedOrDeleted1SizedDimensions
 /// let d = shape_util::inserted_or_deleted_1_sized_dimensions(
 ///     &shape_util::make_shape(T::S32, &[9, 1, 4]),
 ///     &shape_util::make_shape(T::S32, &[1, 9, 4, 1]),
@@ -128,7 +129,7 @@ pub fn inserted_or_deleted_1_sized_dimensions(
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U55: T[a,b,x,y,cd] -> T[ab,x,1,y,c,d]
+/// // The example in xla/shape_util.h: T[a,b,x,y,cd] -> T[ab,x,1,y,c,d]
 /// let pairs = shape_util::dimensions_unmodified_by_reshape(
 ///     &shape_util::make_shape(T::F32, &[2, 3, 5, 7, 30]),
 ///     &shape_util::make_shape(T::F32, &[6, 5, 1, 7, 5, 6]),
@@ -245,7 +246,7 @@ fn unit_indices_agree(input: &ArrayShape, output: &ArrayShape) -> Result<bool> {
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U57
+/// // ShapeUtilTest.ReshapeIsBitcast_3x2x2_6x2_Dim1IsMostMinor
 /// let a = shape_util::make_shape_with_dense_layout(T::F32, &[3, 2, 2], &[1, 0, 2]);
 /// let b = shape_util::make_shape_with_dense_layout(T::F32, &[6, 2], &[0, 1]);
 /// assert!(shape_util::reshape_is_bitcast(&a, &b, false)?);
@@ -313,7 +314,7 @@ pub fn is_reshape_or_transpose_bitcast(
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U79
+/// // ShapeUtilTest.DeduceTransposeDimensionsForBitcast
 /// let a = shape_util::make_shape_with_dense_layout(T::F32, &[5, 3], &[1, 0]);
 /// let b = shape_util::make_shape_with_dense_layout(T::F32, &[3, 5], &[0, 1]);
 /// assert_eq!(shape_util::deduce_transpose_dimensions_for_bitcast(&a, &b)?, Some(vec![1, 0]));
@@ -346,6 +347,7 @@ pub fn deduce_transpose_dimensions_for_bitcast(
 /// XLA's `ShapeUtil::BitcastDecompositionTrt`: a bitcast as transpose,
 /// reshape, transpose.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::BitcastDecompositionTrt")]
 pub struct BitcastDecompositionTrt {
     /// Dimensions of the first transpose.
     pub transpose1_dims: Vec<i64>,
@@ -360,11 +362,13 @@ pub struct BitcastDecompositionTrt {
 impl BitcastDecompositionTrt {
     /// XLA's `IsTranspose1Identity`: the first transpose's dimensions are
     /// sorted.
+    #[doc(alias = "ShapeUtil::IsTranspose1Identity")]
     pub fn is_transpose1_identity(&self) -> bool {
         self.transpose1_dims.windows(2).all(|w| w[0] <= w[1])
     }
 
     /// XLA's `IsTranspose2Identity`.
+    #[doc(alias = "ShapeUtil::IsTranspose2Identity")]
     pub fn is_transpose2_identity(&self) -> bool {
         self.transpose2_dims.windows(2).all(|w| w[0] <= w[1])
     }
@@ -373,6 +377,7 @@ impl BitcastDecompositionTrt {
 /// XLA's `ShapeUtil::BitcastDecomposition`: the simplest form of a
 /// bitcast.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::BitcastDecomposition")]
 pub enum BitcastDecomposition {
     /// A single reshape (XLA's `BitcastDecompositionReshape`).
     Reshape,
@@ -426,7 +431,7 @@ pub fn decompose_bitcast_to_trt(
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util, shape_util::BitcastDecomposition};
-/// // spec 12.4 U93
+/// // ShapeUtilTest.DecomposeBitcastToTranspose
 /// let a = shape_util::make_shape_with_dense_layout(T::F32, &[3, 7, 6, 4], &[3, 2, 1, 0]);
 /// let b = shape_util::make_shape_with_dense_layout(T::F32, &[3, 6, 4, 7], &[2, 1, 3, 0]);
 /// assert_eq!(
@@ -463,7 +468,7 @@ pub fn decompose_bitcast(input: &ArrayShape, output: &ArrayShape) -> Result<Bitc
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U99
+/// // AlignmentTest.AlignLayoutsWithoutTrivialDimensions
 /// let a = shape_util::make_shape_with_dense_layout(T::F32, &[3, 8, 5, 7, 11], &[3, 2, 1, 0, 4]);
 /// let b = shape_util::make_shape(T::F32, &[4, 3, 2, 7, 5, 11]);
 /// let aligned = shape_util::align_layouts(&a, &b)?.unwrap();

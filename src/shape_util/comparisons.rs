@@ -4,6 +4,19 @@ use super::{for_each_subshape, index_is_valid};
 use crate::model::{Shape, ShapeEqual};
 
 /// XLA's `ShapeUtil::Equal`: `lhs == rhs`.
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let row_major: Shape = "f32[2,3]{1,0}".parse()?;
+/// let column_major: Shape = "f32[2,3]{0,1}".parse()?;
+/// // Equal compares layouts, Compatible does not.
+/// assert!(!shape_util::equal(&row_major, &column_major));
+/// assert!(shape_util::compatible(&row_major, &column_major));
+/// let bf16: Shape = "bf16[2,3]{1,0}".parse()?;
+/// assert!(shape_util::equal_ignoring_fp_precision(&row_major, &bf16));
+/// assert!(shape_util::compatible_ignoring_element_type(&"s32[2,3]".parse()?, &column_major));
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::Equal")]
 pub fn equal(lhs: &Shape, rhs: &Shape) -> bool {
     lhs == rhs

@@ -44,6 +44,17 @@ pub fn make_shape_with_dynamic_dimensions(
 ///
 /// XLA's: `Unsupported element type: TOKEN`, `Invalid dimension size -1,
 /// is_dynamic=false`, `overflow in static extent product: dimes=[...]`.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, shape_util};
+/// let s = shape_util::make_validated_shape(T::F32, &[2, 3])?;
+/// assert_eq!(s.to_string(), "f32[2,3]{1,0}");
+/// assert!(shape_util::make_validated_shape(T::F32, &[-2]).is_err());
+/// let d = shape_util::make_shape_with_dynamic_dimensions(T::S32, &[4, 3], &[true, false]);
+/// assert_eq!(d.to_string(), "s32[<=4,3]{1,0}");
+/// assert_eq!(shape_util::make_shape_with_type::<f64>(&[5]).to_string(), "f64[5]{0}");
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::MakeValidatedShape")]
 pub fn make_validated_shape(element_type: PrimitiveType, dimensions: &[i64]) -> Result<ArrayShape> {
     ArrayShape::new(element_type, dimensions)
@@ -146,6 +157,15 @@ pub fn make_validated_buffer_shape_from_shape(element_shape: Shape) -> Result<Sh
 /// # Panics
 ///
 /// Where [`make_validated_shape_with_dense_layout`] returns an error.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, shape_util};
+/// // minor_to_major {0,1}: dimension 0 is the most minor (column-major).
+/// let s = shape_util::make_shape_with_dense_layout(T::F32, &[2, 3], &[0, 1]);
+/// assert_eq!(s.to_string(), "f32[2,3]{0,1}");
+/// let d = shape_util::make_shape_with_descending_layout(T::F32, &[2, 3]);
+/// assert_eq!(d.to_string(), "f32[2,3]{1,0}");
+/// ```
 #[doc(alias = "ShapeUtil::MakeShapeWithDenseLayout")]
 #[track_caller]
 pub fn make_shape_with_dense_layout(
@@ -328,7 +348,7 @@ pub fn make_shape_with_descending_layout_and_same_physical_layout(
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U77
+/// // ShapeUtilTest.MakeShapeWithDescendingLayoutAndSamePhysicalLayout
 /// let s = shape_util::make_shape_with_dense_layout(T::F32, &[128, 24, 4, 48, 48], &[2, 4, 3, 1, 0]);
 /// let d = shape_util::make_validated_shape_with_descending_layout_and_same_physical_layout(&s)?;
 /// assert_eq!(d.to_string(), "f32[128,24,48,48,4]{4,3,2,1,0}");
@@ -400,19 +420,35 @@ fn clear_dynamic_dimensions(shape: &mut Shape) {
 
 /// XLA's `ShapeUtil::MakeStaticShape`: [`make_shape_with_static_dimensions`],
 /// and the top-level array's layout gets `M(0)`.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, Shape, shape_util};
+/// let dynamic: Shape = shape_util::make_shape_with_dynamic_dimensions(T::S32, &[4, 3], &[true, false]).into();
+/// assert_eq!(shape_util::make_static_shape(&dynamic).to_string(), "s32[4,3]{1,0}");
+/// ```
 #[doc(alias = "ShapeUtil::MakeStaticShape")]
 pub fn make_static_shape(shape: &Shape) -> Shape {
     let mut s = make_shape_with_static_dimensions(shape);
-    if let Shape::Array(a) = &mut s {
-        if let Some(l) = a.layout.as_mut() {
-            l.dynamic_shape_metadata_prefix_bytes = 0;
-        }
+    if let Shape::Array(a) = &mut s
+        && let Some(l) = a.layout.as_mut()
+    {
+        l.dynamic_shape_metadata_prefix_bytes = 0;
     }
     s
 }
 
 /// XLA's `ShapeUtil::MakeTupleShape`. A tuple of valid shapes is valid, so
 /// this cannot fail.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, Shape, shape_util};
+/// let a: Shape = shape_util::make_shape(T::F32, &[2]).into();
+/// let t = shape_util::make_tuple_shape(vec![a.clone(), shape_util::make_token_shape()]);
+/// assert_eq!(t.to_string(), "(f32[2]{0}, token[])");
+/// // A single shape is not wrapped.
+/// assert_eq!(shape_util::make_maybe_tuple_shape(vec![a.clone()]), a);
+/// assert_eq!(shape_util::make_nil().to_string(), "()");
+/// ```
 #[doc(alias = "ShapeUtil::MakeTupleShape")]
 pub fn make_tuple_shape(shapes: Vec<Shape>) -> Shape {
     Shape::Tuple(shapes)

@@ -1,4 +1,4 @@
-//! Index iteration (spec §5.8): visiting the indices of an array in the
+//! Index iteration (XLA's `ShapeUtil::ForEachIndex*`): visiting the indices of an array in the
 //! order of its layout, the most minor dimension fastest.
 
 use std::iter::FusedIterator;
@@ -117,7 +117,7 @@ fn whole(shape: &ArrayShape) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U51
+/// // xla/shape_util_test.cc, the `ForEachIndexParallel` case with a base
 /// let s = shape_util::make_shape(T::F32, &[10, 10]);
 /// let mut seen = Vec::new();
 /// shape_util::for_each_index_in(&s, &[2, 3], &[3, 1], &[2, 1], |i| {
@@ -151,6 +151,19 @@ pub fn for_each_index_in(
 ///
 /// The visitor's first error, or as [`for_each_index`] (converted with
 /// `E: From<Error>`).
+///
+/// ```
+/// use xla_shape::{Error, PrimitiveType as T, shape_util};
+/// // Row-major: the last dimension (the most minor) moves fastest.
+/// let a = shape_util::make_shape(T::F32, &[2, 2]);
+/// let mut seen = Vec::new();
+/// shape_util::for_each_index_with_status(&a, |i| -> Result<bool, Error> {
+///     seen.push(i.to_vec());
+///     Ok(true)
+/// })?;
+/// assert_eq!(seen, [[0, 0], [0, 1], [1, 0], [1, 1]]);
+/// # Ok::<(), Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ForEachIndexWithStatus")]
 pub fn for_each_index_with_status<E: From<Error>>(
     shape: &ArrayShape,
@@ -238,6 +251,20 @@ pub fn get_for_each_index_parallel_thread_count() -> i32 {
 /// # Errors
 ///
 /// As [`for_each_index`].
+///
+/// ```
+/// use std::sync::atomic::{AtomicI64, Ordering};
+/// use xla_shape::{PrimitiveType as T, shape_util};
+/// let a = shape_util::make_shape(T::F32, &[10, 10]);
+/// let sum = AtomicI64::new(0);
+/// shape_util::for_each_index_parallel(&a, |i, _thread| {
+///     sum.fetch_add(i[0] * 10 + i[1], Ordering::Relaxed);
+///     true // keep going
+/// })?;
+/// // Every linear position 0..100 once: 99 * 100 / 2.
+/// assert_eq!(sum.into_inner(), 4950);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ForEachIndexParallel")]
 pub fn for_each_index_parallel(
     shape: &ArrayShape,

@@ -50,6 +50,10 @@
 //! assert!(shape_util::transpose_is_bitcast(&a, &p, &[1, 0], false)?);
 //! # Ok::<(), xla_shape::Error>(())
 //! ```
+//!
+//! [`ArrayShape`]: crate::ArrayShape
+//! [`Shape`]: crate::Shape
+//! [`Error`]: crate::Error
 
 mod bitcast;
 mod comparisons;

@@ -9,6 +9,16 @@ use crate::primitive_util;
 
 /// XLA's `ShapeUtil::HasPrimitiveType`: the shape's element type is `t`
 /// (a tuple's is `Tuple`), or some tuple element's is, recursively.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, Shape, shape_util};
+/// let t: Shape = "(f32[1,1], s32[3,0])".parse()?;
+/// assert!(shape_util::has_primitive_type(&t, T::S32));
+/// let a = shape_util::get_tuple_element_shape(&t, 0)?;
+/// assert!(!shape_util::is_scalar(a) && shape_util::is_effective_scalar(a));
+/// assert!(shape_util::is_zero_element_array(shape_util::get_tuple_element_shape(&t, 1)?));
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::HasPrimitiveType")]
 pub fn has_primitive_type(shape: &Shape, t: PrimitiveType) -> bool {
     shape.element_type() == t
@@ -77,6 +87,16 @@ fn not_a_tuple(shape: &Shape) -> Error {
 /// # Errors
 ///
 /// `shape` is not a tuple (XLA `CHECK`-fails).
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let t: Shape = "(f32[2], (s32[], pred[3]))".parse()?;
+/// assert_eq!(shape_util::tuple_element_count(&t)?, 2);
+/// assert!(shape_util::is_nested_tuple(&t));
+/// assert_eq!(shape_util::slice_tuple(&t, 1, 2)?.to_string(), "((s32[], pred[3]{0}))");
+/// assert!(shape_util::tuple_element_count(&"f32[2]".parse()?).is_err());
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::TupleElementCount")]
 pub fn tuple_element_count(shape: &Shape) -> Result<i64> {
     shape
@@ -125,6 +145,15 @@ pub fn slice_tuple(tuple: &Shape, start: usize, limit: usize) -> Result<Shape> {
 /// # Panics
 ///
 /// If the result is negative (XLA's `CHECK`: `dimension_number >= 0`).
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, shape_util};
+/// let a = shape_util::make_shape(T::F32, &[1, 2, 3, 4]);
+/// // Negative numbers count from the end.
+/// assert_eq!(shape_util::get_dimension_number(&a, -1), 3);
+/// assert_eq!(shape_util::get_dimension(&a, -1), 4);
+/// assert_eq!(shape_util::true_num_dimensions(&a), 3);
+/// ```
 #[doc(alias = "ShapeUtil::GetDimensionNumber")]
 #[track_caller]
 pub fn get_dimension_number(shape: &ArrayShape, dimension_number: i64) -> i64 {
@@ -160,6 +189,17 @@ pub fn create_dimension_vector_from_shape(shape: &Shape) -> Vec<i64> {
 }
 
 /// XLA's `ShapeUtil::ElementIsIntegral`.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, Shape, shape_util};
+/// let s: Shape = "s8[4]".parse()?;
+/// let f: Shape = "bf16[4]".parse()?;
+/// assert!(shape_util::element_is_integral(&s) && shape_util::element_is_signed(&s));
+/// assert!(shape_util::element_is_floating(&f));
+/// assert!(shape_util::element_is_integral_with_bits(&s, 8));
+/// assert_eq!(shape_util::higher_precision_element_type(&s, &f), Some(T::Bf16));
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ElementIsIntegral")]
 pub fn element_is_integral(shape: &Shape) -> bool {
     shape.element_type().is_integral()
@@ -227,6 +267,14 @@ pub fn same_element_type_ignoring_fp_precision(a: &Shape, b: &Shape) -> bool {
 }
 
 /// XLA's `ShapeUtil::SameRank`.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, shape_util};
+/// let a = shape_util::make_shape(T::F32, &[2, 1, 3]);
+/// let b = shape_util::make_shape(T::S32, &[2, 1, 3]);
+/// assert!(shape_util::same_rank(&a, &b) && shape_util::same_dimensions(&a, &b));
+/// assert!(shape_util::has_degenerate_dimensions(&a));
+/// ```
 #[doc(alias = "ShapeUtil::SameRank")]
 pub fn same_rank(a: &ArrayShape, b: &ArrayShape) -> bool {
     a.rank() == b.rank()
@@ -279,12 +327,11 @@ pub fn is_effectively_most_major_dimension(shape: &ArrayShape, dimension: i64) -
 /// array without a layout, where XLA aborts).
 #[doc(alias = "ShapeUtil::PackedFactorFor1DInterleavedArray")]
 pub fn packed_factor_for_1d_interleaved_array(shape: &ArrayShape) -> Result<i64> {
-    if let (1, Some(l)) = (shape.rank(), shape.layout()) {
-        if let [_, _, t] = l.tiles() {
-            if let [f, _] = t.dimensions() {
-                return Ok(*f);
-            }
-        }
+    if let (1, Some(l)) = (shape.rank(), shape.layout())
+        && let [_, _, t] = l.tiles()
+        && let [f, _] = t.dimensions()
+    {
+        return Ok(*f);
     }
     Err(Error::invalid_argument(format!(
         "Shape {shape} is not a 1D interleaved array."
@@ -293,6 +340,13 @@ pub fn packed_factor_for_1d_interleaved_array(shape: &ArrayShape) -> Result<i64>
 
 /// XLA's `ShapeUtil::DynamicArrayShapeIsCompatible`: same rank, and no
 /// dimension of `dynamic_shape` larger than `bounded_shape`'s.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, shape_util};
+/// let dynamic = shape_util::make_shape_with_dynamic_dimensions(T::F32, &[3], &[true]);
+/// assert!(shape_util::dynamic_array_shape_is_compatible(&dynamic, &shape_util::make_shape(T::F32, &[4])));
+/// assert!(!shape_util::dynamic_array_shape_is_compatible(&dynamic, &shape_util::make_shape(T::F32, &[2])));
+/// ```
 #[doc(alias = "ShapeUtil::DynamicArrayShapeIsCompatible")]
 pub fn dynamic_array_shape_is_compatible(
     dynamic_shape: &ArrayShape,

@@ -1,4 +1,4 @@
-//! Element counts and byte sizes (spec §5.5).
+//! Element counts and byte sizes (XLA's `ShapeUtil` size functions, xla/shape_util.cc).
 
 use crate::error::{Error, Result};
 use crate::layout_util::{self, ceil_of_ratio, require_layout};
@@ -72,6 +72,15 @@ pub fn elements_in(shape: &ArrayShape) -> Result<i64> {
 ///
 /// A token, opaque value or buffer is met (XLA `CHECK`-fails), or as
 /// [`elements_in`], or the sum overflows.
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let t: Shape = "(f32[2,3], s8[4])".parse()?;
+/// assert_eq!(shape_util::elements_in_recursive(&t)?, 2 * 3 + 4);
+/// // The tuple's own buffer: one 8-byte pointer per element.
+/// assert_eq!(shape_util::byte_size_of_tuple_index_table(&t, 8)?, 16);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ElementsInRecursive")]
 pub fn elements_in_recursive(shape: &Shape) -> Result<i64> {
     match shape {
@@ -98,14 +107,14 @@ pub fn byte_size_of_primitive_type(t: PrimitiveType) -> Option<i64> {
 /// shape: an array's elements ([`byte_size_of_elements`]), a tuple's table
 /// of `pointer_size`-byte pointers, 0 for a token, `pointer_size` for an
 /// opaque value, and a buffer's array for a buffer (as XLA in jaxlib 0.10.2
-/// reports it: golden record `special/0156`; the 2025-06 sources of the
-/// spec abort). XLA's default `pointer_size` is -1, which suits arrays and
+/// reports it: golden record `special/0156`; XLA's 2025-06 sources
+/// abort). XLA's default `pointer_size` is -1, which suits arrays and
 /// tokens only.
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
 /// let s = shape_util::make_shape(T::C64, &[10, 20]).into();
-/// assert_eq!(shape_util::byte_size_of(&s, -1)?, 1600); // spec 12.4 U28
+/// assert_eq!(shape_util::byte_size_of(&s, -1)?, 1600); // ShapeUtilTest.ByteSizeOfWithoutPadding
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
 ///
@@ -171,6 +180,18 @@ fn bytes_of_elements(shape: &ArrayShape, count: i64, what: &str) -> Result<i64> 
 /// # Errors
 ///
 /// As [`elements_in`], or the size overflows `i64`.
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let a: Shape = "f32[2,3]".parse()?;
+/// let a = a.as_array().unwrap();
+/// assert_eq!(shape_util::byte_size_of_elements(a)?, 6 * 4);
+/// assert_eq!(shape_util::element_size_in_bits(a), 32);
+/// // s4 packed two to a byte by E(4): 3 elements take ceil(12 / 8) bytes.
+/// let s4: Shape = "s4[3]{0:E(4)}".parse()?;
+/// assert_eq!(shape_util::array_size(s4.as_array().unwrap())?, 2);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ByteSizeOfElements")]
 pub fn byte_size_of_elements(shape: &ArrayShape) -> Result<i64> {
     bytes_of_elements(shape, elements_in(shape)?, "byte size")
@@ -241,7 +262,7 @@ pub fn array_size(shape: &ArrayShape) -> Result<i64> {
 ///
 /// ```
 /// use xla_shape::{Layout, PrimitiveType as T, Tile, shape_util};
-/// // s4[9216,6144]{1,0:T(64,128)(8,1)E(4)} (spec 12.4 U88).
+/// // s4[9216,6144]{1,0:T(64,128)(8,1)E(4)} (the sub-byte tiled `ArraySize` case of xla/shape_util_test.cc).
 /// let l = Layout::new([1, 0])
 ///     .with_tiles(vec![Tile::new([64, 128])?, Tile::new([8, 1])?])
 ///     .with_element_size_in_bits(4);
@@ -274,7 +295,7 @@ pub fn array_data_size(shape: &ArrayShape) -> Result<i64> {
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
 /// let s = shape_util::make_shape(T::F32, &[3, 5, 7]);
-/// assert_eq!(shape_util::byte_strides(&s), Some(vec![140, 28, 4])); // spec 12.4 U29
+/// assert_eq!(shape_util::byte_strides(&s), Some(vec![140, 28, 4])); // the `ByteStrides` case of xla/shape_util_test.cc
 /// ```
 #[doc(alias = "ShapeUtil::ByteStrides")]
 pub fn byte_strides(shape: &ArrayShape) -> Option<Vec<i64>> {

@@ -1,4 +1,4 @@
-//! Subshapes and traversal (spec §5.6): tuple elements addressed by
+//! Subshapes and traversal (xla/shape_util.h): tuple elements addressed by
 //! [`ShapeIndex`], visited depth first.
 
 use crate::error::{Error, Result};
@@ -6,6 +6,7 @@ use crate::model::{ArrayShape, Shape, ShapeIndex};
 
 /// XLA's `ShapeUtil::IndexedShape`: a subshape and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(alias = "ShapeUtil::IndexedShape")]
 pub struct IndexedShape {
     /// The path to the subshape.
     pub index: ShapeIndex,
@@ -15,6 +16,18 @@ pub struct IndexedShape {
 
 /// XLA's `ShapeUtil::IndexIsValid`: every step of `index` is an element
 /// number of a tuple.
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let t: Shape = "(f32[2], (s32[], pred[3]))".parse()?;
+/// assert!(shape_util::index_is_valid(&t, &[1, 0]));
+/// assert!(!shape_util::index_is_valid(&t, &[2]));
+/// assert!(shape_util::is_leaf_index(&t, &[1, 1]));
+/// assert_eq!(shape_util::get_leaf_count(&t), 3);
+/// // The tuple, its two elements and the two inside the second.
+/// assert_eq!(shape_util::subshape_count(&t), 5);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::IndexIsValid")]
 pub fn index_is_valid(shape: &Shape, index: &[i64]) -> bool {
     try_get_subshape(shape, index).is_ok()
@@ -332,6 +345,17 @@ pub fn for_each_mutable_subshape_post_order_with_status<E>(
 
 /// XLA's `ShapeUtil::ForEachLeafShape`: [`for_each_subshape`] restricted
 /// to the leaves (non-tuples).
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let t: Shape = "(f32[2], (s32[], pred[3]))".parse()?;
+/// let mut leaves = Vec::new();
+/// shape_util::for_each_leaf_shape(&t, |s, index| leaves.push(format!("{index} {s}")));
+/// assert_eq!(leaves, ["{0} f32[2]{0}", "{1,0} s32[]", "{1,1} pred[3]{0}"]);
+/// let flat: Vec<String> = shape_util::flatten_tuple_shape(&t).iter().map(|s| s.to_string()).collect();
+/// assert_eq!(flat, ["f32[2]{0}", "s32[]", "pred[3]{0}"]);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ForEachLeafShape")]
 pub fn for_each_leaf_shape(shape: &Shape, mut f: impl FnMut(&Shape, &ShapeIndex)) {
     for_each_subshape(shape, |s, i| {
@@ -426,6 +450,16 @@ pub fn update_tuple_shape(shape: &Shape, index: usize, tuple_shape: &mut Shape) 
 /// # Errors
 ///
 /// `tuple_shape` is not a tuple.
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let mut t: Shape = "(f32[2])".parse()?;
+/// shape_util::append_shape_to_tuple(&shape_util::make_token_shape(), &mut t)?;
+/// assert_eq!(t.to_string(), "(f32[2]{0}, token[])");
+/// shape_util::update_tuple_shape(&"s8[]".parse()?, 0, &mut t)?;
+/// assert_eq!(t.to_string(), "(s8[], token[])");
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::AppendShapeToTuple")]
 pub fn append_shape_to_tuple(shape: &Shape, tuple_shape: &mut Shape) -> Result<()> {
     match tuple_shape {

@@ -1,4 +1,4 @@
-//! Changing an array's dimensions, element type or layout (spec §5.2).
+//! Changing an array's dimensions, element type or layout (xla/shape_util.h).
 //!
 //! Every result is checked as XLA's `ValidateShape` would check it (see the
 //! module docs of [`shape_util`](super)), which is why most of these return
@@ -14,7 +14,7 @@ use crate::primitive_util;
 ///
 /// ```
 /// use xla_shape::{Layout, PrimitiveType as T, shape_util};
-/// // spec 12.4 U89
+/// // xla/shape_util_test.cc, the sub-byte `ChangeElementType` case
 /// let s4 = shape_util::make_shape_with_dense_layout_from_layout(
 ///     T::S4, &[64, 128], Layout::new([1, 0]).with_element_size_in_bits(4));
 /// let u4 = shape_util::change_element_type(&s4.clone().into(), T::U4)?;
@@ -54,10 +54,10 @@ fn change_array_element_type(a: &ArrayShape, t: PrimitiveType) -> Result<ArraySh
         )));
     }
     let mut layout = a.layout().cloned();
-    if let Some(l) = layout.as_mut() {
-        if !t.is_sub_byte_non_pred() {
-            l.element_size_in_bits = 0;
-        }
+    if let Some(l) = layout.as_mut()
+        && !t.is_sub_byte_non_pred()
+    {
+        l.element_size_in_bits = 0;
     }
     rebuild(
         t,
@@ -130,7 +130,7 @@ pub fn move_dim_to_major(shape: &Shape, dim: i64) -> Shape {
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U68
+/// // xla/shape_util_test.cc, ShapeUtilTest.PrependMajorDimension
 /// let s = shape_util::make_shape_with_dense_layout(T::F32, &[10, 20, 30], &[0, 2, 1]);
 /// let p = shape_util::prepend_major_dimension(40, &s)?;
 /// assert_eq!(p.to_string(), "f32[40,10,20,30]{1,3,2,0}");
@@ -187,7 +187,7 @@ pub fn append_major_dimension(bound: i64, shape: &mut ArrayShape) -> Result<()> 
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U71
+/// // xla/shape_util_test.cc, ShapeUtilTest.AppendMinorDimension
 /// let mut s = shape_util::make_shape_with_dense_layout(T::F32, &[10, 20, 30], &[0, 2, 1]);
 /// shape_util::append_minor_dimension(40, &mut s)?;
 /// assert_eq!(s.to_string(), "f32[10,20,30,40]{3,0,2,1}");
@@ -240,7 +240,7 @@ pub fn delete_dimension(dim: i64, shape: &ArrayShape) -> Result<ArrayShape> {
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U76
+/// // xla/shape_util_test.cc, ShapeUtilTest.DeleteDimensionsUnsorted
 /// let s = shape_util::make_shape_with_dense_layout(T::F32, &[5, 3, 2, 7, 9], &[2, 0, 1, 4, 3]);
 /// let d = shape_util::delete_dimensions(&[3, 1, 2], &s)?;
 /// assert_eq!(d.to_string(), "f32[5,9]{0,1}");
@@ -299,6 +299,18 @@ pub fn filter_dimensions(
 ///
 /// None in practice (removing factors of 1 cannot overflow); kept for the
 /// uniform checking of results.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, shape_util};
+/// let a = shape_util::make_shape(T::F32, &[2, 1, 3]);
+/// assert_eq!(shape_util::drop_degenerate_dimensions(&a)?.to_string(), "f32[2,3]{1,0}");
+/// assert_eq!(shape_util::delete_dimension(0, &a)?.to_string(), "f32[1,3]{1,0}");
+/// // The new dimension is the last one and the most major in the layout.
+/// let mut b = a.clone();
+/// shape_util::append_major_dimension(4, &mut b)?;
+/// assert_eq!(b.to_string(), "f32[2,1,3,4]{2,1,0,3}");
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::DropDegenerateDimensions")]
 pub fn drop_degenerate_dimensions(shape: &ArrayShape) -> Result<ArrayShape> {
     filter_dimensions(|d| shape.dimensions()[d as usize] != 1, shape)
@@ -376,11 +388,11 @@ pub fn permute_dimensions(permutation: &[i64], shape: &ArrayShape) -> Result<Arr
 /// permuted as by [`permute_dimensions`], and the layout copied with each
 /// `minor_to_major` entry `d` replaced by `permutation[d]`. As upstream,
 /// this keeps the physical order only when `permutation` is its own
-/// inverse (spec §13 quirk 14).
+/// inverse (`ShapeUtil::ReorderLogicalDimensions`, xla/shape_util.cc).
 ///
 /// ```
 /// use xla_shape::{PrimitiveType as T, shape_util};
-/// // spec 12.4 U98
+/// // xla/shape_util_test.cc, ShapeUtilTest.ReorderDimensionsTest
 /// let s = shape_util::make_shape_with_dense_layout(T::F32, &[16, 3, 12, 17], &[1, 2, 0, 3]);
 /// let r = shape_util::reorder_logical_dimensions(&s, &[0, 2, 1, 3])?;
 /// assert_eq!(r.to_string(), "f32[16,12,3,17]{2,1,0,3}");
@@ -438,15 +450,15 @@ pub fn copy_dynamic_dimensions(to: &mut ArrayShape, from: &ArrayShape) -> Result
 #[doc(alias = "ShapeUtil::DeviceShapeToHostShape")]
 pub fn device_shape_to_host_shape(mut shape: Shape) -> Shape {
     super::for_each_mutable_subshape(&mut shape, |s, _| {
-        if let Shape::Array(a) = s {
-            if let Some(l) = a.layout.as_mut() {
-                l.tiles.clear();
-                l.memory_space = Layout::DEFAULT_MEMORY_SPACE;
-                l.physical_shape = None;
-                l.element_size_in_bits = 0;
-                l.tail_padding_alignment_in_elements = 1;
-                l.dynamic_shape_metadata_prefix_bytes = 0;
-            }
+        if let Shape::Array(a) = s
+            && let Some(l) = a.layout.as_mut()
+        {
+            l.tiles.clear();
+            l.memory_space = Layout::DEFAULT_MEMORY_SPACE;
+            l.physical_shape = None;
+            l.element_size_in_bits = 0;
+            l.tail_padding_alignment_in_elements = 1;
+            l.dynamic_shape_metadata_prefix_bytes = 0;
         }
     });
     shape

@@ -7,6 +7,14 @@ use crate::model::{ProgramShape, Shape};
 
 /// XLA's `ShapeUtil::HumanString`: the shape without layouts
 /// (`format!("{shape:#}")`).
+///
+/// ```
+/// use xla_shape::{Shape, shape_util};
+/// let s: Shape = "(f32[2,3]{0,1}, s32[])".parse()?;
+/// assert_eq!(shape_util::human_string(&s), "(f32[2,3], s32[])");
+/// assert_eq!(shape_util::human_string_with_layout(&s), "(f32[2,3]{0,1}, s32[])");
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::HumanString")]
 #[doc(alias = "ShapeUtil::PrintHumanString")]
 pub fn human_string(shape: &Shape) -> String {
@@ -41,13 +49,23 @@ fn validate_non_layout_properties(shape: &Shape) -> Result<()> {
     }
 }
 
-/// XLA's `ShapeUtil::ValidateShape`: every rule of spec §5.4, layouts
+/// XLA's `ShapeUtil::ValidateShape`: every rule of upstream's (xla/shape_util.cc), layouts
 /// required. A [`Shape`] satisfies every rule but the last, so this finds
 /// arrays without a layout.
 ///
 /// # Errors
 ///
 /// `shape f32[2,3] does not have a layout`.
+///
+/// ```
+/// use xla_shape::{PrimitiveType as T, Shape, shape_util};
+/// let laid_out: Shape = shape_util::make_shape(T::F32, &[2, 3]).into();
+/// shape_util::validate_shape(&laid_out)?;
+/// let bare: Shape = shape_util::make_shape(T::F32, &[2, 3]).with_layout(None)?.into();
+/// assert_eq!(shape_util::validate_shape(&bare).unwrap_err().to_string(), "shape f32[2,3] does not have a layout");
+/// shape_util::validate_shape_with_optional_layout(&bare)?;
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[doc(alias = "ShapeUtil::ValidateShape")]
 pub fn validate_shape(shape: &Shape) -> Result<()> {
     validate_non_layout_properties(shape)?;
@@ -60,7 +78,7 @@ pub fn validate_shape(shape: &Shape) -> Result<()> {
 ///
 /// # Errors
 ///
-/// None for a [`Shape`]; the messages are spec §5.4's.
+/// None for a [`Shape`]; the messages are `ValidateShape`'s.
 #[doc(alias = "ShapeUtil::ValidateShapeWithOptionalLayout")]
 pub fn validate_shape_with_optional_layout(shape: &Shape) -> Result<()> {
     validate_non_layout_properties(shape)?;

@@ -10,7 +10,6 @@ use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::Tile;
 use crate::model::validate;
 use crate::text::lexer::primitive_type_keyword;
-use crate::text::parser::default_layout;
 
 struct Cursor<'a> {
     b: &'a [u8],
@@ -116,7 +115,7 @@ pub(crate) fn parse_array(text: &str, fill_missing_layouts: bool) -> Option<Shap
     }
     let rank = dims.len();
     let layout = if c.i == b.len() {
-        (fill_missing_layouts || rank == 0).then(|| default_layout(rank))
+        (fill_missing_layouts || rank == 0).then(|| Layout::descending(rank))
     } else {
         let layout = layout(&mut c)?;
         if c.i != b.len() || layout.minor_to_major.len() != rank {

@@ -3,7 +3,7 @@
 //! parser's messages name the kind it saw (`expected primitive type, saw
 //! kDimLabels`), but only integers carry a value.
 //!
-//! The rules, in XLA's order (spec §9.1): whitespace is space, tab, CR, LF;
+//! The rules, in the order of `HloLexer::LexToken`: whitespace is space, tab, CR, LF;
 //! `/* */` and `//` comments are skipped; a NUL byte, a lone `/`, `<` or
 //! `.`, and any byte that starts no token are `kError`. A token that starts
 //! with a digit, `-` or `?` is tried as a float, a conv dim-labels pattern,
@@ -480,11 +480,11 @@ impl<'a> Lexer<'a> {
         if keyword != Tok::Ident {
             return keyword;
         }
-        if matches!(first, b'b' | b'f') {
-            if let Some(n) = dim_labels_len(&self.buf[self.start..]) {
-                self.pos = self.start + n;
-                return Tok::DimLabels;
-            }
+        if matches!(first, b'b' | b'f')
+            && let Some(n) = dim_labels_len(&self.buf[self.start..])
+        {
+            self.pos = self.start + n;
+            return Tok::DimLabels;
         }
         Tok::Ident
     }

@@ -41,14 +41,13 @@ mod fast;
 mod lexer;
 mod parser;
 pub(crate) use parser::{ShapeAt, parse_shape_at};
-pub(crate) mod printer;
 mod scan;
 
 use std::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::model::layout::Layout;
-use crate::model::shape::Shape;
+use crate::model::shape::{ArrayShape, Shape};
 
 pub use parser::ParseOptions;
 pub use scan::{HloShape, HloShapes, ShapeRole, shapes_in_hlo, shapes_in_hlo_with};
@@ -62,7 +61,10 @@ pub use scan::{HloShape, HloShapes, ShapeRole, shapes_in_hlo, shapes_in_hlo_with
 /// parser accepts but that are not valid (`f32[2,3]{0,0}`), with XLA's
 /// validation message.
 pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
-    parser::parse_shape(text, options)
+    match fast::parse_array(text, options.fill_missing_layouts) {
+        Some(shape) => Ok(shape),
+        None => parser::parse_shape(text, options),
+    }
 }
 
 /// XLA's `ParseShape` (missing layouts are filled with the default
@@ -73,7 +75,7 @@ pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
 /// As [`parse_shape_with`].
 #[doc(alias = "ParseShape")]
 pub fn parse_shape(text: &str) -> Result<Shape> {
-    parser::parse_shape(text, &ParseOptions::default())
+    parse_shape_with(text, &ParseOptions::default())
 }
 
 /// XLA's `ParseLayout`; the same as `text.parse::<Layout>()`.
@@ -98,6 +100,28 @@ impl FromStr for Shape {
     /// XLA's `ParseShape`: see [`parse_shape`].
     fn from_str(s: &str) -> Result<Shape> {
         parse_shape(s)
+    }
+}
+
+impl FromStr for ArrayShape {
+    type Err = Error;
+
+    /// XLA's `ParseShape`, for an array shape.
+    ///
+    /// # Errors
+    ///
+    /// As [`parse_shape`]; [`InvalidArgument`](crate::ErrorKind::InvalidArgument)
+    /// for a shape that is not an array.
+    ///
+    /// ```
+    /// use xla_shape::ArrayShape;
+    /// let a: ArrayShape = "f32[2,3]{0,1}".parse()?;
+    /// assert_eq!(a.dimensions(), [2, 3]);
+    /// assert!("(f32[2])".parse::<ArrayShape>().is_err());
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    fn from_str(s: &str) -> Result<ArrayShape> {
+        ArrayShape::try_from(parse_shape(s)?)
     }
 }
 

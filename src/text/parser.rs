@@ -10,16 +10,15 @@
 
 use std::borrow::Cow;
 
-use crate::error::{Error, ErrorKind, Location};
-use crate::model::convert::MAX_NESTING_DEPTH;
+use crate::MAX_NESTING_DEPTH;
+use crate::error::{Diagnostic, Error, ErrorKind, Location, Nesting, too_deep_message};
+use crate::model::display;
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
-use crate::text::fast;
 use crate::text::lexer::{Lexer, Tok};
-use crate::text::printer;
 
 /// Options of the shape parser (the shape-related part of XLA's
 /// `HloParserOptions`).
@@ -211,10 +210,7 @@ impl<'a> Parser<'a> {
     /// at `offset`.
     fn too_deep_at(&mut self, offset: usize) {
         self.too_deep = true;
-        self.error_at(
-            offset,
-            format!("shape nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"),
-        );
+        self.error_at(offset, too_deep_message("", Nesting::Shape));
     }
 
     /// XLA's `ParseShape`. `depth` counts the levels this shape is nested
@@ -343,7 +339,7 @@ impl<'a> Parser<'a> {
         }
         if !is_array && !dims.is_empty() {
             let mut shape = String::new();
-            printer::write_array_parts(&mut shape, t, &dims, &dynamic);
+            display::write_array_parts(&mut shape, t, &dims, &dynamic);
             self.error_at(
                 first_dim_at.unwrap_or(start),
                 format!(
@@ -365,7 +361,7 @@ impl<'a> Parser<'a> {
         let fill = is_array && (self.fill_missing_layouts || dims.is_empty());
         let rank = dims.len();
         let partial = |dims, dynamic| {
-            let layout = fill.then(|| default_layout(rank));
+            let layout = fill.then(|| Layout::descending(rank));
             Some(Box::new(unchecked_array(t, dims, dynamic, layout)))
         };
         // The layout is one level below its array, as in a ShapeProto.
@@ -373,7 +369,7 @@ impl<'a> Parser<'a> {
             self.too_deep_at(start);
             return Err(None);
         }
-        let mut layout = (fill && !written).then(|| default_layout(rank));
+        let mut layout = (fill && !written).then(|| Layout::descending(rank));
         let mut layout_at = None;
         if written {
             let at = self.lx.start;
@@ -404,7 +400,7 @@ impl<'a> Parser<'a> {
                     Ok(p) => Some(p),
                     Err(partial) => partial.as_deref(),
                 };
-                printer::write_layout_with_physical(&mut s, &parsed.layout, Some(physical));
+                display::write_layout_with_physical(&mut s, &parsed.layout, Some(physical));
                 self.token_error(format!(
                     "Layout has physical shape, but is not for a sparse array: {s}"
                 ));
@@ -718,15 +714,12 @@ impl<'a> Parser<'a> {
     /// stopped the parse.
     pub(crate) fn syntax_error(&self) -> Error {
         let mut message = String::from("Syntax error:");
-        let mut last = None;
+        let mut diagnostics = Vec::with_capacity(self.errors.len());
         for (offset, msg) in &self.errors {
             let (location, source, caret) = self.position(*offset);
-            // XLA's column: 0-based on line 1, 1-based after.
-            let xla_column = location.column + usize::from(location.line > 1);
-            message.push_str(&format!(
-                "\nwas parsing {}:{}: error: {}\n{}\n",
-                location.line, xla_column, msg, source
-            ));
+            let diagnostic = Diagnostic::new(location, msg.clone());
+            message.push_str(&format!("\n{diagnostic}\n{source}\n"));
+            diagnostics.push(diagnostic);
             for &b in source.as_bytes().iter().take(caret) {
                 if b == b'\t' {
                     message.push('\t');
@@ -735,24 +728,17 @@ impl<'a> Parser<'a> {
                 }
             }
             message.push('^');
-            last = Some(location);
         }
-        let error = Error::new(ErrorKind::Parse, message);
-        match last {
-            Some(location) => error.at(location),
-            None => error,
-        }
+        Error::new(ErrorKind::Parse, message).with_diagnostics(diagnostics)
     }
 
     /// `Syntax error:\nExtra content after <what>`, located at the extra
     /// token.
     pub(crate) fn extra_content_error(&self, what: &str) -> Error {
         let (location, _, _) = self.position(self.lx.start);
-        Error::new(
-            ErrorKind::Parse,
-            format!("Syntax error:\nExtra content after {what}"),
-        )
-        .at(location)
+        let message = format!("Extra content after {what}");
+        Error::new(ErrorKind::Parse, format!("Syntax error:\n{message}"))
+            .with_diagnostics(vec![Diagnostic::new(location, message)])
     }
 }
 
@@ -780,16 +766,9 @@ fn unchecked_array(
     }
 }
 
-/// XLA's default (descending) layout for `rank` dimensions.
-pub(crate) fn default_layout(rank: usize) -> Layout {
-    Layout::new((0..rank as i64).rev().collect::<Vec<_>>())
-}
-
-/// XLA's `ParseShape` on a whole string.
+/// XLA's `ParseShape` on a whole string, by the full parser (the caller
+/// tries the fast path first).
 pub(crate) fn parse_shape(text: &str, options: &ParseOptions) -> Result<Shape, Error> {
-    if let Some(shape) = fast::parse_array(text, options.fill_missing_layouts) {
-        return Ok(shape);
-    }
     let mut p = Parser::new(text, 0, options);
     match p.parse_shape(0) {
         Ok(_) if p.lx.kind != Tok::Eof => Err(p.extra_content_error("shape")),
@@ -828,7 +807,7 @@ pub(crate) fn parse_shape_at(
         .map_or(rest, |i| &rest[..i]);
     let after = rest[word.len()..].trim_start_matches([' ', '\t']);
     if !after.starts_with('{') {
-        if let Some(shape) = fast::parse_array(word, options.fill_missing_layouts) {
+        if let Some(shape) = super::fast::parse_array(word, options.fill_missing_layouts) {
             return (ShapeAt::Valid(shape), offset + word.len());
         }
     }

@@ -37,7 +37,7 @@ pub fn records(name: &str) -> Vec<Value> {
 
 pub fn hex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    assert!(s.len() % 2 == 0, "odd hex length");
+    assert!(s.len().is_multiple_of(2), "odd hex length");
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex digit"))
@@ -78,7 +78,7 @@ pub fn xla_message(xla_error: &str) -> String {
 /// Records XLA holds without validating them (its parser and `FromProto`
 /// skip `ValidateShape`). Ours are always valid, so these are rejected with
 /// the validation message that XLA's `ValidateShapeWithOptionalLayout`
-/// gives (spec §5.4; listed in docs/differences.md).
+/// gives (listed in docs/differences.md).
 pub const HELD_WITHOUT_VALIDATION: &[(&str, &str)] = &[
     // `#(f32)` on a dense array: rule 6 of ValidateLayoutForShape.
     (

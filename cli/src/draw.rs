@@ -1,0 +1,469 @@
+//! `draw`: an SVG picture of an array's memory layout, as the figures of
+//! XLA's tiled-layout document (`docs/tiled_layout.md`) draw one: the
+//! logical index grid, each element labelled with its offset in memory
+//! (every tile applied, as `TiledLayout` computes it), the first tile's
+//! boundaries outlined (dashed where the drawing stops), padding cells shown as padding.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use xla_shape::tiling::TiledLayout;
+use xla_shape::{ArrayShape, Shape, Tile};
+
+use crate::convert::{Format, read_array};
+use crate::input::{self, Limits};
+use crate::output::{Failure, Problem};
+
+/// What to draw.
+pub struct Options {
+    /// `0,:,:`-style choice of the drawn dimensions (`:`) and the index of
+    /// the others; by default the last two dimensions at index 0.
+    pub slice: Option<String>,
+    /// The most rows and columns drawn.
+    pub max_rows: i64,
+    pub max_cols: i64,
+}
+
+/// One drawn dimension.
+struct Axis {
+    /// The logical dimension.
+    dim: usize,
+    /// Its size (the bound of a dynamic one).
+    size: i64,
+    /// The first tile's bound along it, if the tile covers it.
+    tile: Option<i64>,
+    /// The size padded to whole tiles.
+    padded: i64,
+    /// How many rows or columns are drawn.
+    shown: i64,
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    a / b + i64::from(a % b != 0)
+}
+
+fn invalid(message: String) -> Problem {
+    Problem::new("InvalidArgument", message)
+}
+
+/// The slice: `None` for a drawn dimension, the index of the others.
+fn parse_slice(text: Option<&str>, dims: &[i64]) -> Result<Vec<Option<i64>>, Problem> {
+    let rank = dims.len();
+    let Some(text) = text else {
+        let drawn = rank.min(2);
+        return Ok((0..rank)
+            .map(|d| if d + drawn >= rank { None } else { Some(0) })
+            .collect());
+    };
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() != rank {
+        return Err(invalid(format!(
+            "--slice {text} has {} entries; the array has rank {rank}",
+            parts.len()
+        )));
+    }
+    let slice = parts
+        .iter()
+        .zip(dims)
+        .enumerate()
+        .map(|(d, (&part, &size))| {
+            if part == ":" {
+                return Ok(None);
+            }
+            match part.parse::<i64>() {
+                Ok(i) if (0..size).contains(&i) => Ok(Some(i)),
+                _ => Err(invalid(format!(
+                    "--slice {text}: {part:?} is not ':' nor an index of dimension {d} (size {size})"
+                ))),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let drawn = slice.iter().filter(|s| s.is_none()).count();
+    if rank > 0 && !(1..=2).contains(&drawn) {
+        return Err(invalid(format!(
+            "--slice {text} draws {drawn} dimensions: mark one or two with ':'"
+        )));
+    }
+    Ok(slice)
+}
+
+/// The first tile's bound along logical dimension `dim`: tiles apply to
+/// the most minor dimensions (XLA's tiled-layout document). `None` when
+/// the tile does not reach `dim` or combines dimensions (`*`), which the
+/// grid of one dimension cannot outline.
+fn tile_bound(array: &ArrayShape, dim: usize) -> Option<i64> {
+    let layout = array.layout()?;
+    let tile = layout.tiles().first()?;
+    let bounds = tile.dimensions();
+    if bounds.contains(&Tile::COMBINE_DIMENSION) {
+        return None;
+    }
+    let rank = array.rank();
+    let minor_position = layout
+        .minor_to_major()
+        .iter()
+        .position(|&d| d == dim as i64)?;
+    // Physical position from the most major (0) to the most minor.
+    let physical = rank - 1 - minor_position;
+    let j = (physical + bounds.len()).checked_sub(rank)?;
+    bounds.get(j).copied().filter(|&b| b > 0)
+}
+
+fn axis(array: &ArrayShape, dims: &[i64], dim: usize, max: i64) -> Axis {
+    let size = dims[dim];
+    let tile = tile_bound(array, dim);
+    let padded = match tile {
+        Some(b) => ceil_div(size, b).checked_mul(b).unwrap_or(i64::MAX),
+        None => size,
+    };
+    let shown = match tile {
+        Some(b) if b <= max => padded.min(max / b * b),
+        _ => padded.min(max),
+    };
+    Axis {
+        dim,
+        size,
+        tile,
+        padded,
+        shown,
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The most rows or columns `--max-rows` and `--max-cols` allow.
+pub const MAX_DRAWN: i64 = 1024;
+
+const CELL_HEIGHT: i64 = 28;
+const LEFT: i64 = 70;
+const TOP: i64 = 110;
+
+/// The SVG picture of `array`.
+pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
+    let tiled = TiledLayout::new(array)?;
+    let dims = tiled.dimensions().to_vec();
+    let slice = parse_slice(options.slice.as_deref(), &dims)?;
+    let drawn: Vec<usize> = (0..dims.len()).filter(|&d| slice[d].is_none()).collect();
+    let (rows, cols) = match drawn[..] {
+        [] => (None, None),
+        [c] => (None, Some(axis(array, &dims, c, options.max_cols))),
+        [r, c] => (
+            Some(axis(array, &dims, r, options.max_rows)),
+            Some(axis(array, &dims, c, options.max_cols)),
+        ),
+        _ => unreachable!("parse_slice allows at most two drawn dimensions"),
+    };
+    let shown_rows = rows.as_ref().map_or(1, |a| a.shown);
+    let shown_cols = cols.as_ref().map_or(1, |a| a.shown);
+
+    // Offsets of the drawn elements, row by row; `None` for padding.
+    let mut index: Vec<i64> = slice.iter().map(|s| s.unwrap_or(0)).collect();
+    let mut cells: Vec<Option<i64>> = Vec::new();
+    for r in 0..shown_rows {
+        for c in 0..shown_cols {
+            let in_rows = rows.as_ref().is_none_or(|a| r < a.size);
+            let in_cols = cols.as_ref().is_none_or(|a| c < a.size);
+            if !(in_rows && in_cols) {
+                cells.push(None);
+                continue;
+            }
+            if let Some(a) = &rows {
+                index[a.dim] = r;
+            }
+            if let Some(a) = &cols {
+                index[a.dim] = c;
+            }
+            cells.push(Some(tiled.offset(&index)?));
+        }
+    }
+    let widest = cells
+        .iter()
+        .flatten()
+        .map(|o| o.to_string().len() as i64)
+        .max()
+        .unwrap_or(1);
+    let cell_width = (widest * 8 + 16).max(32);
+    let grid_width = shown_cols * cell_width;
+    let grid_height = shown_rows * CELL_HEIGHT;
+
+    let shape_text = Shape::Array(array.clone()).to_string();
+    let mut caption = Vec::new();
+    let mut tiles_total: i64 = 1;
+    let mut tiles_drawn: i64 = 1;
+    let mut partial = false;
+    for (a, what) in [(&rows, "rows"), (&cols, "columns")] {
+        let Some(a) = a else { continue };
+        let logical_shown = a.shown.min(a.size);
+        caption.push(format!(
+            "{what} 0-{} of {} (dim {})",
+            logical_shown - 1,
+            a.size,
+            a.dim
+        ));
+        let b = a.tile.unwrap_or(a.padded.max(1));
+        tiles_total = tiles_total.saturating_mul(ceil_div(a.padded, b.max(1)));
+        tiles_drawn = tiles_drawn.saturating_mul(ceil_div(a.shown, b.max(1)));
+        partial |= a.shown % b != 0 && a.shown < a.padded;
+    }
+    let mut summary = if caption.is_empty() {
+        "a scalar: one element".to_string()
+    } else {
+        format!("Drawn: {}", caption.join(", "))
+    };
+    let tiled_axes = [&rows, &cols]
+        .iter()
+        .any(|a| a.as_ref().is_some_and(|a| a.tile.is_some()));
+    if tiled_axes {
+        let more = tiles_total.saturating_sub(tiles_drawn);
+        let _ = write!(summary, "; {tiles_drawn} of {tiles_total} tiles");
+        if partial {
+            summary.push_str(" (cut at the edge)");
+        }
+        if more > 0 {
+            let _ = write!(summary, ", {more} more not drawn");
+        }
+    }
+    if !slice.iter().all(Option::is_none) {
+        let at: Vec<String> = slice
+            .iter()
+            .map(|s| s.map_or(":".to_string(), |i| i.to_string()))
+            .collect();
+        let _ = write!(summary, "; slice [{}]", at.join(","));
+    }
+
+    // The row axis is as long as the grid, or as its label.
+    let row_label = rows.as_ref().map_or(String::new(), |a| {
+        format!("dim {} (size {})", a.dim, a.size)
+    });
+    let row_axis_length = grid_height.max(8 * row_label.len() as i64 + 8);
+    // Monospace text of 13 pixels is about 8 pixels a character.
+    let text_width = 20 + 8 * summary.chars().count().max(shape_text.len() + 4) as i64;
+    let width = (LEFT + grid_width + 40).max(text_width).max(560);
+    let below = if rows.is_some() {
+        row_axis_length
+    } else {
+        grid_height
+    };
+    let height = TOP + below + 110;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="13">"#
+    );
+    s.push_str(concat!(
+        "<defs>\n",
+        r##"<pattern id="padding" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f2f2f2"/><line x1="0" y1="0" x2="0" y2="6" stroke="#bbbbbb" stroke-width="2"/></pattern>"##,
+        "\n",
+        r##"<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#333333"/></marker>"##,
+        "\n</defs>\n"
+    ));
+    let _ = writeln!(
+        s,
+        r##"<rect width="{width}" height="{height}" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="22" font-size="15" font-weight="bold">{}</text>"#,
+        escape(&shape_text)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="42">each element: its offset in memory, in elements, every tile applied</text>"#
+    );
+
+    // Axis arrows and labels.
+    if let Some(a) = &cols {
+        let y = TOP - 34;
+        let _ = writeln!(
+            s,
+            r##"<line class="axis" x1="{LEFT}" y1="{y}" x2="{}" y2="{y}" stroke="#333333" marker-end="url(#arrow)"/>"##,
+            LEFT + grid_width.max(60)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{LEFT}" y="{}">dim {} (size {})</text>"#,
+            y - 6,
+            a.dim,
+            a.size
+        );
+        for c in 0..shown_cols {
+            let _ = writeln!(
+                s,
+                r##"<text x="{}" y="{}" text-anchor="middle" fill="#666666">{c}</text>"##,
+                LEFT + c * cell_width + cell_width / 2,
+                TOP - 8
+            );
+        }
+    }
+    if rows.is_some() {
+        let x = 16;
+        let _ = writeln!(
+            s,
+            r##"<line class="axis" x1="{x}" y1="{TOP}" x2="{x}" y2="{}" stroke="#333333" marker-end="url(#arrow)"/>"##,
+            TOP + row_axis_length
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" transform="rotate(-90 {} {})" text-anchor="end">{}</text>"#,
+            x - 4,
+            TOP,
+            x - 4,
+            TOP,
+            escape(&row_label)
+        );
+        for r in 0..shown_rows {
+            let _ = writeln!(
+                s,
+                r##"<text x="{}" y="{}" text-anchor="end" fill="#666666">{r}</text>"##,
+                LEFT - 8,
+                TOP + r * CELL_HEIGHT + 19
+            );
+        }
+    }
+
+    // Cells.
+    let tile_of = |a: &Option<Axis>, i: i64| a.as_ref().and_then(|a| a.tile).map_or(0, |b| i / b);
+    for r in 0..shown_rows {
+        for c in 0..shown_cols {
+            let x = LEFT + c * cell_width;
+            let y = TOP + r * CELL_HEIGHT;
+            let mut at: Vec<i64> = slice.iter().map(|s| s.unwrap_or(0)).collect();
+            if let Some(a) = &rows {
+                at[a.dim] = r;
+            }
+            if let Some(a) = &cols {
+                at[a.dim] = c;
+            }
+            let at: Vec<String> = at.iter().map(i64::to_string).collect();
+            let at = at.join(",");
+            match cells[(r * shown_cols + c) as usize] {
+                Some(offset) => {
+                    let fill = if (tile_of(&rows, r) + tile_of(&cols, c)) % 2 == 0 {
+                        "#dbe8f5"
+                    } else {
+                        "#f7e6cc"
+                    };
+                    let _ = writeln!(
+                        s,
+                        r##"<g class="cell" data-index="{at}" data-offset="{offset}"><rect x="{x}" y="{y}" width="{cell_width}" height="{CELL_HEIGHT}" fill="{fill}" stroke="#999999"/><text x="{}" y="{}" text-anchor="middle">{offset}</text></g>"##,
+                        x + cell_width / 2,
+                        y + 19
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        r##"<g class="padding" data-index="{at}"><rect x="{x}" y="{y}" width="{cell_width}" height="{CELL_HEIGHT}" fill="url(#padding)" stroke="#bbbbbb"/></g>"##
+                    );
+                }
+            }
+        }
+    }
+
+    // Tile outlines, clipped to the drawn region: a side where the drawing
+    // cuts a tile (or an untiled dimension) is dashed.
+    let row_step = rows.as_ref().and_then(|a| a.tile).unwrap_or(shown_rows);
+    let col_step = cols.as_ref().and_then(|a| a.tile).unwrap_or(shown_cols);
+    let rows_cut = rows.as_ref().is_some_and(|a| a.shown < a.padded);
+    let cols_cut = cols.as_ref().is_some_and(|a| a.shown < a.padded);
+    if tiled_axes {
+        let mut r = 0;
+        while r < shown_rows {
+            let h = row_step.min(shown_rows - r);
+            let mut c = 0;
+            while c < shown_cols {
+                let w = col_step.min(shown_cols - c);
+                let (x0, y0) = (LEFT + c * cell_width, TOP + r * CELL_HEIGHT);
+                let (x1, y1) = (x0 + w * cell_width, y0 + h * CELL_HEIGHT);
+                let cut_right = cols_cut && c + w == shown_cols;
+                let cut_bottom = rows_cut && r + h == shown_rows;
+                let mut d = format!("M {x0} {y0} H {x1} M {x0} {y0} V {y1}");
+                let mut cuts = Vec::new();
+                if cut_right {
+                    cuts.push((x1, y0, x1, y1));
+                } else {
+                    let _ = write!(d, " M {x1} {y0} V {y1}");
+                }
+                if cut_bottom {
+                    cuts.push((x0, y1, x1, y1));
+                } else {
+                    let _ = write!(d, " M {x0} {y1} H {x1}");
+                }
+                let _ = writeln!(
+                    s,
+                    r##"<path class="tile" d="{d}" fill="none" stroke="#1f3b73" stroke-width="3" stroke-linecap="square"/>"##
+                );
+                for (xa, ya, xb, yb) in cuts {
+                    let _ = writeln!(
+                        s,
+                        r##"<line class="cut" x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#1f3b73" stroke-width="2" stroke-dasharray="5 4"/>"##
+                    );
+                }
+                c += w;
+            }
+            r += h;
+        }
+    }
+
+    // The minor-to-major order, as an arrow from the most minor dimension.
+    let y = TOP + below + 30;
+    if let Some(layout) = array.layout() {
+        let order: Vec<String> = layout
+            .minor_to_major()
+            .iter()
+            .map(|d| format!("dim {d}"))
+            .collect();
+        if !order.is_empty() {
+            let label = format!("minor to major: {}", order.join(" \u{2192} "));
+            let _ = writeln!(
+                s,
+                r##"<line class="minor-to-major" x1="10" y1="{}" x2="60" y2="{}" stroke="#333333" marker-end="url(#arrow)"/>"##,
+                y - 4,
+                y - 4
+            );
+            let _ = writeln!(s, r#"<text x="70" y="{y}">{}</text>"#, escape(&label));
+        }
+    }
+    let _ = writeln!(
+        s,
+        r#"<text class="summary" x="10" y="{}">{}</text>"#,
+        y + 24,
+        escape(&summary)
+    );
+    let mut legend =
+        String::from("hatched: padding, the slots of whole tiles that hold no element");
+    if tiled_axes && (rows_cut || cols_cut) {
+        legend.push_str("; dashed: where the drawing stops");
+    }
+    let _ = writeln!(
+        s,
+        r##"<text x="10" y="{}" fill="#666666">{legend}</text>"##,
+        y + 48
+    );
+    s.push_str("</svg>\n");
+    Ok(s)
+}
+
+/// `draw`: writes the SVG picture of SHAPE.
+pub fn run(
+    input: Option<&str>,
+    from: Option<Format>,
+    options: &Options,
+    limits: &Limits,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let allowed = 1..=MAX_DRAWN;
+    if !allowed.contains(&options.max_rows) || !allowed.contains(&options.max_cols) {
+        return Err(Failure::Usage(format!(
+            "--max-rows and --max-cols must be from 1 to {MAX_DRAWN}"
+        )));
+    }
+    let array = read_array(&input::read_all(input, limits.max_input)?, from)?;
+    out.write_all(svg(&array, options)?.as_bytes())?;
+    Ok(())
+}

@@ -1,0 +1,184 @@
+//! What the commands write: errors as text or JSON objects, numbers, and
+//! the failures that set the exit status.
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+
+/// One error, as the tool reports it: a kind (the library's `ErrorKind`,
+/// or `Io`, `NoInput`, `TooLarge`, `Usage`), the message (XLA's text where
+/// XLA has one) and, where known, the line and column of the input it is
+/// about, both 1-based.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub kind: String,
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl Problem {
+    /// A problem of `kind` with `message` and no position.
+    pub fn new(kind: &str, message: impl Into<String>) -> Self {
+        Problem {
+            kind: kind.to_string(),
+            message: message.into(),
+            line: None,
+            column: None,
+        }
+    }
+
+    /// The problem on input line `line` (its column, if any, is within
+    /// that line).
+    pub fn on_line(mut self, line: usize) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// The error object of `--json`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "kind": self.kind,
+            "message": self.message,
+            "line": self.line,
+            "column": self.column,
+        })
+    }
+}
+
+impl From<&xla_shape::Error> for Problem {
+    fn from(e: &xla_shape::Error) -> Self {
+        let location = e.location();
+        Problem {
+            kind: format!("{:?}", e.kind()),
+            message: e.message().to_string(),
+            line: location.map(|l| l.line),
+            column: location.map(|l| l.column + 1),
+        }
+    }
+}
+
+impl From<xla_shape::Error> for Problem {
+    fn from(e: xla_shape::Error) -> Self {
+        Problem::from(&e)
+    }
+}
+
+/// A failure and its exit status.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input: exit 1.
+    Input(Problem),
+    /// Bad usage: exit 2.
+    Usage(String),
+    /// Bad input, already reported on its own output line: exit 1.
+    Reported,
+    /// Reading standard input or writing standard output failed: exit 1,
+    /// except for a closed output pipe, which ends the run quietly (exit 0).
+    Io(io::Error),
+}
+
+impl From<xla_shape::Error> for Failure {
+    fn from(e: xla_shape::Error) -> Self {
+        Failure::Input(Problem::from(&e))
+    }
+}
+
+impl From<Problem> for Failure {
+    fn from(p: Problem) -> Self {
+        Failure::Input(p)
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+/// How numbers are written: plain digits, or grouped in threes with `_`
+/// (`--group-digits`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Numbers {
+    pub grouped: bool,
+}
+
+impl Numbers {
+    /// `n` in this style.
+    pub fn format(self, n: i64) -> String {
+        let digits = n.unsigned_abs().to_string();
+        let sign = if n < 0 { "-" } else { "" };
+        if !self.grouped {
+            return format!("{sign}{digits}");
+        }
+        let mut out = String::from(sign);
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push('_');
+            }
+            out.push(c);
+        }
+        out
+    }
+}
+
+/// A message on one line. A parse error keeps its `was parsing L:C: error:
+/// ...` lines and drops the source line and caret under each; other line
+/// breaks become ` | `.
+pub fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message.trim_end().lines().collect();
+    if lines.first() == Some(&"Syntax error:") {
+        let kept: Vec<&str> = std::iter::once("Syntax error:")
+            .chain(
+                lines
+                    .iter()
+                    .copied()
+                    .filter(|l| l.starts_with("was parsing ")),
+            )
+            .collect();
+        if kept.len() > 1 {
+            return kept.join(" ");
+        }
+    }
+    lines.join(" | ")
+}
+
+/// Writes one JSON value on its own line.
+pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")
+}
+
+/// Writes the answer for one input line: `text`, or `error: MESSAGE`
+/// (the message on one line); with `json`, the object `fields` plus
+/// `"line"`, or `{"line": N, "error": {...}}`. Exactly one output line
+/// either way. Returns whether the line failed.
+pub fn write_record(
+    out: &mut impl Write,
+    json: bool,
+    number: usize,
+    answer: Result<(String, Value), Problem>,
+) -> io::Result<bool> {
+    match (answer, json) {
+        (Ok((text, _)), false) => {
+            writeln!(out, "{text}")?;
+            Ok(false)
+        }
+        (Ok((_, mut fields)), true) => {
+            if let Value::Object(map) = &mut fields {
+                map.insert("line".to_string(), json!(number));
+            }
+            write_json(out, &fields)?;
+            Ok(false)
+        }
+        (Err(p), false) => {
+            writeln!(out, "error: {}", one_line(&p.message))?;
+            Ok(true)
+        }
+        (Err(p), true) => {
+            let p = p.on_line(number);
+            write_json(out, &json!({"line": number, "error": p.to_json()}))?;
+            Ok(true)
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The tool under hostile input: every input line gets exactly one output
+//! line, a closed output pipe ends the run quietly, and under an
+//! address-space limit every command ends with exit 1 and a message, never
+//! a signal.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Command;
+
+use support::*;
+
+/// A mixture of every kind of line: valid, invalid, not UTF-8, empty,
+/// over the line limit, with `\r\n`; 7 kinds, repeated.
+fn hostile_lines(count: usize) -> (Vec<u8>, usize) {
+    let kinds: [&[u8]; 7] = [
+        b"f32[2,3]{1,0}\n",
+        b"f32[2\n",
+        b"\xff\xfe\n",
+        b"\n",
+        b"(f32[2], s32[])\r\n",
+        b"f32[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]\n",
+        b"100b1a0202032a070a02010080010132020000\n",
+    ];
+    let mut input = Vec::new();
+    for i in 0..count {
+        input.extend_from_slice(kinds[i % kinds.len()]);
+    }
+    // The last line without its newline still counts.
+    input.pop();
+    (input, count)
+}
+
+#[test]
+fn lines_mode_never_loses_nor_doubles_a_line() {
+    let (input, count) = hostile_lines(7 * 50);
+    for args in [
+        &["convert", "--lines", "--to", "hex", "--max-line", "64"][..],
+        &["convert", "--lines", "--to", "json", "--max-line", "64"][..],
+        &["convert", "--lines", "--to", "pbtxt", "--max-line", "64"][..],
+    ] {
+        let out = run(args, &input);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap().lines().count(),
+            count
+        );
+        let mut with_json = args.to_vec();
+        with_json.push("--json");
+        let objects = json_lines(&with_json, &input, 1);
+        let numbers: Vec<u64> = objects
+            .iter()
+            .map(|o| o["line"].as_u64().unwrap())
+            .collect();
+        let expected: Vec<u64> = (1..=count as u64).collect();
+        assert_eq!(numbers, expected, "{args:?}");
+        let too_long = objects
+            .iter()
+            .filter(|o| o["error"]["kind"] == "TooLarge")
+            .count();
+        assert_eq!(too_long, 50, "{args:?}");
+    }
+}
+
+#[test]
+fn index_answers_every_line() {
+    // One answer per line, the invalid one included.
+    let out = run(&["index", "f32[2]"], b"0\n\xff\n1\n");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0], "0");
+    assert!(lines[1].starts_with("error: "), "{}", lines[1]);
+    assert_eq!(lines[2], "1");
+    let mut input = Vec::new();
+    for i in 0..500 {
+        match i % 5 {
+            0 => input.extend_from_slice(b"1\n"),
+            1 => input.extend_from_slice(b"7\n"),
+            2 => input.extend_from_slice(b"\xc3\n"),
+            3 => input.extend_from_slice(&[b'9'; 100]),
+            _ => input.extend_from_slice(b"x\r\n"),
+        }
+        if i % 5 == 3 {
+            input.push(b'\n');
+        }
+    }
+    let objects = json_lines(
+        &["index", "--json", "--max-line", "50", "f32[2]"],
+        &input,
+        1,
+    );
+    assert_eq!(objects.len(), 500);
+    for (i, o) in objects.iter().enumerate() {
+        assert_eq!(o["line"], i + 1);
+        assert_eq!(o["offset"].is_number(), i % 5 == 0, "{o}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    let mut input = Vec::new();
+    for _ in 0..200_000 {
+        input.extend_from_slice(b"f32[2,3]\n");
+    }
+    for args in [
+        &["convert", "--lines", "--to", "json"][..],
+        &["convert", "--lines", "--json", "--to", "hex"][..],
+    ] {
+        let mut child = spawn(args);
+        let mut stdin = child.stdin.take().unwrap();
+        let data = input.clone();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&data);
+        });
+        // Read one line, then go away, as `| head -1` does.
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty());
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "{:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Runs the binary under an address-space limit of `kib` KiB, with `file`
+/// on standard input.
+#[cfg(target_os = "linux")]
+fn run_limited(kib: u64, args: &[&str], file: &std::path::Path) -> std::process::Output {
+    let script = format!("ulimit -v {kib} && exec \"$0\" \"$@\"");
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_xla-shape"))
+        .args(args)
+        .stdin(std::fs::File::open(file).unwrap())
+        .output()
+        .expect("sh runs")
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn under_an_address_space_limit_every_command_ends_with_a_message() {
+    // One 100 MB token (hex digits, so that detection says hex and a whole
+    // read would decode 50 MB) under a 256 MiB address space.
+    let dir = std::env::temp_dir().join(format!("xla-shape-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let token = dir.join("token.txt");
+    std::fs::write(&token, vec![b'a'; 100_000_000]).unwrap();
+    let limit = 256 * 1024;
+    // The limit itself leaves room for a small run.
+    let small = run_limited(limit, &["describe", "f32[2]"], &token);
+    assert_eq!(small.status.code(), Some(0));
+    for args in [
+        &["convert", "--to", "hex"][..],
+        &["convert", "--lines", "--to", "hex"][..],
+        &["convert", "--lines", "--json", "--to", "json"][..],
+        &["describe", "-"][..],
+        &["validate"][..],
+        &["scan"][..],
+        &["strides"][..],
+        &["draw"][..],
+        &["index", "f32[2]"][..],
+        &["index", "--offset", "f32[2]"][..],
+    ] {
+        let out = run_limited(limit, args, &token);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?} ended with {:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = [out.stdout, out.stderr].concat();
+        let said = String::from_utf8_lossy(&said);
+        assert!(
+            said.contains("--max-input") || said.contains("--max-line"),
+            "{args:?}: {said}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

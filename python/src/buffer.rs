@@ -1,0 +1,136 @@
+//! Python's buffer protocol under the stable ABI.
+//!
+//! `PyObject_GetBuffer`, `PyBuffer_Release` and the `Py_buffer` struct
+//! joined the limited API in Python 3.11 (CPython's "What's New in Python
+//! 3.11", C API section), so PyO3 offers them to `abi3` builds only from
+//! 3.11 on. The functions are exported, and the struct has this layout, by
+//! every CPython 3.x (`Include/pybuffer.h`, `Include/cpython/object.h` in
+//! 3.9 and 3.10); this module declares them for the 3.9 wheel.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::marker::PhantomData;
+
+use pyo3::ffi::{Py_ssize_t, PyObject};
+use pyo3::prelude::*;
+
+/// `Py_buffer` (`Include/pybuffer.h`, CPython 3.11; the same fields in
+/// `Include/cpython/object.h` of 3.9 and 3.10).
+#[repr(C)]
+struct RawBuffer {
+    buf: *mut c_void,
+    obj: *mut PyObject,
+    len: Py_ssize_t,
+    itemsize: Py_ssize_t,
+    readonly: c_int,
+    ndim: c_int,
+    format: *mut c_char,
+    shape: *mut Py_ssize_t,
+    strides: *mut Py_ssize_t,
+    suboffsets: *mut Py_ssize_t,
+    internal: *mut c_void,
+}
+
+/// `PyBUF_SIMPLE` (`Include/pybuffer.h`): a contiguous block of bytes.
+const PYBUF_SIMPLE: c_int = 0;
+/// `PyBUF_WRITABLE` (`Include/pybuffer.h`).
+const PYBUF_WRITABLE: c_int = 0x0001;
+
+unsafe extern "C" {
+    fn PyObject_GetBuffer(obj: *mut PyObject, view: *mut RawBuffer, flags: c_int) -> c_int;
+    fn PyBuffer_Release(view: *mut RawBuffer);
+}
+
+/// A contiguous byte buffer exported by a Python object, released on drop.
+///
+/// The exporter keeps the memory alive and in place (a `bytearray` cannot
+/// be resized while exported), so the bytes may be read, or written when
+/// the buffer is writable, without the GIL.
+pub struct Buffer<'py> {
+    raw: Box<RawBuffer>,
+    _py: PhantomData<Python<'py>>,
+}
+
+impl<'py> Buffer<'py> {
+    /// The bytes of `obj` (`bytes`, `bytearray`, `memoryview`, a
+    /// C-contiguous NumPy array, ...), writable ones when `writable`.
+    pub fn get(obj: &Bound<'py, PyAny>, writable: bool) -> PyResult<Self> {
+        let mut raw = Box::new(RawBuffer {
+            buf: std::ptr::null_mut(),
+            obj: std::ptr::null_mut(),
+            len: 0,
+            itemsize: 0,
+            readonly: 0,
+            ndim: 0,
+            format: std::ptr::null_mut(),
+            shape: std::ptr::null_mut(),
+            strides: std::ptr::null_mut(),
+            suboffsets: std::ptr::null_mut(),
+            internal: std::ptr::null_mut(),
+        });
+        let flags = if writable {
+            PYBUF_SIMPLE | PYBUF_WRITABLE
+        } else {
+            PYBUF_SIMPLE
+        };
+        // SAFETY: `raw` is a valid, writable Py_buffer; the GIL is held.
+        let rc = unsafe { PyObject_GetBuffer(obj.as_ptr(), &mut *raw, flags) };
+        if rc != 0 {
+            return Err(PyErr::fetch(obj.py()));
+        }
+        let buffer = Buffer {
+            raw,
+            _py: PhantomData,
+        };
+        if buffer.raw.len < 0 || (buffer.raw.buf.is_null() && buffer.raw.len != 0) {
+            return Err(pyo3::exceptions::PyBufferError::new_err(
+                "the object exported an invalid buffer",
+            ));
+        }
+        if writable && buffer.raw.readonly != 0 {
+            return Err(pyo3::exceptions::PyBufferError::new_err(
+                "the output buffer is read-only",
+            ));
+        }
+        Ok(buffer)
+    }
+
+    /// The length in bytes.
+    pub fn len(&self) -> usize {
+        // Checked non-negative in `get`.
+        self.raw.len as usize
+    }
+
+    /// Whether the two buffers share any byte.
+    pub fn overlaps(&self, other: &Buffer<'_>) -> bool {
+        let (a, b) = (self.raw.buf as usize, other.raw.buf as usize);
+        self.len() != 0 && other.len() != 0 && a < b + other.len() && b < a + self.len()
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        if self.len() == 0 {
+            return &[];
+        }
+        // SAFETY: the exporter guarantees `len` readable bytes at `buf`
+        // until the buffer is released.
+        unsafe { std::slice::from_raw_parts(self.raw.buf as *const u8, self.len()) }
+    }
+
+    /// The bytes, for writing; only for a buffer got with `writable`.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        if self.len() == 0 {
+            return &mut [];
+        }
+        // SAFETY: as `as_slice`; the buffer was requested writable and the
+        // exporter did not mark it read-only.
+        unsafe { std::slice::from_raw_parts_mut(self.raw.buf as *mut u8, self.len()) }
+    }
+}
+
+impl Drop for Buffer<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the view was filled by a successful PyObject_GetBuffer
+        // and is released once; the `'py` lifetime means the GIL is held.
+        unsafe { PyBuffer_Release(&mut *self.raw) }
+    }
+}

@@ -1,0 +1,655 @@
+//! `PrimitiveType`, `Layout`, `Shape` and `ProgramShape` as Python classes.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple, PyType};
+use xla_shape::formats::{JsonOptions, ProtoModel};
+use xla_shape::{ArrayShape, Layout, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape, Tile};
+use xla_shape::{layout_util, shape_util, text};
+
+use crate::errors::{IntoPyResult, invalid_argument};
+
+/// An XLA element type (`xla.PrimitiveType` of xla_data.proto): `F32`,
+/// `BF16`, `TUPLE`, ...; compares equal to itself and hashes as its number.
+#[pyclass(name = "PrimitiveType", module = "xla_shape", frozen, eq, hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PyPrimitiveType(pub PrimitiveType);
+
+#[pymethods]
+impl PyPrimitiveType {
+    /// The element type with this proto name (`"F32"`), lowercase HLO name
+    /// (`"f32"`) or enum number.
+    #[new]
+    fn py_new(value: &Bound<'_, PyAny>) -> PyResult<Self> {
+        element_type_from(value).map(PyPrimitiveType)
+    }
+
+    /// The proto enum name: `"F32"`, `"BF16"`, `"TUPLE"`.
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.0.as_str_name()
+    }
+
+    /// The proto enum number (`F32` is 11).
+    #[getter]
+    fn value(&self) -> i32 {
+        self.0 as i32
+    }
+
+    /// The lowercase name HLO text uses: `"f32"`, `"bf16"`, `"token"`.
+    fn lowercase_name(&self) -> &'static str {
+        self.0.lowercase_name()
+    }
+
+    fn __int__(&self) -> i32 {
+        self.0 as i32
+    }
+
+    fn __repr__(&self) -> String {
+        format!("PrimitiveType.{}", self.0.as_str_name())
+    }
+
+    fn __str__(&self) -> String {
+        self.__repr__()
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyType>, (i32,))> {
+        Ok((py.get_type::<Self>(), (self.0 as i32,)))
+    }
+}
+
+/// Adds `PrimitiveType.F32` and the others as class attributes.
+pub fn add_primitive_type_members(py: Python<'_>) -> PyResult<()> {
+    let cls = py.get_type::<PyPrimitiveType>();
+    for t in PrimitiveType::ALL {
+        cls.setattr(t.as_str_name(), PyPrimitiveType(t))?;
+    }
+    Ok(())
+}
+
+/// An element type from a `PrimitiveType`, a name (`"F32"`, `"f32"`), an
+/// enum number, or a NumPy dtype (anything `numpy.dtype()` accepts, such
+/// as `numpy.float32`).
+pub fn element_type_from(value: &Bound<'_, PyAny>) -> PyResult<PrimitiveType> {
+    if let Ok(t) = value.downcast::<PyPrimitiveType>() {
+        return Ok(t.get().0);
+    }
+    if let Ok(name) = value.extract::<String>() {
+        if let Some(t) = PrimitiveType::from_str_name(&name) {
+            return Ok(t);
+        }
+        return PrimitiveType::from_lowercase_name(&name).py();
+    }
+    if value.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err("an element type cannot be a bool"));
+    }
+    if let Ok(n) = value.extract::<i64>() {
+        return i32::try_from(n)
+            .ok()
+            .and_then(PrimitiveType::from_number)
+            .ok_or_else(|| invalid_argument(format!("no PrimitiveType has number {n}")));
+    }
+    crate::dtype::element_type_of_dtype(value)
+}
+
+fn tiles_from(tiling: Vec<Vec<i64>>) -> PyResult<Vec<Tile>> {
+    tiling.iter().map(|t| Tile::new(t).py()).collect()
+}
+
+/// A layout (`xla.LayoutProto`): the order of the dimensions in memory,
+/// tiles, element size and the rest, as jaxlib's `xla_client.Layout`.
+#[pyclass(name = "Layout", module = "xla_shape", frozen)]
+#[derive(Clone)]
+pub struct PyLayout(pub Layout);
+
+#[pymethods]
+impl PyLayout {
+    /// `Layout(minor_to_major)` or `Layout(minor_to_major, tiling,
+    /// element_size_in_bits=0)`, as jaxlib; `tiling` is a sequence of tile
+    /// bounds such as `[(8, 128), (2, 1)]`.
+    #[new]
+    #[pyo3(signature = (minor_to_major, tiling=None, element_size_in_bits=0))]
+    fn py_new(
+        minor_to_major: Vec<i64>,
+        tiling: Option<Vec<Vec<i64>>>,
+        element_size_in_bits: i64,
+    ) -> PyResult<Self> {
+        let tiles = tiles_from(tiling.unwrap_or_default())?;
+        Ok(PyLayout(
+            Layout::new(minor_to_major)
+                .with_tiles(tiles)
+                .with_element_size_in_bits(element_size_in_bits),
+        ))
+    }
+
+    /// The layout in HLO text (`{1,0:T(8,128)}`), parsed as XLA's
+    /// `ParseLayout` does.
+    #[staticmethod]
+    fn parse(text: &str) -> PyResult<Self> {
+        text::parse_layout(text).py().map(PyLayout)
+    }
+
+    /// The layout of serialized `xla.LayoutProto` bytes.
+    #[staticmethod]
+    fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
+        Layout::from_proto_bytes(data).py().map(PyLayout)
+    }
+
+    /// The serialized `xla.LayoutProto`, as XLA writes it.
+    fn to_serialized_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.to_proto_bytes())
+    }
+
+    /// The layout of a proto3 JSON `xla.LayoutProto`.
+    #[staticmethod]
+    fn from_json(json: &str) -> PyResult<Self> {
+        Layout::from_json(json).py().map(PyLayout)
+    }
+
+    /// The proto3 JSON of the layout's `xla.LayoutProto`, as protobuf's
+    /// `json_format.MessageToJson` writes it (`pretty=True`) or compact.
+    #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
+    fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
+        self.0
+            .to_json_with(&json_options(preserving_proto_field_name, pretty))
+    }
+
+    /// The layout of an `xla.LayoutProto` in protobuf text format.
+    #[staticmethod]
+    fn from_text_format(text: &str) -> PyResult<Self> {
+        Layout::from_text_format(text).py().map(PyLayout)
+    }
+
+    /// The protobuf text format of the layout's `xla.LayoutProto`, as
+    /// protobuf's `text_format.MessageToString` writes it.
+    #[pyo3(signature = (as_one_line=false))]
+    fn to_text_format(&self, as_one_line: bool) -> String {
+        if as_one_line {
+            self.0.to_text_format_one_line()
+        } else {
+            self.0.to_text_format()
+        }
+    }
+
+    /// The dimension numbers from minor to major.
+    fn minor_to_major<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.0.minor_to_major())
+    }
+
+    /// The tiles, each a tuple of bounds (`-9223372036854775808`, XLA's
+    /// `Tile::kCombineDimension`, for `*`).
+    fn tiling<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+        self.0
+            .tiles()
+            .iter()
+            .map(|t| PyTuple::new(py, t.dimensions()))
+            .collect()
+    }
+
+    /// The element size in bits (`E(n)`), 0 for the type's own size.
+    fn element_size_in_bits(&self) -> i64 {
+        self.0.element_size_in_bits()
+    }
+
+    /// The tail padding alignment in elements (`L(n)`), 1 by default.
+    fn tail_padding_alignment_in_elements(&self) -> i64 {
+        self.0.tail_padding_alignment_in_elements()
+    }
+
+    /// The memory space (`S(n)`), 0 by default.
+    fn memory_space(&self) -> i64 {
+        self.0.memory_space()
+    }
+
+    /// The layout as HLO text prints it: `{1,0:T(8,128)}`.
+    fn to_string(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Layout({:?})", self.0.to_string())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .downcast::<PyLayout>()
+            .is_ok_and(|o| o.get().0 == self.0)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.0.hash(&mut h);
+        h.finish()
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
+        Ok((ctor, (slf.get().to_serialized_proto(py),)))
+    }
+}
+
+pub fn json_options(preserving_proto_field_name: bool, pretty: bool) -> JsonOptions {
+    JsonOptions::new()
+        .preserve_proto_field_names(preserving_proto_field_name)
+        .pretty(pretty)
+}
+
+/// The deepest tuple nesting below `shape` (0 for a leaf). Every `Shape`
+/// this module hands out nests at most `MAX_NESTING_DEPTH` levels (the
+/// parsers' and decoders' limit, kept by `tuple_shape`), so this recursion
+/// is bounded.
+fn nesting(shape: &Shape) -> usize {
+    shape
+        .tuple_shapes()
+        .map_or(0, |t| 1 + t.iter().map(nesting).max().unwrap_or(0))
+}
+
+/// An XLA shape: an array, a tuple, a token (`xla.ShapeProto`), with the
+/// methods of jaxlib's `xla_client.Shape` and more. `Shape(text)` parses
+/// HLO text such as `"bf16[8,128]{1,0:T(8,128)(2,1)}"`.
+#[pyclass(name = "Shape", module = "xla_shape", frozen)]
+#[derive(Clone)]
+pub struct PyShape(pub Shape);
+
+impl PyShape {
+    fn array(&self) -> PyResult<&ArrayShape> {
+        as_array(&self.0)
+    }
+}
+
+/// The array of `shape`, or an `InvalidArgumentError` naming it.
+pub fn as_array(shape: &Shape) -> PyResult<&ArrayShape> {
+    shape
+        .as_array()
+        .ok_or_else(|| invalid_argument(format!("expected an array shape, got {shape}")))
+}
+
+#[pymethods]
+impl PyShape {
+    /// The shape of HLO text (`"f32[2,3]{1,0}"`), as XLA's `ParseShape`.
+    #[new]
+    fn py_new(text: &str) -> PyResult<Self> {
+        Self::parse(text)
+    }
+
+    /// The shape of HLO text (`"f32[2,3]{1,0}"`), as XLA's `ParseShape`;
+    /// raises `ParseError` with XLA's message, `line` and `column`.
+    #[staticmethod]
+    fn parse(text: &str) -> PyResult<Self> {
+        text::parse_shape(text).py().map(PyShape)
+    }
+
+    /// An array shape, as jaxlib's `Shape.array_shape`: `element_type` is
+    /// a `PrimitiveType`, a NumPy dtype or a name; `layout` a
+    /// minor-to-major sequence (default: major-to-minor);
+    /// `dynamic_dimensions` one bool per dimension.
+    #[staticmethod]
+    #[pyo3(signature = (element_type, dims, layout=None, dynamic_dimensions=None))]
+    fn array_shape(
+        element_type: &Bound<'_, PyAny>,
+        dims: Vec<i64>,
+        layout: Option<Vec<i64>>,
+        dynamic_dimensions: Option<Vec<bool>>,
+    ) -> PyResult<Self> {
+        let t = element_type_from(element_type)?;
+        let dynamic = dynamic_dimensions.unwrap_or_else(|| vec![false; dims.len()]);
+        let array =
+            shape_util::make_validated_shape_with_dynamic_dimensions(t, &dims, &dynamic).py()?;
+        let layout = match layout {
+            Some(m2m) => Layout::new(m2m),
+            None => layout_util::get_default_layout_for_rank(dims.len()),
+        };
+        let array = array.with_layout(Some(layout)).py()?;
+        Ok(PyShape(array.into()))
+    }
+
+    /// A scalar shape of this element type, as jaxlib's
+    /// `Shape.scalar_shape`.
+    #[staticmethod]
+    fn scalar_shape(element_type: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let t = element_type_from(element_type)?;
+        Ok(PyShape(
+            shape_util::make_validated_scalar_shape(t).py()?.into(),
+        ))
+    }
+
+    /// A tuple of these shapes, as jaxlib's `Shape.tuple_shape`.
+    #[staticmethod]
+    fn tuple_shape(shapes: Vec<PyRef<'_, PyShape>>) -> PyResult<Self> {
+        let elements: Vec<Shape> = shapes.iter().map(|s| s.0.clone()).collect();
+        let depth = 1 + elements.iter().map(nesting).max().unwrap_or(0);
+        if depth > MAX_NESTING_DEPTH {
+            return Err(invalid_argument(format!(
+                "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH}"
+            )));
+        }
+        Ok(PyShape(
+            shape_util::make_validated_tuple_shape(elements).py()?,
+        ))
+    }
+
+    /// The token shape `token[]`, as jaxlib's `Shape.token_shape`.
+    #[staticmethod]
+    fn token_shape() -> Self {
+        PyShape(shape_util::make_token_shape())
+    }
+
+    /// The shape of serialized `xla.ShapeProto` bytes, validated as XLA's
+    /// `Shape::FromProto` and `ValidateShapeWithOptionalLayout` (jaxlib has
+    /// no way to do this).
+    #[staticmethod]
+    fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
+        Shape::from_proto_bytes(data).py().map(PyShape)
+    }
+
+    /// The shape of any `ShapeProto` message object with
+    /// `SerializeToString()`: TensorFlow's `xla_data_pb2.ShapeProto`,
+    /// jaxlib's, or one generated from xla_data.proto.
+    #[staticmethod]
+    fn from_proto(message: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let data = message.call_method0("SerializeToString")?;
+        let data = data
+            .downcast::<PyBytes>()
+            .map_err(|_| PyTypeError::new_err("SerializeToString() did not return bytes"))?;
+        Self::from_proto_bytes(data.as_bytes())
+    }
+
+    /// A message of the protobuf class `cls` (such as
+    /// `xla_data_pb2.ShapeProto`) holding this shape.
+    fn to_proto<'py>(&self, cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let message = cls.call0()?;
+        message.call_method1("ParseFromString", (self.to_serialized_proto(py),))?;
+        Ok(message)
+    }
+
+    /// The serialized `xla.ShapeProto`, byte-identical to XLA's (and to
+    /// jaxlib's `to_serialized_proto`).
+    fn to_serialized_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.to_proto_bytes())
+    }
+
+    /// The shape of a proto3 JSON `xla.ShapeProto`.
+    #[staticmethod]
+    fn from_json(json: &str) -> PyResult<Self> {
+        Shape::from_json(json).py().map(PyShape)
+    }
+
+    /// The proto3 JSON of the shape's `xla.ShapeProto`, as protobuf's
+    /// `json_format.MessageToJson` writes it (`pretty=True`) or compact.
+    #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
+    fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
+        self.0
+            .to_json_with(&json_options(preserving_proto_field_name, pretty))
+    }
+
+    /// The shape of an `xla.ShapeProto` in protobuf text format.
+    #[staticmethod]
+    fn from_text_format(text: &str) -> PyResult<Self> {
+        Shape::from_text_format(text).py().map(PyShape)
+    }
+
+    /// The protobuf text format of the shape's `xla.ShapeProto`, as
+    /// protobuf's `text_format.MessageToString` writes it.
+    #[pyo3(signature = (as_one_line=false))]
+    fn to_text_format(&self, as_one_line: bool) -> String {
+        if as_one_line {
+            self.0.to_text_format_one_line()
+        } else {
+            self.0.to_text_format()
+        }
+    }
+
+    /// The dimension sizes of an array (an empty tuple for other shapes).
+    fn dimensions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.0.dimensions())
+    }
+
+    /// The number of dimensions of an array; raises for other shapes
+    /// (where jaxlib aborts the process).
+    fn rank(&self) -> PyResult<usize> {
+        Ok(self.array()?.rank())
+    }
+
+    /// The element type as a NumPy dtype, as jaxlib (`numpy.dtype('O')`
+    /// for tuples, tokens and opaque shapes, as jaxlib).
+    fn numpy_dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::dtype::numpy_dtype(py, self.0.element_type())
+    }
+
+    /// The element type as jaxlib's `element_type()` gives it: the NumPy
+    /// dtype of an array; raises for other shapes, as jaxlib.
+    fn element_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if !self.0.is_array() {
+            return Err(invalid_argument(format!(
+                "Unimplemented primitive type {}",
+                self.0.element_type().as_str_name()
+            )));
+        }
+        crate::dtype::numpy_dtype(py, self.0.element_type())
+    }
+
+    /// The element type as a `PrimitiveType` (`TUPLE`, `TOKEN` for those).
+    fn xla_element_type(&self) -> PyPrimitiveType {
+        PyPrimitiveType(self.0.element_type())
+    }
+
+    /// Whether this is an array.
+    fn is_array(&self) -> bool {
+        self.0.is_array()
+    }
+
+    /// Whether this is a tuple.
+    fn is_tuple(&self) -> bool {
+        self.0.is_tuple()
+    }
+
+    /// Whether this is a token.
+    fn is_token(&self) -> bool {
+        self.0.is_token()
+    }
+
+    /// Whether no dimension, at any nesting level, is dynamic.
+    fn is_static(&self) -> bool {
+        self.0.is_static()
+    }
+
+    /// Whether some dimension, at any nesting level, is dynamic.
+    fn is_dynamic(&self) -> bool {
+        self.0.is_dynamic()
+    }
+
+    /// Whether dimension `dimension` of an array is dynamic; raises for
+    /// an index out of range (where jaxlib aborts).
+    fn is_dynamic_dimension(&self, dimension: i64) -> PyResult<bool> {
+        let a = self.array()?;
+        let i = usize::try_from(dimension)
+            .ok()
+            .filter(|&i| i < a.rank())
+            .ok_or_else(|| {
+                invalid_argument(format!(
+                    "dimension {dimension} is out of range for {}",
+                    self.0
+                ))
+            })?;
+        Ok(a.is_dynamic_dimension(i))
+    }
+
+    /// The element shapes of a tuple (an empty list for other shapes, as
+    /// jaxlib).
+    fn tuple_shapes(&self) -> Vec<PyShape> {
+        self.0
+            .tuple_shapes()
+            .map(|t| t.iter().cloned().map(PyShape).collect())
+            .unwrap_or_default()
+    }
+
+    /// The number of leaves (arrays, tokens, opaque values), as XLA's
+    /// `ShapeUtil::GetLeafCount`.
+    fn leaf_count(&self) -> i64 {
+        shape_util::get_leaf_count(&self.0)
+    }
+
+    /// The layout of an array; raises when there is none (where jaxlib
+    /// aborts).
+    fn layout(&self) -> PyResult<PyLayout> {
+        self.0
+            .layout()
+            .cloned()
+            .map(PyLayout)
+            .ok_or_else(|| invalid_argument(format!("{} has no layout", self.0)))
+    }
+
+    /// Whether the shape (every leaf of a tuple) has a layout.
+    fn has_layout(&self) -> bool {
+        layout_util::has_layout(&self.0)
+    }
+
+    /// This shape with XLA's default layout where it has none, as jaxlib:
+    /// an array without a layout gets the major-to-minor one; a tuple gets
+    /// it on every leaf (a tuple itself never has a layout, so jaxlib's
+    /// `ForEachMutableSubshape` resets the whole tuple).
+    fn with_major_to_minor_layout_if_absent(&self) -> PyShape {
+        if self.0.layout().is_some() {
+            self.clone()
+        } else {
+            PyShape(layout_util::get_with_default_layout(&self.0))
+        }
+    }
+
+    /// The shape as HLO text prints it, layout included (`f32[2,3]{1,0}`).
+    fn to_string(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Shape({:?})", self.0.to_string())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .downcast::<PyShape>()
+            .is_ok_and(|o| o.get().0 == self.0)
+    }
+
+    /// Hashes the shape without its layout (XLA's `HumanString`), so equal
+    /// shapes hash equally.
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        shape_util::human_string(&self.0).hash(&mut h);
+        h.finish()
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
+        Ok((ctor, (slf.get().to_serialized_proto(py),)))
+    }
+}
+
+/// A computation's signature: parameter shapes and a result shape
+/// (`xla.ProgramShapeProto`), as jaxlib's `xla_client.ProgramShape`.
+#[pyclass(name = "ProgramShape", module = "xla_shape", frozen)]
+#[derive(Clone)]
+pub struct PyProgramShape(pub ProgramShape);
+
+#[pymethods]
+impl PyProgramShape {
+    /// `ProgramShape(parameter_shapes, result_shape)`, as jaxlib;
+    /// `parameter_names` optionally names the parameters.
+    #[new]
+    #[pyo3(signature = (parameter_shapes, result_shape, parameter_names=None))]
+    fn py_new(
+        parameter_shapes: Vec<PyRef<'_, PyShape>>,
+        result_shape: PyRef<'_, PyShape>,
+        parameter_names: Option<Vec<String>>,
+    ) -> PyResult<Self> {
+        let names = match parameter_names {
+            Some(n) if n.len() != parameter_shapes.len() => {
+                return Err(invalid_argument(format!(
+                    "{} parameter names given for {} parameters",
+                    n.len(),
+                    parameter_shapes.len()
+                )));
+            }
+            Some(n) => n,
+            None => vec![String::new(); parameter_shapes.len()],
+        };
+        let parameters = names
+            .into_iter()
+            .zip(parameter_shapes.iter().map(|s| s.0.clone()))
+            .collect();
+        Ok(PyProgramShape(ProgramShape::new(
+            parameters,
+            result_shape.0.clone(),
+        )))
+    }
+
+    /// The program shape of serialized `xla.ProgramShapeProto` bytes.
+    #[staticmethod]
+    fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
+        ProgramShape::from_proto_bytes(data)
+            .py()
+            .map(PyProgramShape)
+    }
+
+    /// The serialized `xla.ProgramShapeProto`.
+    fn to_serialized_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.to_proto_bytes())
+    }
+
+    /// The parameter shapes.
+    fn parameter_shapes(&self) -> Vec<PyShape> {
+        self.0.parameters().iter().cloned().map(PyShape).collect()
+    }
+
+    /// The parameter names (empty strings where unnamed).
+    fn parameter_names(&self) -> Vec<String> {
+        self.0.parameter_names().to_vec()
+    }
+
+    /// The result shape.
+    fn result_shape(&self) -> PyShape {
+        PyShape(self.0.result().clone())
+    }
+
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ProgramShape({:?})", self.0.to_string())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<PyProgramShape>().is_ok_and(|o| {
+            let o = &o.get().0;
+            o.result() == self.0.result()
+                && o.parameters() == self.0.parameters()
+                && o.parameter_names() == self.0.parameter_names()
+        })
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
+        Ok((ctor, (slf.get().to_serialized_proto(py),)))
+    }
+}

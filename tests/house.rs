@@ -1,0 +1,207 @@
+//! The crate's structure seen from outside: `ProgramShapeProto` bytes read
+//! with the same Google wire semantics as a standalone `ShapeProto`
+//! (XLA's answers in `tests/data/oracle/wire.jsonl`), and the encoders that
+//! write into a caller's buffer.
+
+mod common;
+
+use common::*;
+use prost::Message;
+use prost::encoding::{WireType, encode_key, encode_varint};
+use xla_shape::proto::{DESCRIPTOR_POOL, ProgramShapeProto};
+use xla_shape::{ProgramShape, Shape};
+
+/// The number of `ProgramShapeProto.<name>` in the schema.
+fn field(name: &str) -> u32 {
+    DESCRIPTOR_POOL
+        .get_message_by_name("xla.ProgramShapeProto")
+        .unwrap()
+        .get_field_by_name(name)
+        .unwrap()
+        .number()
+}
+
+/// Appends a length-delimited field `name` of `ProgramShapeProto`.
+fn put(out: &mut Vec<u8>, name: &str, body: &[u8]) {
+    encode_key(field(name), WireType::LengthDelimited, out);
+    encode_varint(body.len() as u64, out);
+    out.extend_from_slice(body);
+}
+
+/// Every `ShapeProto` of wire.jsonl, as the result and as a named
+/// parameter of a `ProgramShapeProto`: decoded as the standalone bytes
+/// are (XLA's verdict on those is checked by `tests/proto_wire.rs`).
+#[test]
+fn program_shape_bytes_follow_googles_wire_semantics() {
+    let mut n = 0;
+    for r in records("oracle/wire.jsonl") {
+        let line = str_field(&r, "line");
+        let input = hex(r["input"]["hex"].as_str().unwrap());
+        let standalone = Shape::from_proto_bytes(&input);
+
+        let mut as_result = Vec::new();
+        put(&mut as_result, "result", &input);
+        // The parameter goes with a well-formed result, f32[].
+        let f32_scalar = "f32[]".parse::<Shape>().unwrap().to_proto_bytes();
+        let mut as_parameter = Vec::new();
+        put(&mut as_parameter, "parameters", &input);
+        put(&mut as_parameter, "result", &f32_scalar);
+        put(&mut as_parameter, "parameter_names", b"x");
+
+        let by_result = ProgramShape::from_proto_bytes(&as_result);
+        let by_parameter = ProgramShape::from_proto_bytes(&as_parameter);
+        match &standalone {
+            Ok(s) => {
+                let p = by_result.unwrap_or_else(|e| panic!("{line}: {e}"));
+                assert_eq!(p.result(), s, "{line}");
+                let p = by_parameter.unwrap_or_else(|e| panic!("{line}: {e}"));
+                assert_eq!(p.parameters(), std::slice::from_ref(s), "{line}");
+                assert_eq!(p.parameter_names(), ["x"], "{line}");
+            }
+            Err(e) => {
+                for ours in [by_result, by_parameter] {
+                    let ours = ours.expect_err(line);
+                    assert_eq!(ours.kind(), e.kind(), "{line}");
+                    assert_eq!(ours.message(), e.message(), "{line}");
+                }
+            }
+        }
+        n += 1;
+    }
+    assert_eq!(n, 29);
+}
+
+/// A result given twice is merged, as for any singular message field
+/// (protobuf encoding guide, "Last One Wins" / merging of embedded
+/// messages): `element_type: F32` (10 0b) then `dimensions: [2]`
+/// (1a 01 02) read as one `f32[2]`.
+#[test]
+fn a_result_given_twice_is_merged() {
+    let mut bytes = Vec::new();
+    put(&mut bytes, "result", &[0x10, 0x0b]);
+    put(&mut bytes, "result", &[0x1a, 0x01, 0x02]);
+    let p = ProgramShape::from_proto_bytes(&bytes).unwrap();
+    assert_eq!(p.result().to_string(), "f32[2]");
+    // prost reads the same bytes the same way here; the two decoders part
+    // only where Google's runtimes and prost do (see proto_wire.rs).
+    let prost = ProgramShapeProto::decode(&bytes[..]).unwrap();
+    assert_eq!(ProgramShape::try_from(&prost).unwrap(), p);
+}
+
+/// A parameter name that is not UTF-8 fails the parse, as proto3 strings
+/// do in C++ and upb.
+#[test]
+fn parameter_names_must_be_utf8() {
+    let mut bytes = Vec::new();
+    put(&mut bytes, "parameters", &[0x10, 0x0b]);
+    put(&mut bytes, "result", &[0x10, 0x0b]);
+    put(&mut bytes, "parameter_names", &[0xff]);
+    let err = ProgramShape::from_proto_bytes(&bytes).unwrap_err();
+    assert_eq!(err.kind(), xla_shape::ErrorKind::Decode);
+}
+
+/// Our encoder of `ProgramShapeProto` writes what prost writes for the
+/// same message (prost is the peer: both follow the C++ serializer's field
+/// order), for every golden shape as result and parameter.
+#[test]
+fn program_shape_encoding_agrees_with_prost() {
+    let mut buf = Vec::new();
+    let mut n = 0;
+    for r in records("shapes.jsonl") {
+        let Ok(s) = Shape::from_proto_bytes(&hex(str_field(&r, "proto_hex"))) else {
+            continue;
+        };
+        let p = ProgramShape::new(vec![("a".into(), s.clone()), (String::new(), s.clone())], s);
+        let ours = p.to_proto_bytes();
+        assert_eq!(
+            ours,
+            ProgramShapeProto::from(&p).encode_to_vec(),
+            "{}",
+            id(&r)
+        );
+        assert_eq!(ProgramShape::from_proto_bytes(&ours).unwrap(), p);
+        buf.clear();
+        p.encode_to(&mut buf);
+        assert_eq!(buf, ours);
+        n += 1;
+    }
+    assert!(n > 100, "{n}");
+}
+
+/// `encode_to` appends: what was in the buffer stays.
+#[test]
+fn encode_to_appends_to_the_callers_buffer() {
+    let s: Shape = "(f32[2]{0}, s8[])".parse().unwrap();
+    let mut buf = vec![0xaa];
+    s.encode_to(&mut buf);
+    assert_eq!(buf[0], 0xaa);
+    assert_eq!(buf[1..], s.to_proto_bytes());
+}
+
+/// Parse errors carry their `was parsing` lines as structured diagnostics:
+/// rendered, they are XLA's lines (the oracle's answers in
+/// `tests/data/oracle/diagnostics.jsonl`), in XLA's order.
+#[test]
+fn parse_diagnostics_render_as_xlas_lines() {
+    let mut n = 0;
+    for r in records("oracle/diagnostics.jsonl") {
+        let text = str_field(&r, "line");
+        let err = text.parse::<Shape>().unwrap_err();
+        let xla: Vec<&str> = str_field(&r, "xla_error")
+            .lines()
+            .filter(|l| l.starts_with("was parsing "))
+            .collect();
+        let ours: Vec<String> = err.diagnostics().iter().map(|d| d.to_string()).collect();
+        if xla.is_empty() {
+            // `Syntax error:\nExtra content after shape`: one diagnostic,
+            // at the extra token ("extra" on line 2, after two spaces).
+            let d = &err.diagnostics()[0];
+            assert!(str_field(&r, "xla_error").ends_with(d.message()), "{text}");
+            assert_eq!((d.location().line, d.location().column), (2, 2));
+        } else {
+            assert_eq!(ours, xla, "{text}");
+        }
+        assert_eq!(
+            err.location(),
+            err.diagnostics().last().map(|d| d.location())
+        );
+        n += 1;
+    }
+    assert_eq!(n, 3);
+}
+
+/// `Hash` agrees with `Eq`: XLA's `Layout::operator==` never compares
+/// `dynamic_shape_metadata_prefix_bytes` (`M(n)`), so shapes that differ
+/// only there are equal and must hash equally; shapes XLA tells apart
+/// (another layout, element type, tuple arity) are unequal.
+#[test]
+fn equal_shapes_hash_equally() {
+    let state = std::hash::RandomState::new();
+    let h = |s: &str| {
+        use std::hash::BuildHasher;
+        state.hash_one(s.parse::<Shape>().unwrap())
+    };
+    let a: Shape = "(f32[2,3]{1,0:M(8)}, s8[])".parse().unwrap();
+    let b: Shape = "(f32[2,3]{1,0}, s8[])".parse().unwrap();
+    assert_eq!(a, b);
+    assert_eq!(h("(f32[2,3]{1,0:M(8)}, s8[])"), h("(f32[2,3]{1,0}, s8[])"));
+    for (x, y) in [
+        ("f32[2,3]{1,0}", "f32[2,3]{0,1}"),
+        ("f32[2,3]", "s32[2,3]"),
+        ("(f32[])", "(f32[], f32[])"),
+        ("f32[<=3]", "f32[3]"),
+    ] {
+        let (sx, sy) = (x.parse::<Shape>().unwrap(), y.parse::<Shape>().unwrap());
+        assert_ne!(sx, sy, "{x} vs {y}");
+        assert_ne!(h(x), h(y), "{x} vs {y}");
+    }
+}
+
+/// `FromStr` for `ArrayShape`: XLA's `ParseShape`, then the array.
+#[test]
+fn array_shapes_parse_from_strings() {
+    let a: xla_shape::ArrayShape = "bf16[8,128]{0,1}".parse().unwrap();
+    assert_eq!(Shape::from(a).to_string(), "bf16[8,128]{0,1}");
+    let e = "(f32[2])".parse::<xla_shape::ArrayShape>().unwrap_err();
+    assert_eq!(e.kind(), xla_shape::ErrorKind::InvalidArgument);
+}

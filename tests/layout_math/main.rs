@@ -1,0 +1,12 @@
+//! Memory layout arithmetic: tiled element offsets, strides (and the
+//! `ndarray` views), and relayout copies between layouts.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod relayout;
+mod relayout_miri;
+mod strides;
+mod strides_ndarray;
+mod tiling;
+mod tiling_agreement;

@@ -1,0 +1,181 @@
+//! Small relayouts through every copy loop, including the `unsafe` SSE
+//! transposes (staged 4 x 4, and the direct 16 x 16 and 4 x 4 blocks of
+//! larger transposes of 4-byte elements; under Miri the AVX blocks and
+//! non-temporal stores are never used, see `tests/layout_math/relayout.rs`
+//! for those): `cargo +nightly miri test --test layout_math relayout_miri::`.
+
+use xla_shape::relayout::{StridedSource, relayout_strided, relayout_to_vec};
+use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
+
+fn shape(t: PrimitiveType, dims: &[i64], layout: Layout) -> ArrayShape {
+    ArrayShape::new(t, dims.to_vec())
+        .unwrap()
+        .with_layout(Some(layout))
+        .unwrap()
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn transpose_of_four_byte_elements() {
+    // [9,70] row-major -> column-major: out[c*9 + r] = r*70 + c; the blocks
+    // are 64 wide, so both full 4x4 squares and ragged edges are copied.
+    let (rows, cols) = (9i64, 70i64);
+    let src: Vec<u8> = (0..(rows * cols) as u32)
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    let a = shape(PrimitiveType::F32, &[rows, cols], Layout::new([1, 0]));
+    let b = shape(PrimitiveType::F32, &[rows, cols], Layout::new([0, 1]));
+    let out = u32s(&relayout_to_vec(&a, &src, &b).unwrap());
+    for r in 0..rows {
+        for c in 0..cols {
+            assert_eq!(out[(c * rows + r) as usize], (r * cols + c) as u32);
+        }
+    }
+    // And back, through the transposes the other way.
+    assert_eq!(
+        relayout_to_vec(&b, &relayout_to_vec(&a, &src, &b).unwrap(), &a).unwrap(),
+        src
+    );
+}
+
+#[test]
+fn transpose_of_other_sizes_and_runs() {
+    for t in [
+        PrimitiveType::U8,
+        PrimitiveType::S16,
+        PrimitiveType::F64,
+        PrimitiveType::C128,
+    ] {
+        let e = t.byte_width().unwrap() as usize;
+        let src: Vec<u8> = (0..5 * 6 * e).map(|k| k as u8).collect();
+        let a = shape(t, &[5, 6], Layout::new([1, 0]));
+        let b = shape(t, &[5, 6], Layout::new([0, 1]));
+        let out = relayout_to_vec(&a, &src, &b).unwrap();
+        for r in 0..5 {
+            for c in 0..6 {
+                let (s, d) = ((r * 6 + c) * e, (c * 5 + r) * e);
+                assert_eq!(out[d..d + e], src[s..s + e]);
+            }
+        }
+    }
+    // Untiling (2,4) tiles: runs of 4 elements.
+    let tiled = shape(
+        PrimitiveType::S32,
+        &[4, 8],
+        Layout::new([1, 0]).with_tiles(vec![Tile::new([2, 4]).unwrap()]),
+    );
+    let plain = shape(PrimitiveType::S32, &[4, 8], Layout::new([1, 0]));
+    let src: Vec<u8> = (0..32u32).flat_map(u32::to_le_bytes).collect();
+    let back = relayout_to_vec(
+        &tiled,
+        &relayout_to_vec(&plain, &src, &tiled).unwrap(),
+        &plain,
+    );
+    assert_eq!(back.unwrap(), src);
+}
+
+#[test]
+fn strided_and_packed() {
+    let src: Vec<u8> = (0..12u32).flat_map(u32::to_le_bytes).collect();
+    // A 3x4 u32 view read transposed (4x3, strides 4 and 16 bytes).
+    let view = StridedSource::new(PrimitiveType::U32, [4, 3], [4, 16]).unwrap();
+    let dst_shape = ArrayShape::new(PrimitiveType::U32, [4, 3]).unwrap();
+    let mut dst = vec![0u8; 48];
+    relayout_strided(&view, &src, &dst_shape, &mut dst).unwrap();
+    assert_eq!(u32s(&dst), [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]);
+    // u4 packing: 0..9 row-major into {0,1:E(4)} (index.jsonl's
+    // u4[3,3]{0,1:E(4)}: 30 16 74 52 08).
+    let vals: Vec<u8> = (0..9).collect();
+    let unpacked = ArrayShape::new(PrimitiveType::U4, [3, 3]).unwrap();
+    let packed = shape(
+        PrimitiveType::U4,
+        &[3, 3],
+        Layout::new([0, 1]).with_element_size_in_bits(4),
+    );
+    assert_eq!(
+        relayout_to_vec(&unpacked, &vals, &packed).unwrap(),
+        [0x30, 0x16, 0x74, 0x52, 0x08]
+    );
+}
+
+/// Checks `out` (the transpose of `rows x cols` 4-byte elements whose
+/// source holds their row-major positions) element by element.
+fn check_transposed(out: &[u8], rows: i64, cols: i64) {
+    let out = u32s(out);
+    for r in 0..rows {
+        for c in 0..cols {
+            assert_eq!(
+                out[(c * rows + r) as usize],
+                (r * cols + c) as u32,
+                "({r},{c})"
+            );
+        }
+    }
+}
+
+#[test]
+fn direct_transposes_of_four_byte_elements() {
+    // At least 16 x 16 and ragged both ways: 16 x 16 blocks, 4 x 4 blocks
+    // on the edges, and fewer than 4 rows or columns staged.
+    for (rows, cols) in [(37i64, 53i64), (53, 37), (16, 16), (18, 35)] {
+        let src: Vec<u8> = (0..(rows * cols) as u32)
+            .flat_map(u32::to_le_bytes)
+            .collect();
+        let a = shape(PrimitiveType::F32, &[rows, cols], Layout::new([1, 0]));
+        let b = shape(PrimitiveType::F32, &[rows, cols], Layout::new([0, 1]));
+        let out = relayout_to_vec(&a, &src, &b).unwrap();
+        check_transposed(&out, rows, cols);
+        assert_eq!(relayout_to_vec(&b, &out, &a).unwrap(), src);
+    }
+    // NCHW -> NHWC with 20 channels: per image a 20 x 18 transpose.
+    let (n, c, hw) = (2i64, 20i64, 18i64);
+    let src: Vec<u8> = (0..(n * c * hw) as u32)
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    let nchw = shape(PrimitiveType::S32, &[n, c, 3, 6], Layout::new([3, 2, 1, 0]));
+    let nhwc = shape(PrimitiveType::S32, &[n, c, 3, 6], Layout::new([1, 3, 2, 0]));
+    let out = relayout_to_vec(&nchw, &src, &nhwc).unwrap();
+    let values = u32s(&out);
+    for img in 0..n {
+        for ch in 0..c {
+            for p in 0..hw {
+                let at = ((img * hw + p) * c + ch) as usize;
+                assert_eq!(values[at], ((img * c + ch) * hw + p) as u32);
+            }
+        }
+    }
+    assert_eq!(relayout_to_vec(&nhwc, &out, &nchw).unwrap(), src);
+}
+
+#[test]
+fn direct_transpose_from_a_reversed_view() {
+    // NumPy's a[::-1] of a 20 x 24 u32 array a (strides -96 and 4 bytes)
+    // into column-major order: a transpose whose source rows run
+    // backwards.
+    let (rows, cols) = (20i64, 24i64);
+    let src: Vec<u8> = (0..(rows * cols) as u32)
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    let view = StridedSource::new(PrimitiveType::U32, [rows, cols], [-4 * cols, 4])
+        .unwrap()
+        .with_byte_offset((4 * cols * (rows - 1)) as usize);
+    let col_major = shape(PrimitiveType::U32, &[rows, cols], Layout::new([0, 1]));
+    let mut dst = vec![0u8; src.len()];
+    relayout_strided(&view, &src, &col_major, &mut dst).unwrap();
+    // Element (i, j) of the view, a[rows - 1 - i][j], is at j*rows + i.
+    let out = u32s(&dst);
+    for i in 0..rows {
+        for j in 0..cols {
+            assert_eq!(
+                out[(j * rows + i) as usize],
+                ((rows - 1 - i) * cols + j) as u32,
+                "({i},{j})"
+            );
+        }
+    }
+}

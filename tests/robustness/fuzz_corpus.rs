@@ -1,0 +1,135 @@
+//! Replays every input committed under `fuzz/corpus/<target>/` (the seed
+//! corpus) and `fuzz/regressions/<target>/` (every input a fuzzer ever
+//! found) through the property its fuzz target asserts, on stable Rust, so
+//! that CI keeps each past finding fixed. The properties live in
+//! `fuzz/checks.rs`, shared with the fuzz targets.
+
+use crate::common;
+
+use crate::checks;
+
+use std::path::{Path, PathBuf};
+
+/// The files of `fuzz/<kind>/<target>/`, sorted; none when the directory
+/// does not exist.
+fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz")
+        .join(kind)
+        .join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .map(|e| e.expect("a readable directory entry").path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs `check` over every input, reporting each failing file by name.
+fn replay(kind: &str, target: &str, check: fn(&[u8])) -> usize {
+    let files = inputs(kind, target);
+    let mut failures = Vec::new();
+    for path in &files {
+        let data = std::fs::read(path).expect("a readable corpus file");
+        if let Err(panic) = std::panic::catch_unwind(|| check(&data)) {
+            let message = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("(no message)");
+            failures.push(format!("{}: {message}", path.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} inputs fail:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+    files.len()
+}
+
+#[test]
+fn every_target_has_a_seed_corpus() {
+    for (target, _) in checks::TARGETS {
+        assert!(
+            !inputs("corpus", target).is_empty(),
+            "fuzz/corpus/{target} is empty"
+        );
+    }
+}
+
+#[test]
+fn every_corpus_and_regression_directory_belongs_to_a_target() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    for kind in ["corpus", "regressions"] {
+        let Ok(entries) = std::fs::read_dir(fuzz.join(kind)) else {
+            continue;
+        };
+        for entry in entries {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            assert!(
+                checks::TARGETS.iter().any(|(t, _)| *t == name),
+                "fuzz/{kind}/{name} is not a fuzz target"
+            );
+        }
+    }
+}
+
+macro_rules! replay_tests {
+    ($($target:ident),* $(,)?) => {$(
+        #[test]
+        fn $target() {
+            let seeds = replay("corpus", stringify!($target), checks::$target);
+            let found = replay("regressions", stringify!($target), checks::$target);
+            assert!(seeds + found > 0);
+        }
+    )*};
+}
+
+replay_tests!(
+    proto_roundtrip,
+    shape_string,
+    layout_string,
+    json_roundtrip,
+    text_format_roundtrip,
+    index_math,
+    hlo_scan,
+    relayout,
+    strides,
+    interop,
+);
+
+/// fuzz_layout.jsonl: XLA's `ParseLayout` accepts `#(f32)` and prints it
+/// as `#(invalid)`, which it then rejects; `checks::layout_string` exempts
+/// such layouts from its printed-form round trip because we do the same.
+#[test]
+fn layouts_that_xla_prints_unparsably() {
+    let records = common::records("oracle/fuzz_layout.jsonl");
+    assert_eq!(records.len(), 3);
+    for r in records {
+        let text = common::str_field(&r["input"], "text");
+        let ours = text.parse::<xla_shape::Layout>();
+        if common::str_field(&r, "status") == "ok" {
+            let printed = ours.unwrap().to_string();
+            assert_eq!(printed, common::str_field(&r, "parse_layout_str"));
+            assert!(printed.contains("(invalid)"));
+        } else {
+            let err = ours.unwrap_err();
+            let was_parsing = |m: &str| -> Vec<String> {
+                m.lines()
+                    .filter(|l| l.starts_with("was parsing"))
+                    .map(str::to_owned)
+                    .collect()
+            };
+            assert_eq!(
+                was_parsing(err.message()),
+                was_parsing(common::str_field(&r, "xla_error"))
+            );
+        }
+    }
+}

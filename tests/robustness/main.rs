@@ -1,0 +1,10 @@
+//! Resource bounds of every parser, and the replay of the fuzzing corpus
+//! and every past fuzzing finding.
+
+#[path = "../../fuzz/checks.rs"]
+mod checks;
+#[path = "../common/mod.rs"]
+mod common;
+
+mod fuzz_corpus;
+mod resource_bounds;

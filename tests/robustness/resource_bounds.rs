@@ -1,0 +1,690 @@
+//! The resource bounds of every parser (README, "Robustness"): nesting depth,
+//! rank, allocation independent of dimension values, checked size
+//! arithmetic, and memory linear in the input.
+//!
+//! Memory is measured with a counting allocator: the peak of the bytes
+//! allocated and not yet freed by the current thread while an operation
+//! runs. Time is never asserted on; the large inputs show that each parser
+//! finishes and gives the right answer.
+
+use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
+use std::cell::Cell;
+
+use crate::common::*;
+use prost::Message;
+use xla_shape::formats::{self, ProtoModel};
+use xla_shape::proto::{LayoutProto, ShapeProto};
+use xla_shape::text::shapes_in_hlo;
+use xla_shape::tiling::TiledLayout;
+use xla_shape::{ErrorKind, Layout, MAX_NESTING_DEPTH, Shape, index_util, shape_util};
+
+// ------------------------------------------------------------ measuring
+
+/// Counts the bytes each thread has allocated and not freed, and their peak.
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn track(delta: isize) {
+    if delta > 0 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + delta;
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the
+// bookkeeping touches only const-initialised thread-locals, which neither
+// allocate nor have destructors.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
+        track(layout.size() as isize);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: AllocLayout) -> *mut u8 {
+        track(layout.size() as isize);
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: AllocLayout) {
+        track(-(layout.size() as isize));
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: AllocLayout, new_size: usize) -> *mut u8 {
+        track(new_size as isize - layout.size() as isize);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `f` and returns its result with the most memory (in bytes) it
+/// held at once on this thread, beyond what was held before.
+fn peak_memory<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(before));
+    let out = f();
+    let peak = PEAK.with(Cell::get);
+    (out, (peak - before).max(0) as usize)
+}
+
+/// What one input byte may cost in memory at most, in every parser.
+///
+/// The densest input is a tuple of empty tuples, `((),(),...)`: three
+/// bytes per element, each element a `Shape` in a `Vec`, and a growing
+/// `Vec` briefly holds its old buffer and one of twice the size, three
+/// elements' worth per element: `size_of::<Shape>()` per input byte. The
+/// proto formats hold messages that are smaller than a `Shape` and a few
+/// copies of the input. Twice that leaves room for allocator rounding
+/// while still catching anything superlinear (a quadratic cost at these
+/// sizes would be thousands of times over).
+fn bytes_per_input_byte() -> usize {
+    2 * std::mem::size_of::<Shape>()
+}
+
+/// Fixed memory any parse may need whatever its input (descriptor pools,
+/// the first blocks of vectors, error messages).
+const FIXED_BYTES: usize = 1 << 20;
+
+/// Runs `f` and returns its result with the number of allocations it made
+/// on this thread (growing a buffer counts as one).
+fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let out = f();
+    (out, ALLOCATIONS.with(Cell::get) - before)
+}
+
+fn assert_linear_memory(what: &str, input_len: usize, peak: usize) {
+    assert!(
+        peak <= FIXED_BYTES + bytes_per_input_byte() * input_len,
+        "{what}: {peak} bytes for {input_len} input bytes"
+    );
+    if std::env::var_os("XLA_SHAPE_PRINT_MEMORY").is_some() {
+        eprintln!("{what}: {peak} bytes for {input_len} input bytes");
+    }
+}
+
+// ------------------------------------------------------------ nesting
+
+/// `depth` tuples around `leaf`, written as HLO text.
+fn nested_text(depth: usize, leaf: &str) -> String {
+    format!("{}{leaf}{}", "(".repeat(depth), ")".repeat(depth))
+}
+
+/// `depth` tuples around `leaf`, built in memory (with no limit).
+fn nested_shape(depth: usize, leaf: &Shape) -> Shape {
+    let mut s = leaf.clone();
+    for _ in 0..depth {
+        s = Shape::Tuple(vec![s]);
+    }
+    s
+}
+
+/// The leaves of the nesting tests, and how many message levels each adds
+/// below itself in a ShapeProto: none for a token or an empty tuple, one
+/// for an array's layout, two for a layout's tiles or split configs.
+const LEAVES: &[(&str, usize)] = &[
+    ("token[]", 0),
+    ("()", 0),
+    ("f32[]", 1),
+    ("f32[2]{0}", 1),
+    ("f32[2]{0:T(2)}", 2),
+    ("f32[2]{0:SC(0:1)}", 2),
+    ("b(f32[2])", 2),
+];
+
+#[test]
+fn nesting_counts_proto_message_levels_in_every_format() {
+    assert_eq!(MAX_NESTING_DEPTH, 100);
+    for &(leaf_text, below) in LEAVES {
+        let leaf: Shape = leaf_text.parse().unwrap();
+        for depth in 95..=101 {
+            // The deepest message of the ShapeProto, counted from the root
+            // (level 0) as protobuf's recursion limit counts it.
+            let levels = depth + below;
+            let what = format!("{depth} tuples around {leaf_text} ({levels} levels)");
+            let shape = nested_shape(depth, &leaf);
+            let bytes = shape.to_proto_bytes();
+            let proto = ShapeProto::from(&shape);
+
+            // Binary: upb's limit, 100 levels below the root.
+            let decoded = Shape::from_proto_bytes(&bytes);
+            let typed = formats::decode::<ShapeProto>(&bytes[..]);
+            let in_memory = Shape::try_from(&proto);
+            // HLO text, counted as the ShapeProto would be.
+            let parsed = nested_text(depth, leaf_text).parse::<Shape>();
+            // Text format: the binary limit.
+            let pbtxt = formats::from_text_format::<ShapeProto>(&formats::to_text_format(&proto));
+            if levels <= 100 {
+                assert_eq!(decoded.as_ref(), Ok(&shape), "{what}");
+                assert_eq!(typed.as_ref(), Ok(&proto), "{what}");
+                assert_eq!(in_memory.as_ref(), Ok(&shape), "{what}");
+                assert_eq!(parsed.as_ref(), Ok(&shape), "{what}");
+                assert_eq!(pbtxt.as_ref(), Ok(&proto), "{what}");
+            } else {
+                assert_eq!(decoded.unwrap_err().kind(), ErrorKind::Decode, "{what}");
+                assert_eq!(typed.unwrap_err().kind(), ErrorKind::Decode, "{what}");
+                assert_eq!(in_memory.unwrap_err().kind(), ErrorKind::Decode, "{what}");
+                let err = parsed.unwrap_err();
+                assert_eq!(err.kind(), ErrorKind::Parse, "{what}");
+                assert!(
+                    err.message()
+                        .contains("shape nesting exceeds the limit of 100 levels"),
+                    "{what}: {err}"
+                );
+                assert_eq!(pbtxt.unwrap_err().kind(), ErrorKind::Format, "{what}");
+            }
+            // JSON: json_format.Parse counts the root as level 1 and allows
+            // 100, so one level less than binary.
+            let json = formats::from_json::<ShapeProto>(&formats::to_json(&proto));
+            if levels < 100 {
+                assert_eq!(json.as_ref(), Ok(&proto), "{what}");
+            } else {
+                let err = json.unwrap_err();
+                assert_eq!(
+                    err.message(),
+                    "invalid JSON message: Message too deep. Max recursion depth is 100",
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn buffers_and_physical_shapes_count_as_levels() {
+    // b(...) holds an array, one ShapeProto level below it (buffers do not
+    // nest: XLA's MakeValidatedBufferShape wants an array inside).
+    let buffers = |n: usize| nested_text(n, "b(f32[2])");
+    // n tuples, the buffer at n, its array at n + 1, the layout at n + 2.
+    let shape: Shape = buffers(98).parse().unwrap();
+    assert_eq!(Shape::from_proto_bytes(&shape.to_proto_bytes()), Ok(shape));
+    let err = buffers(99).parse::<Shape>().unwrap_err();
+    assert!(err.message().contains("nesting exceeds the limit of 100"));
+
+    // A layout on its own is the root; its physical shape is level 1.
+    let physical = |n: usize| format!("{{0:P({})}}", nested_text(n, "f32[]"));
+    for n in [97, 98, 99] {
+        let layout = physical(n).parse::<Layout>();
+        // n tuples in the physical shape: f32[]'s layout is at 1 + n + 1.
+        if n + 2 <= 100 {
+            let layout = layout.unwrap();
+            let bytes = layout.to_proto_bytes();
+            assert_eq!(Layout::from_proto_bytes(&bytes), Ok(layout));
+        } else {
+            assert!(
+                layout
+                    .unwrap_err()
+                    .message()
+                    .contains("nesting exceeds the limit")
+            );
+        }
+    }
+}
+
+#[test]
+fn text_nesting_agrees_with_xla_protobuf_step() {
+    // fuzz_nesting.jsonl: XLA's parser has no nesting limit; the oracle
+    // then serialises the shape and protobuf (upb) decodes it, which fails
+    // beyond 100 levels. Our parser accepts exactly what that round trip
+    // accepts.
+    let mut checked = 0;
+    for r in records("oracle/fuzz_nesting.jsonl") {
+        let kind = str_field(&r["input"], "kind");
+        let text = str_field(&r["input"], "text");
+        let ok = str_field(&r, "status") == "ok";
+        let ours = if kind == "layout_text" {
+            text.parse::<Layout>().map(|l| l.to_string())
+        } else {
+            text.parse::<Shape>().map(|s| s.to_string())
+        };
+        match ours {
+            Ok(printed) => {
+                assert!(ok, "{text}: XLA's protobuf step failed, we parsed");
+                assert_eq!(printed, str_field(&r, "xla_str"));
+            }
+            Err(e) => {
+                assert!(!ok, "{text}: {e}");
+                assert!(e.message().contains("nesting exceeds the limit of 100"));
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 10);
+}
+
+#[test]
+fn a_megabyte_of_open_parentheses_in_every_parser() {
+    let parens = "(".repeat(1 << 20);
+    let (err, peak) = peak_memory(|| parens.parse::<Shape>().unwrap_err());
+    assert_eq!(err.kind(), ErrorKind::Parse);
+    assert!(
+        err.message()
+            .contains("shape nesting exceeds the limit of 100 levels")
+    );
+    // The message shows a window of the line, not the megabyte.
+    assert!(err.message().len() < 1000);
+    assert_linear_memory("HLO shape", parens.len(), peak);
+
+    let layout = format!("{{0:P{parens}");
+    let (err, peak) = peak_memory(|| layout.parse::<Layout>().unwrap_err());
+    assert!(
+        err.message()
+            .contains("shape nesting exceeds the limit of 100 levels")
+    );
+    assert_linear_memory("HLO layout", layout.len(), peak);
+
+    // No type keyword anywhere: nothing is found.
+    let (found, peak) = peak_memory(|| shapes_in_hlo(&parens).count());
+    assert_eq!(found, 0);
+    assert_linear_memory("HLO scan", parens.len(), peak);
+    let with_leaf = format!("{parens}f32[2]");
+    let found: Vec<_> = shapes_in_hlo(&with_leaf).collect();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].text, "f32[2]");
+
+    // JSON: brackets and objects.
+    for json in [
+        "[".repeat(1 << 20),
+        "{\"tupleShapes\":[".repeat((1 << 20) / 16),
+        parens.clone(),
+    ] {
+        let (err, peak) = peak_memory(|| formats::from_json::<ShapeProto>(&json).unwrap_err());
+        assert_eq!(err.kind(), ErrorKind::Format);
+        assert_linear_memory("JSON", json.len(), peak);
+    }
+    // Text format: parentheses are no token of it; braces are messages.
+    for pbtxt in [
+        parens.clone(),
+        "tuple_shapes {".repeat((1 << 20) / 14),
+        "layout <".repeat((1 << 20) / 8),
+    ] {
+        let (err, peak) =
+            peak_memory(|| formats::from_text_format::<ShapeProto>(&pbtxt).unwrap_err());
+        assert_eq!(err.kind(), ErrorKind::Format);
+        assert_linear_memory("text format", pbtxt.len(), peak);
+    }
+    // As proto bytes, 0x28 is field 5 (layout) with the varint wire type:
+    // an unknown field holding 40, then the next. The element type is
+    // never set, so the shape is invalid.
+    let (err, peak) = peak_memory(|| Shape::from_proto_bytes(parens.as_bytes()).unwrap_err());
+    assert_eq!(
+        err.message(),
+        "Shape Error: Invalid element type. Shape(primitive_type_invalid): primitive_type_invalid[]"
+    );
+    assert_linear_memory("ShapeProto bytes", parens.len(), peak);
+    assert!(Layout::from_proto_bytes(parens.as_bytes()).is_ok());
+}
+
+// ------------------------------------------------------------ sizes
+
+/// The same shape in every input format.
+struct Inputs {
+    text: String,
+    proto: ShapeProto,
+}
+
+impl Inputs {
+    fn array(text: &str, element_type: i32, dims: &[i64]) -> Inputs {
+        Inputs {
+            text: text.to_owned(),
+            proto: ShapeProto {
+                element_type,
+                dimensions: dims.to_vec(),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// The shape (or the error) from each path: HLO text, ShapeProto
+    /// bytes, the proto in memory, JSON, text format.
+    fn parse_all(&self) -> Vec<(&'static str, xla_shape::Result<Shape>)> {
+        vec![
+            ("text", self.text.parse::<Shape>()),
+            (
+                "bytes",
+                Shape::from_proto_bytes(&self.proto.encode_to_vec()),
+            ),
+            ("message", Shape::try_from(&self.proto)),
+            ("json", Shape::from_json(&formats::to_json(&self.proto))),
+            (
+                "text format",
+                Shape::from_text_format(&formats::to_text_format(&self.proto)),
+            ),
+        ]
+    }
+}
+
+#[test]
+fn dimensions_whose_product_overflows_are_rejected_on_every_path() {
+    // ShapeUtil::ValidateShape, dimensions: 2^32 * 2^32 = 2^64 overflows the running product
+    // of ValidateDimensions.
+    let dims = Inputs::array("f32[4294967296,4294967296]", 11, &[1 << 32, 1 << 32]);
+    for (path, result) in dims.parse_all() {
+        let err = result.unwrap_err();
+        assert!(
+            err.message().contains(
+                "Shape Error: Dimensions overflow. Shape(f32): f32[4294967296,4294967296]"
+            ),
+            "{path}: {err}"
+        );
+    }
+    // ShapeUtil::ValidateShape, byte size: 2^62 elements fit, 2^62 * 4 bytes do not.
+    let bytes = Inputs::array("f32[4611686018427387904]", 11, &[1 << 62]);
+    for (path, result) in bytes.parse_all() {
+        let err = result.unwrap_err();
+        assert!(
+            err.message()
+                .contains("Shape f32[4611686018427387904] size may overflow int64_t."),
+            "{path}: {err}"
+        );
+    }
+    // Three dimensions whose product wraps to a small positive number in
+    // 64-bit arithmetic: 2^22 * 2^22 * 2^22 = 2^66, which wraps to 0 mod
+    // 2^64; a wrapping product would pass.
+    let wrap = Inputs::array(
+        "s8[4194304,4194304,4194304]",
+        2,
+        &[1 << 22, 1 << 22, 1 << 22],
+    );
+    for (path, result) in wrap.parse_all() {
+        assert!(
+            result
+                .unwrap_err()
+                .message()
+                .contains("Shape Error: Dimensions overflow."),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn sizes_of_valid_shapes_that_overflow_are_errors() {
+    // s8[2^63-1] is valid: its byte size, 2^63-1, fits. One tile of 2 pads
+    // it to 2^63 elements, which does not.
+    let shape: Shape = "s8[9223372036854775807]{0:T(2)}".parse().unwrap();
+    let array = shape.as_array().unwrap();
+    assert_eq!(shape_util::byte_size_of(&shape, 8), Ok(i64::MAX));
+    let err = TiledLayout::new(array).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Overflow, "{err}");
+    assert_eq!(
+        shape_util::array_size(array).unwrap_err().kind(),
+        ErrorKind::Overflow
+    );
+}
+
+#[test]
+fn rank_is_bounded_only_by_the_input() {
+    let rank = 20_000;
+    let text = format!("f32[{}]", vec!["1"; rank].join(","));
+    let (shape, peak) = peak_memory(|| text.parse::<Shape>().unwrap());
+    assert_eq!(shape.dimensions().len(), rank);
+    assert_linear_memory("rank in HLO text", text.len(), peak);
+    let inputs = Inputs {
+        text,
+        proto: ShapeProto::from(&shape),
+    };
+    for (path, result) in inputs.parse_all() {
+        assert_eq!(result.as_ref(), Ok(&shape), "{path}");
+    }
+    let bytes = shape.to_proto_bytes();
+    let (_, peak) = peak_memory(|| Shape::from_proto_bytes(&bytes).unwrap());
+    assert_linear_memory("rank in ShapeProto bytes", bytes.len(), peak);
+    let json = shape.to_json();
+    let (_, peak) = peak_memory(|| Shape::from_json(&json).unwrap());
+    assert_linear_memory("rank in JSON", json.len(), peak);
+    let pbtxt = shape.to_text_format();
+    let (_, peak) = peak_memory(|| Shape::from_text_format(&pbtxt).unwrap());
+    assert_linear_memory("rank in text format", pbtxt.len(), peak);
+}
+
+#[test]
+fn nothing_allocates_in_proportion_to_a_dimension() {
+    // 2^62 one-byte elements: every operation below works on the
+    // dimensions, never on the elements.
+    const SMALL: usize = 64 << 10;
+    let text = "s8[4611686018427387904]{0:T(1024)L(4)}";
+    let (shape, peak) = peak_memory(|| text.parse::<Shape>().unwrap());
+    assert!(peak < SMALL, "parse: {peak}");
+    let bytes = shape.to_proto_bytes();
+    let (decoded, peak) = peak_memory(|| Shape::from_proto_bytes(&bytes).unwrap());
+    assert!(peak < SMALL, "decode: {peak}");
+    assert_eq!(decoded, shape);
+    let json = shape.to_json();
+    let (_, peak) = peak_memory(|| Shape::from_json(&json).unwrap());
+    assert!(peak < SMALL, "JSON: {peak}");
+    let array = shape.as_array().unwrap();
+    let last = (1i64 << 62) - 1;
+    let (offset, peak) = peak_memory(|| {
+        let tiled = TiledLayout::new(array).unwrap();
+        let offset = tiled.offset(&[last]).unwrap();
+        assert_eq!(
+            tiled.slot(offset).unwrap(),
+            xla_shape::tiling::Slot::Element(vec![last])
+        );
+        offset
+    });
+    assert!(peak < SMALL, "tiling: {peak}");
+    // One tile of 1024 on a dimension that is a multiple of 1024: the
+    // offset of an element is its index.
+    assert_eq!(offset, last);
+    let (index, peak) =
+        peak_memory(|| index_util::linear_index_to_multidimensional_index(array, last).unwrap());
+    assert!(peak < SMALL, "index_util: {peak}");
+    assert_eq!(index, [last]);
+    let (size, peak) = peak_memory(|| shape_util::byte_size_of(&shape, 8).unwrap());
+    assert!(peak < SMALL, "byte_size_of: {peak}");
+    assert_eq!(size, 1 << 62);
+}
+
+#[test]
+fn tiles_of_bound_one_cost_nothing_per_element() {
+    // T(3) cuts T(8)'s remainder across digits, so elements are mapped by
+    // the tiling graph; each later (1) tile adds a quotient equal to its
+    // dividend and a remainder that is always 0. 16,000 of them once made
+    // every offset walk (and allocate) 32,000 nodes.
+    let base = "f32[4096]{0:T(8)(3)}".parse::<Shape>().unwrap();
+    let ones = format!("f32[4096]{{0:T(8)(3){}}}", "(1)".repeat(16_000));
+    let ones = ones.parse::<Shape>().unwrap();
+    let base = TiledLayout::new(base.as_array().unwrap()).unwrap();
+    let tiled = TiledLayout::new(ones.as_array().unwrap()).unwrap();
+    // The (1) tiles only append dimensions of size 1: the same offsets.
+    assert_eq!(tiled.physical_shape()[..3], *base.physical_shape());
+    assert_eq!(tiled.slot_count(), base.slot_count());
+    let mut index = [0i64];
+    for i in 0..4096 {
+        let (offset, n) = allocations(|| tiled.offset(&[i]).unwrap());
+        assert_eq!(n, 0, "offset of {i}");
+        assert_eq!(offset, base.offset(&[i]).unwrap());
+        let (element, n) = allocations(|| tiled.slot_into(offset, &mut index).unwrap());
+        assert_eq!(n, 0, "slot {offset}");
+        assert!(element);
+        assert_eq!(index, [i]);
+    }
+    for o in 0..tiled.slot_count() {
+        assert_eq!(tiled.slot(o).unwrap(), base.slot(o).unwrap(), "slot {o}");
+    }
+}
+
+// ------------------------------------------------------------ linearity
+
+#[test]
+fn wide_inputs_cost_memory_linear_in_their_size() {
+    let n = 100_000;
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "tuple of empty tuples",
+            format!("({})", vec!["()"; n].join(",")),
+        ),
+        (
+            "tuple of scalars",
+            format!("({})", vec!["f32[]"; n].join(",")),
+        ),
+        ("tiles", format!("f32[2]{{0:T{}}}", "(2)".repeat(n))),
+        (
+            "split configs",
+            format!("f32[2]{{0:SC{}}}", "(0:1)".repeat(n)),
+        ),
+        (
+            "minor_to_major",
+            format!("f32[2]{{{}}}", vec!["0"; n].join(",")),
+        ),
+    ];
+    for (what, text) in &cases {
+        let (_, peak) = peak_memory(|| {
+            let _ = text.parse::<Shape>();
+        });
+        assert_linear_memory(what, text.len(), peak);
+        let (_, peak) = peak_memory(|| shapes_in_hlo(text).count());
+        assert_linear_memory(what, text.len(), peak);
+    }
+    // The proto formats, on a smaller tuple (their parsers are slower in
+    // unoptimised builds).
+    let tuple: Shape = format!("({})", vec!["f32[]"; n / 10].join(","))
+        .parse()
+        .unwrap();
+    let bytes = tuple.to_proto_bytes();
+    let (_, peak) = peak_memory(|| Shape::from_proto_bytes(&bytes).unwrap());
+    assert_linear_memory("tuple as bytes", bytes.len(), peak);
+    let json = tuple.to_json();
+    let (_, peak) = peak_memory(|| formats::from_json::<ShapeProto>(&json).unwrap());
+    assert_linear_memory("tuple as JSON", json.len(), peak);
+    let pbtxt = tuple.to_text_format();
+    let (_, peak) = peak_memory(|| formats::from_text_format::<ShapeProto>(&pbtxt).unwrap());
+    assert_linear_memory("tuple as text format", pbtxt.len(), peak);
+    let layout = LayoutProto {
+        minor_to_major: vec![0; n],
+        ..Default::default()
+    };
+    let bytes = layout.encode_to_vec();
+    let (_, peak) = peak_memory(|| Layout::from_proto_bytes(&bytes).unwrap());
+    assert_linear_memory("layout bytes", bytes.len(), peak);
+}
+
+#[test]
+fn ten_megabytes_of_hlo_are_scanned_whole() {
+    // The golden modules, repeated until the text passes 10 MB; every copy
+    // gives the shapes one copy gives, at the same offsets within it.
+    let mut module = String::new();
+    for name in ["matmul_bf16", "conv_nchw", "reduce_variadic", "scan_tuple"] {
+        let path = format!("{}/tests/data/hlo/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        module.push_str(&std::fs::read_to_string(path).unwrap());
+        module.push('\n');
+    }
+    let one: Vec<(usize, String)> = shapes_in_hlo(&module)
+        .map(|s| (s.range.start, s.text.to_owned()))
+        .collect();
+    assert!(one.len() > 100, "{}", one.len());
+    let copies = (10 << 20) / module.len() + 1;
+    let big = module.repeat(copies);
+    assert!(big.len() >= 10 << 20);
+    let (count, peak) = peak_memory(|| {
+        let mut count = 0;
+        for (i, found) in shapes_in_hlo(&big).enumerate() {
+            let (copy, k) = (i / one.len(), i % one.len());
+            assert_eq!(found.range.start, copy * module.len() + one[k].0);
+            assert_eq!(found.text, one[k].1);
+            assert!(found.shape.is_ok());
+            count += 1;
+        }
+        count
+    });
+    assert_eq!(count, copies * one.len());
+    // The scan holds one shape at a time.
+    assert!(peak < 1 << 20, "{peak}");
+}
+
+#[test]
+fn shapes_inside_unclosed_tuples_are_found() {
+    // 99 unclosed tuples, each level a list of three arrays: no tuple
+    // parses (each runs to the end of the text), every array is found on
+    // its own, 99 * 3 of them. The scanner tries each `(` once.
+    let level = "(f32[2],s32[],pred[3],";
+    let text = level.repeat(99);
+    let found: Vec<_> = shapes_in_hlo(&text).collect();
+    assert_eq!(found.len(), 99 * 3);
+    for (i, s) in found.iter().enumerate() {
+        assert_eq!(s.text, ["f32[2]", "s32[]", "pred[3]"][i % 3]);
+        assert!(s.shape.is_ok());
+    }
+    // Complete tuples inside an unclosed one are found whole: three of
+    // them, then the last array.
+    let text = format!("({}f32[2]", "(f32[],s32[]),".repeat(3));
+    let texts: Vec<_> = shapes_in_hlo(&text).map(|s| s.text).collect();
+    assert_eq!(
+        texts,
+        ["(f32[],s32[])", "(f32[],s32[])", "(f32[],s32[])", "f32[2]"]
+    );
+}
+
+#[test]
+fn the_scan_reads_unclosed_tuples_once() {
+    // 99 unclosed tuples: the scan parses the text once from the first
+    // `(` (which fails at the end, like parsing the text whole) and then
+    // each array it finds once. Counted in allocations, that is about
+    // those of the whole parse plus those of parsing each array alone;
+    // twice that leaves room for the scanner's own bookkeeping. A scan
+    // that tried each `(` again would read the rest of the text up to 99
+    // times (27 times as many allocations as now).
+    let text = "(f32[2],s32[],pred[3],".repeat(99);
+    let (_, whole) = allocations(|| text.parse::<Shape>().unwrap_err());
+    let arrays: usize = ["f32[2]", "s32[]", "pred[3]"]
+        .iter()
+        .map(|a| allocations(|| a.parse::<Shape>().unwrap()).1)
+        .sum::<usize>()
+        * 99;
+    let (found, scan) = allocations(|| shapes_in_hlo(&text).count());
+    assert_eq!(found, 99 * 3);
+    assert!(
+        scan <= 2 * (whole + arrays),
+        "{scan} > 2 * ({whole} + {arrays})"
+    );
+}
+
+#[test]
+fn long_names_in_proto_text_are_not_copied_into_errors() {
+    // A name of 20 MiB where a field or enum name belongs. The first pass
+    // over JSON once decoded and cloned every key, and each error quoted
+    // the whole name: 84 MB held for 20 MB of duplicate keys, and a 20 MB
+    // message for every case. Errors now keep at most 4 KiB of the
+    // parser's message (the location still points at the name).
+    let n = 20 << 20;
+    let long = "x".repeat(n);
+    let duplicate = format!("{{\"{long}\": 1, \"{long}\": 2}}");
+    let (r, peak) = peak_memory(|| formats::from_json::<ShapeProto>(&duplicate));
+    let e = r.unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("invalid JSON message: duplicate key \"xxx")
+    );
+    assert!(peak < FIXED_BYTES, "duplicate keys: {peak} bytes");
+    let json = [
+        format!("{{\"{long}\": 1}}"),
+        format!("{{\"elementType\": \"{long}\"}}"),
+    ];
+    let text = [
+        format!("{long}: 1"),
+        format!("element_type: {long}"),
+        format!("dimensions: \"{long}\""),
+    ];
+    let errors = json
+        .iter()
+        .map(|j| formats::from_json::<ShapeProto>(j).unwrap_err())
+        .chain(
+            text.iter()
+                .map(|t| formats::from_text_format::<ShapeProto>(t).unwrap_err()),
+        );
+    for e in errors {
+        assert_eq!(e.kind(), ErrorKind::Format);
+        let message = e.to_string();
+        assert!(message.len() < 4200, "{}...", &message[..100]);
+        assert!(message.ends_with("..."), "{}...", &message[..100]);
+    }
+}

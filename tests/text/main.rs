@@ -1,0 +1,11 @@
+//! HLO shape and layout strings: XLA's printer and parser on the golden
+//! records, the upstream parser and lexer cases, the scan of HLO modules,
+//! and property tests.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod golden;
+mod props;
+mod scan;
+mod upstream_cases;
