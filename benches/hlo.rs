@@ -118,5 +118,25 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// Where the time of `report` goes, on 10 MB modules held in memory: the
+/// module view, then the report of the view.
+fn phases(c: &mut Criterion) {
+    let text = module_text(10_000_000);
+    let pb = module_proto(10_000_000);
+    for (name, bytes) in [("text", text.as_bytes()), ("pb", pb.as_slice())] {
+        let mut g = c.benchmark_group(format!("phases_{name}"));
+        g.sample_size(10);
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function("view", |b| {
+            b.iter(|| HloModule::read(black_box(bytes)).unwrap())
+        });
+        let module = HloModule::read(bytes).unwrap();
+        g.bench_function("report_of_view", |b| {
+            b.iter(|| MemoryReport::new(black_box(&module)).unwrap().rows.len())
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, phases, bench);
 criterion_main!(benches);

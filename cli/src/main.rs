@@ -82,9 +82,16 @@ enum Command {
         /// The output format.
         #[arg(long, value_enum)]
         to: Format,
-        /// Keep fields unknown to this schema (proto formats only).
+        /// Convert at the schema level, as Google's runtime does: keep unknown
+        /// fields, do not validate (proto formats only).
         #[arg(long)]
         lossless: bool,
+        /// The message of the schema to convert (xla_data.proto, hlo.proto,
+        /// metrics.proto), at the schema level: xla.LayoutProto,
+        /// xla.HloModuleProto, ... (default xla.ShapeProto; proto formats
+        /// only).
+        #[arg(long, value_name = "NAME")]
+        message: Option<String>,
         /// Each line of the input is one shape; one output line each.
         #[arg(long)]
         lines: bool,
@@ -258,6 +265,7 @@ fn run(
             from,
             to,
             lossless,
+            message,
             lines,
             input,
         } => {
@@ -265,6 +273,7 @@ fn run(
                 from,
                 to,
                 lossless,
+                message,
                 lines,
                 json,
             };

@@ -195,3 +195,37 @@ fn looks_like_text(text: &str) -> bool {
 fn parse_error(message: impl Into<String>, location: Location) -> Error {
     Error::new(ErrorKind::Parse, message).at(location)
 }
+
+/// The answers for the last few distinct keys: modules repeat a few shapes
+/// over and over, and converting or sizing a shape costs far more than
+/// comparing it with one seen before.
+pub(crate) struct Recent<K, V> {
+    entries: Vec<(K, V)>,
+    next: usize,
+}
+
+impl<K: PartialEq + Clone, V: Clone> Recent<K, V> {
+    const CAPACITY: usize = 32;
+
+    pub(crate) fn new() -> Self {
+        Recent {
+            entries: Vec::with_capacity(Self::CAPACITY),
+            next: 0,
+        }
+    }
+
+    /// The answer for `key`, computed by `f` when not among the recent ones.
+    pub(crate) fn get(&mut self, key: &K, f: impl FnOnce(&K) -> V) -> V {
+        if let Some((_, v)) = self.entries.iter().find(|(k, _)| k == key) {
+            return v.clone();
+        }
+        let v = f(key);
+        if self.entries.len() < Self::CAPACITY {
+            self.entries.push((key.clone(), v.clone()));
+        } else {
+            self.entries[self.next] = (key.clone(), v.clone());
+            self.next = (self.next + 1) % Self::CAPACITY;
+        }
+        v
+    }
+}

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 #[cfg(feature = "formats")]
 use serde_json::json;
 
-use super::{HloInstruction, HloModule};
+use super::{HloInstruction, HloModule, Recent};
 use crate::error::{Error, Result};
 use crate::model::{PrimitiveType, Shape};
 use crate::shape_util::byte_size_of;
@@ -138,10 +138,11 @@ impl<'a> MemoryReport<'a> {
             by_element_type: BTreeMap::new(),
             total: Total::default(),
         };
+        let mut recent = Recent::new();
         for (computation, instruction) in module.instructions() {
             let (memory_space, element_type, byte_size, padded_byte_size) = match &instruction.shape
             {
-                Ok(shape) => sizes(shape),
+                Ok(shape) => recent.get(shape, sizes),
                 Err(_) => (0, PrimitiveType::Invalid, None, None),
             };
             let row = BufferRow {

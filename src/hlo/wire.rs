@@ -11,7 +11,7 @@ use prost::Message;
 use prost::bytes::Buf;
 use prost::encoding::{WireType, decode_key, decode_varint};
 
-use super::{HloComputation, HloInstruction, HloModule, ModuleSource, Rejected};
+use super::{HloComputation, HloInstruction, HloModule, ModuleSource, Recent, Rejected};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ProgramShape, Shape};
 use crate::proto::{ProgramShapeProto, ShapeProto};
@@ -180,6 +180,7 @@ fn program_shape(p: Option<ProgramShapeProto>) -> Result<Option<ProgramShape>> {
 }
 
 fn into_view(module: HloModuleProto, message: ModuleMessage) -> Result<HloModule> {
+    let mut shapes = Recent::new();
     let mut entry = None;
     let mut program = None;
     let mut computations = Vec::with_capacity(module.computations.len());
@@ -203,7 +204,7 @@ fn into_view(module: HloModuleProto, message: ModuleMessage) -> Result<HloModule
                 if instruction.id == c.root_id {
                     root = Some(i);
                 }
-                into_instruction(instruction)
+                into_instruction(instruction, &mut shapes)
             })
             .collect();
         computations.push(HloComputation {
@@ -224,15 +225,18 @@ fn into_view(module: HloModuleProto, message: ModuleMessage) -> Result<HloModule
     })
 }
 
-fn into_instruction(i: HloInstructionProto) -> HloInstruction {
+fn into_instruction(
+    i: HloInstructionProto,
+    shapes: &mut Recent<ShapeProto, std::result::Result<Shape, Rejected>>,
+) -> HloInstruction {
     let proto = i.shape.unwrap_or_default();
-    let shape = match Shape::try_from(&proto) {
+    let shape = shapes.get(&proto, |proto| match Shape::try_from(proto) {
         Ok(shape) => Ok(shape),
         Err(error) => Err(Rejected {
-            written: written(&proto),
+            written: written(proto),
             error,
         }),
-    };
+    });
     HloInstruction {
         name: i.name,
         opcode: i.opcode,
