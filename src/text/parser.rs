@@ -806,10 +806,10 @@ pub(crate) fn parse_shape_at(
         .find([' ', '\t', '\n', '\r', ','])
         .map_or(rest, |i| &rest[..i]);
     let after = rest[word.len()..].trim_start_matches([' ', '\t']);
-    if !after.starts_with('{') {
-        if let Some(shape) = super::fast::parse_array(word, options.fill_missing_layouts) {
-            return (ShapeAt::Valid(shape), offset + word.len());
-        }
+    if !after.starts_with('{')
+        && let Some(shape) = super::fast::parse_array(word, options.fill_missing_layouts)
+    {
+        return (ShapeAt::Valid(shape), offset + word.len());
     }
     let mut p = Parser::new(text, offset, options);
     p.origin = (offset, line, line_start);
