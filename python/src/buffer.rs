@@ -10,7 +10,7 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::marker::PhantomData;
 
-use pyo3::ffi::{Py_ssize_t, PyObject};
+use pyo3::ffi::{PyObject, Py_ssize_t};
 use pyo3::prelude::*;
 
 /// `Py_buffer` (`Include/pybuffer.h`, CPython 3.11; the same fields in

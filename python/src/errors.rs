@@ -126,10 +126,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidShapeError", py.get_type::<InvalidShapeError>())?;
     m.add("InvalidLayoutError", py.get_type::<InvalidLayoutError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
-    m.add(
-        "InvalidArgumentError",
-        py.get_type::<InvalidArgumentError>(),
-    )?;
+    m.add("InvalidArgumentError", py.get_type::<InvalidArgumentError>())?;
     m.add("SizeOverflowError", py.get_type::<SizeOverflowError>())?;
     m.add("FormatError", py.get_type::<FormatError>())?;
     m.add("BufferSizeError", py.get_type::<BufferSizeError>())?;

@@ -145,9 +145,7 @@ impl PyTiledLayout {
     /// The tiled arrangement of `shape` (an array with a layout).
     #[new]
     fn py_new(shape: PyRef<'_, PyShape>) -> PyResult<Self> {
-        TiledLayout::new(as_array(&shape.0)?)
-            .py()
-            .map(PyTiledLayout)
+        TiledLayout::new(as_array(&shape.0)?).py().map(PyTiledLayout)
     }
 
     /// The shape.

@@ -150,8 +150,7 @@ impl PyLayout {
     /// `json_format.MessageToJson` writes it (`pretty=True`) or compact.
     #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
     fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
-        self.0
-            .to_json_with(&json_options(preserving_proto_field_name, pretty))
+        self.0.to_json_with(&json_options(preserving_proto_field_name, pretty))
     }
 
     /// The layout of an `xla.LayoutProto` in protobuf text format.
@@ -301,8 +300,8 @@ impl PyShape {
     ) -> PyResult<Self> {
         let t = element_type_from(element_type)?;
         let dynamic = dynamic_dimensions.unwrap_or_else(|| vec![false; dims.len()]);
-        let array =
-            shape_util::make_validated_shape_with_dynamic_dimensions(t, &dims, &dynamic).py()?;
+        let array = shape_util::make_validated_shape_with_dynamic_dimensions(t, &dims, &dynamic)
+            .py()?;
         let layout = match layout {
             Some(m2m) => Layout::new(m2m),
             None => layout_util::get_default_layout_for_rank(dims.len()),
@@ -316,9 +315,7 @@ impl PyShape {
     #[staticmethod]
     fn scalar_shape(element_type: &Bound<'_, PyAny>) -> PyResult<Self> {
         let t = element_type_from(element_type)?;
-        Ok(PyShape(
-            shape_util::make_validated_scalar_shape(t).py()?.into(),
-        ))
+        Ok(PyShape(shape_util::make_validated_scalar_shape(t).py()?.into()))
     }
 
     /// A tuple of these shapes, as jaxlib's `Shape.tuple_shape`.
@@ -331,9 +328,7 @@ impl PyShape {
                 "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH}"
             )));
         }
-        Ok(PyShape(
-            shape_util::make_validated_tuple_shape(elements).py()?,
-        ))
+        Ok(PyShape(shape_util::make_validated_tuple_shape(elements).py()?))
     }
 
     /// The token shape `token[]`, as jaxlib's `Shape.token_shape`.
@@ -356,15 +351,18 @@ impl PyShape {
     #[staticmethod]
     fn from_proto(message: &Bound<'_, PyAny>) -> PyResult<Self> {
         let data = message.call_method0("SerializeToString")?;
-        let data = data
-            .downcast::<PyBytes>()
-            .map_err(|_| PyTypeError::new_err("SerializeToString() did not return bytes"))?;
+        let data = data.downcast::<PyBytes>().map_err(|_| {
+            PyTypeError::new_err("SerializeToString() did not return bytes")
+        })?;
         Self::from_proto_bytes(data.as_bytes())
     }
 
     /// A message of the protobuf class `cls` (such as
     /// `xla_data_pb2.ShapeProto`) holding this shape.
-    fn to_proto<'py>(&self, cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn to_proto<'py>(
+        &self,
+        cls: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
         let message = cls.call0()?;
         message.call_method1("ParseFromString", (self.to_serialized_proto(py),))?;
@@ -387,8 +385,7 @@ impl PyShape {
     /// `json_format.MessageToJson` writes it (`pretty=True`) or compact.
     #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
     fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
-        self.0
-            .to_json_with(&json_options(preserving_proto_field_name, pretty))
+        self.0.to_json_with(&json_options(preserving_proto_field_name, pretty))
     }
 
     /// The shape of an `xla.ShapeProto` in protobuf text format.
@@ -603,9 +600,7 @@ impl PyProgramShape {
     /// The program shape of serialized `xla.ProgramShapeProto` bytes.
     #[staticmethod]
     fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
-        ProgramShape::from_proto_bytes(data)
-            .py()
-            .map(PyProgramShape)
+        ProgramShape::from_proto_bytes(data).py().map(PyProgramShape)
     }
 
     /// The serialized `xla.ProgramShapeProto`.

@@ -75,9 +75,7 @@ fn byte_size_of(shape: PyRef<'_, PyShape>, pointer_size: i64) -> PyResult<i64> {
 /// `ShapeUtil::ByteSizeOfPrimitiveType`; None for types without a size.
 #[pyfunction]
 fn byte_size_of_primitive_type(element_type: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
-    Ok(shape_util::byte_size_of_primitive_type(element_type_from(
-        element_type,
-    )?))
+    Ok(shape_util::byte_size_of_primitive_type(element_type_from(element_type)?))
 }
 
 /// `ShapeUtil::ByteSizeOfElements`: the bytes of an array's elements,
@@ -206,42 +204,29 @@ fn get_subshape(shape: PyRef<'_, PyShape>, index: Vec<i64>) -> PyResult<PyShape>
 #[pyfunction]
 fn permute_dimensions(permutation: Vec<i64>, shape: PyRef<'_, PyShape>) -> PyResult<PyShape> {
     let a = as_array(&shape.0)?;
-    Ok(PyShape(
-        guard(|| shape_util::permute_dimensions(&permutation, a))?
-            .py()?
-            .into(),
-    ))
+    Ok(PyShape(guard(|| shape_util::permute_dimensions(&permutation, a))?.py()?.into()))
 }
 
 /// `ShapeUtil::DeleteDimension(dim, shape)`.
 #[pyfunction]
 fn delete_dimension(dim: i64, shape: PyRef<'_, PyShape>) -> PyResult<PyShape> {
     let a = as_array(&shape.0)?;
-    Ok(PyShape(
-        guard(|| shape_util::delete_dimension(dim, a))?.py()?.into(),
-    ))
+    Ok(PyShape(guard(|| shape_util::delete_dimension(dim, a))?.py()?.into()))
 }
 
 /// `ShapeUtil::DropDegenerateDimensions`.
 #[pyfunction]
 fn drop_degenerate_dimensions(shape: PyRef<'_, PyShape>) -> PyResult<PyShape> {
     Ok(PyShape(
-        shape_util::drop_degenerate_dimensions(as_array(&shape.0)?)
-            .py()?
-            .into(),
+        shape_util::drop_degenerate_dimensions(as_array(&shape.0)?).py()?.into(),
     ))
 }
 
 /// `ShapeUtil::ChangeElementType`.
 #[pyfunction]
-fn change_element_type(
-    shape: PyRef<'_, PyShape>,
-    element_type: &Bound<'_, PyAny>,
-) -> PyResult<PyShape> {
+fn change_element_type(shape: PyRef<'_, PyShape>, element_type: &Bound<'_, PyAny>) -> PyResult<PyShape> {
     let t = element_type_from(element_type)?;
-    shape_util::change_element_type(&shape.0, t)
-        .py()
-        .map(PyShape)
+    shape_util::change_element_type(&shape.0, t).py().map(PyShape)
 }
 
 /// `ShapeUtil::MakeShapeWithDescendingLayout`.
@@ -280,7 +265,8 @@ fn transpose_is_bitcast(
     ignore_element_type: bool,
 ) -> PyResult<bool> {
     let (i, o) = (as_array(&input.0)?, as_array(&output.0)?);
-    guard(|| shape_util::transpose_is_bitcast(i, o, &dimension_mapping, ignore_element_type))?.py()
+    guard(|| shape_util::transpose_is_bitcast(i, o, &dimension_mapping, ignore_element_type))?
+        .py()
 }
 
 /// `ShapeUtil::ReshapeIsBitcast(input, output)`.
@@ -362,20 +348,14 @@ fn clear_layout(shape: PyRef<'_, PyShape>) -> PyShape {
 /// `LayoutUtil::ValidateLayoutForShape`: raises when `layout` does not
 /// fit `shape`.
 #[pyfunction]
-fn validate_layout_for_shape(
-    layout: PyRef<'_, PyLayout>,
-    shape: PyRef<'_, PyShape>,
-) -> PyResult<()> {
+fn validate_layout_for_shape(layout: PyRef<'_, PyLayout>, shape: PyRef<'_, PyShape>) -> PyResult<()> {
     layout_util::validate_layout_for_shape(&layout.0, &shape.0).py()
 }
 
 /// `LayoutUtil::ValidateLayoutInShape`.
 #[pyfunction]
 #[pyo3(signature = (shape, allow_missing_layouts=false))]
-fn validate_layout_in_shape(
-    shape: PyRef<'_, PyShape>,
-    allow_missing_layouts: bool,
-) -> PyResult<()> {
+fn validate_layout_in_shape(shape: PyRef<'_, PyShape>, allow_missing_layouts: bool) -> PyResult<()> {
     layout_util::validate_layout_in_shape(&shape.0, allow_missing_layouts).py()
 }
 
@@ -424,9 +404,7 @@ fn layouts_in_shapes_equal(lhs: PyRef<'_, PyShape>, rhs: PyRef<'_, PyShape>) -> 
 /// `LayoutUtil::MinorToMajor(shape)`.
 #[pyfunction]
 fn minor_to_major(shape: PyRef<'_, PyShape>) -> PyResult<Vec<i64>> {
-    Ok(layout_util::minor_to_major(as_array(&shape.0)?)
-        .py()?
-        .to_vec())
+    Ok(layout_util::minor_to_major(as_array(&shape.0)?).py()?.to_vec())
 }
 
 /// `LayoutUtil::MakeLogicalToPhysical(layout)`.
@@ -466,19 +444,13 @@ fn move_dim_to_major(layout: PyRef<'_, PyLayout>, dim: i64) -> PyResult<PyLayout
 
 /// `IndexUtil::MultidimensionalIndexToLinearIndex(shape, index)`.
 #[pyfunction]
-fn multidimensional_index_to_linear_index(
-    shape: PyRef<'_, PyShape>,
-    index: Vec<i64>,
-) -> PyResult<i64> {
+fn multidimensional_index_to_linear_index(shape: PyRef<'_, PyShape>, index: Vec<i64>) -> PyResult<i64> {
     index_util::multidimensional_index_to_linear_index(as_array(&shape.0)?, &index).py()
 }
 
 /// `IndexUtil::LinearIndexToMultidimensionalIndex(shape, linear_index)`.
 #[pyfunction]
-fn linear_index_to_multidimensional_index(
-    shape: PyRef<'_, PyShape>,
-    linear_index: i64,
-) -> PyResult<Vec<i64>> {
+fn linear_index_to_multidimensional_index(shape: PyRef<'_, PyShape>, linear_index: i64) -> PyResult<Vec<i64>> {
     index_util::linear_index_to_multidimensional_index(as_array(&shape.0)?, linear_index).py()
 }
 
@@ -528,9 +500,7 @@ fn byte_strides(shape: PyRef<'_, PyShape>) -> PyResult<Vec<i64>> {
 /// The layout whose element strides are `strides` for dimensions `dims`.
 #[pyfunction]
 fn layout_from_strides(dims: Vec<i64>, strides: Vec<i64>) -> PyResult<PyLayout> {
-    strides::layout_from_strides(&dims, &strides)
-        .py()
-        .map(PyLayout)
+    strides::layout_from_strides(&dims, &strides).py().map(PyLayout)
 }
 
 /// The layout of a buffer with NumPy byte strides (`array.strides`).
@@ -573,111 +543,85 @@ macro_rules! add_functions {
 
 /// Adds the submodules.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    submodule(
-        m,
-        "shape_util",
-        "XLA's ShapeUtil: sizes, queries, comparisons and dimension surgery.",
-        |s| {
-            add_functions!(
-                s,
-                byte_size_of,
-                byte_size_of_primitive_type,
-                byte_size_of_elements,
-                elements_in,
-                elements_in_recursive,
-                array_size,
-                array_data_size,
-                serialized_size,
-                human_string,
-                human_string_with_layout,
-                validate_shape,
-                equal,
-                compatible,
-                is_scalar,
-                is_effective_scalar,
-                is_zero_element_array,
-                has_degenerate_dimensions,
-                tuple_element_count,
-                get_leaf_count,
-                get_leaf_shapes,
-                get_subshape,
-                permute_dimensions,
-                delete_dimension,
-                drop_degenerate_dimensions,
-                change_element_type,
-                make_shape_with_descending_layout,
-                make_static_shape,
-                device_shape_to_host_shape,
-                transpose_is_bitcast,
-                reshape_is_bitcast,
-            );
-            Ok(())
-        },
-    )?;
-    submodule(
-        m,
-        "layout_util",
-        "XLA's LayoutUtil: making, checking and comparing layouts.",
-        |s| {
-            add_functions!(
-                s,
-                make_layout,
-                make_layout_from_major_to_minor,
-                make_descending_layout,
-                make_ascending_layout,
-                get_default_layout_for_rank,
-                get_with_default_layout,
-                clear_layout,
-                validate_layout_for_shape,
-                validate_layout_in_shape,
-                is_dense_array,
-                has_layout,
-                has_any_layout,
-                has_descending_layout,
-                layout_equal,
-                layout_human_string,
-                layouts_in_shapes_equal,
-                minor_to_major,
-                make_logical_to_physical,
-                major,
-                minor,
-                linear_index,
-                move_dim_to_major,
-            );
-            Ok(())
-        },
-    )?;
-    submodule(
-        m,
-        "index_util",
-        "XLA's IndexUtil: linear and multidimensional indices.",
-        |s| {
-            add_functions!(
-                s,
-                multidimensional_index_to_linear_index,
-                linear_index_to_multidimensional_index,
-                bump_indices,
-                get_dimension_stride,
-                index_in_bounds,
-                compare_indices,
-            );
-            Ok(())
-        },
-    )?;
-    submodule(
-        m,
-        "strides",
-        "Strides of layouts and layouts of strides (NumPy's, DLPack's).",
-        |s| {
-            add_functions!(
-                s,
-                element_strides,
-                byte_strides,
-                layout_from_strides,
-                layout_from_byte_strides
-            );
-            Ok(())
-        },
-    )?;
+    submodule(m, "shape_util", "XLA's ShapeUtil: sizes, queries, comparisons and dimension surgery.", |s| {
+        add_functions!(
+            s,
+            byte_size_of,
+            byte_size_of_primitive_type,
+            byte_size_of_elements,
+            elements_in,
+            elements_in_recursive,
+            array_size,
+            array_data_size,
+            serialized_size,
+            human_string,
+            human_string_with_layout,
+            validate_shape,
+            equal,
+            compatible,
+            is_scalar,
+            is_effective_scalar,
+            is_zero_element_array,
+            has_degenerate_dimensions,
+            tuple_element_count,
+            get_leaf_count,
+            get_leaf_shapes,
+            get_subshape,
+            permute_dimensions,
+            delete_dimension,
+            drop_degenerate_dimensions,
+            change_element_type,
+            make_shape_with_descending_layout,
+            make_static_shape,
+            device_shape_to_host_shape,
+            transpose_is_bitcast,
+            reshape_is_bitcast,
+        );
+        Ok(())
+    })?;
+    submodule(m, "layout_util", "XLA's LayoutUtil: making, checking and comparing layouts.", |s| {
+        add_functions!(
+            s,
+            make_layout,
+            make_layout_from_major_to_minor,
+            make_descending_layout,
+            make_ascending_layout,
+            get_default_layout_for_rank,
+            get_with_default_layout,
+            clear_layout,
+            validate_layout_for_shape,
+            validate_layout_in_shape,
+            is_dense_array,
+            has_layout,
+            has_any_layout,
+            has_descending_layout,
+            layout_equal,
+            layout_human_string,
+            layouts_in_shapes_equal,
+            minor_to_major,
+            make_logical_to_physical,
+            major,
+            minor,
+            linear_index,
+            move_dim_to_major,
+        );
+        Ok(())
+    })?;
+    submodule(m, "index_util", "XLA's IndexUtil: linear and multidimensional indices.", |s| {
+        add_functions!(
+            s,
+            multidimensional_index_to_linear_index,
+            linear_index_to_multidimensional_index,
+            bump_indices,
+            get_dimension_stride,
+            index_in_bounds,
+            compare_indices,
+        );
+        Ok(())
+    })?;
+    submodule(m, "strides", "Strides of layouts and layouts of strides (NumPy's, DLPack's).", |s| {
+        add_functions!(s, element_strides, byte_strides, layout_from_strides, layout_from_byte_strides);
+        Ok(())
+    })?;
     Ok(())
 }
