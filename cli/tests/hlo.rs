@@ -3,12 +3,11 @@
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
-
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
 use common::data_path;
 use serde_json::Value;
+use support::{fails, ok};
 use xla_shape::hlo::HloModule;
 
 const PROGRAMS: [&str; 10] = [
@@ -23,39 +22,6 @@ const PROGRAMS: [&str; 10] = [
     "transpose",
     "zero_size",
 ];
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-shape"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write stdin");
-    child.wait_with_output().expect("the binary finishes")
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> String {
-    let out = run(args, stdin);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
-
-fn fails(args: &[&str], stdin: &[u8]) -> String {
-    let out = run(args, stdin);
-    assert_eq!(out.status.code(), Some(1), "{args:?}");
-    String::from_utf8(out.stderr).expect("UTF-8")
-}
 
 #[test]
 fn report_gives_the_same_totals_on_the_binary_and_the_text_module() {
@@ -156,15 +122,15 @@ fn scan_of_module_text_names_the_owner_of_each_shape() {
 #[test]
 fn bad_modules_are_errors() {
     let pb = std::fs::read(data_path("hlo/matmul_bf16.pb")).unwrap();
-    let err = fails(&["report", "-"], &pb[..pb.len() / 2]);
+    let err = fails(&["report", "-"], &pb[..pb.len() / 2], 1);
     assert!(err.contains("not a valid xla.HloModuleProto"), "{err}");
-    let err = fails(&["report", "-"], b"this is not HLO\n");
+    let err = fails(&["report", "-"], b"this is not HLO\n", 1);
     assert!(err.contains("expects HloModule"), "{err}");
     let text = std::fs::read_to_string(data_path("hlo/int4.txt")).unwrap();
     let bad = text.replacen("s8[16,33]{1,0} multiply", "s8[16,,33]{1,0} multiply", 1);
     let line = bad.lines().position(|l| l.contains("[16,,33]")).unwrap() + 1;
-    let err = fails(&["report", "-"], bad.as_bytes());
+    let err = fails(&["report", "-"], bad.as_bytes(), 1);
     assert!(err.contains(&format!("was parsing {line}:")), "{err}");
-    let err = fails(&["report", "@/nonexistent/module.pb"], b"");
+    let err = fails(&["report", "@/nonexistent/module.pb"], b"", 1);
     assert!(err.contains("/nonexistent/module.pb"), "{err}");
 }

@@ -4,39 +4,11 @@
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
-
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
 use common::{data_path, records};
 use serde_json::Value;
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-shape"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write stdin");
-    child.wait_with_output().expect("the binary finishes")
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> String {
-    let out = run(args, stdin);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
+use support::{ok, run};
 
 /// Every golden ShapeProto (`proto_hex` of shapes.jsonl, rendered by
 /// Google's runtime), converted line by line at the schema level.
