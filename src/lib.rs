@@ -59,6 +59,7 @@
 pub mod error;
 #[cfg(feature = "formats")]
 pub mod formats;
+pub mod hlo;
 pub mod index_util;
 pub mod interop;
 pub mod layout_util;

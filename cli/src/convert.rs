@@ -6,6 +6,7 @@ use std::io::Write;
 use clap::ValueEnum;
 use serde_json::json;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoModel};
+use xla_shape::proto::DESCRIPTOR_POOL;
 use xla_shape::proto::ShapeProto;
 use xla_shape::text::{self, ParseOptions};
 use xla_shape::{ArrayShape, Error, ErrorKind, Layout, Result, Shape};
@@ -188,16 +189,33 @@ pub fn detect(bytes: &[u8]) -> Format {
     Format::Hlo
 }
 
+/// The message `--lossless` or `--message` converts at the schema level.
+fn schema_level(o: &Options) -> Option<&str> {
+    match (&o.message, o.lossless) {
+        (Some(name), _) => Some(name),
+        (None, true) => Some("xla.ShapeProto"),
+        (None, false) => None,
+    }
+}
+
 /// Converts `bytes` to `to`. `one_line` asks for the one-line forms that
-/// `--lines` writes (compact JSON, one-line text format).
+/// `--lines` writes (compact JSON, one-line text format). With `message`,
+/// proto formats are converted at the schema level, as Google's runtime
+/// converts them: unknown fields kept, nothing validated.
 pub fn convert(
     bytes: &[u8],
     from: Option<Format>,
     to: Format,
-    lossless: bool,
+    message: Option<&str>,
     one_line: bool,
 ) -> Result<Vec<u8>> {
-    let read = match read_value(bytes, from, lossless)? {
+    let from = from.unwrap_or_else(|| detect(bytes));
+    if let Some(name) = message
+        && from.is_proto()
+    {
+        return convert_message(bytes, from, to, name, one_line);
+    }
+    let read = match read_value(bytes, Some(from), false)? {
         Value::Layout(layout) => {
             return match to {
                 Format::Hlo | Format::Layout => Ok(layout.to_string().into_bytes()),
@@ -235,6 +253,56 @@ pub fn convert(
     })
 }
 
+/// A message of the schema, read and written at the schema level.
+fn convert_message(
+    bytes: &[u8],
+    from: Format,
+    to: Format,
+    name: &str,
+    one_line: bool,
+) -> Result<Vec<u8>> {
+    let descriptor = DESCRIPTOR_POOL.get_message_by_name(name).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidArgument,
+            format!("no message {name} in the schema (xla_data.proto, hlo.proto, metrics.proto)"),
+        )
+    })?;
+    let message = match from {
+        Format::Pb => LosslessMessage::decode(descriptor, bytes)?,
+        Format::Hex => LosslessMessage::decode(descriptor, &formats::from_hex(utf8(bytes)?)?[..])?,
+        Format::Json | Format::JsonNames => {
+            let m = formats::from_json_dynamic(descriptor.clone(), utf8(bytes)?)?;
+            LosslessMessage::decode(descriptor, &formats::encode_to_vec(&m)[..])?
+        }
+        Format::Pbtxt => {
+            let m = formats::from_text_format_dynamic(descriptor.clone(), utf8(bytes)?)?;
+            LosslessMessage::decode(descriptor, &formats::encode_to_vec(&m)[..])?
+        }
+        Format::Hlo | Format::HloNoLayout | Format::Layout => {
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                format!("{name} is read from proto formats only"),
+            ));
+        }
+    };
+    let json = JsonOptions::new()
+        .preserve_proto_field_names(to == Format::JsonNames)
+        .pretty(!one_line);
+    Ok(match to {
+        Format::Pb => message.encode_to_vec(),
+        Format::Hex => formats::to_hex(&message.encode_to_vec()).into_bytes(),
+        Format::Json | Format::JsonNames => message.to_json(&json).into_bytes(),
+        Format::Pbtxt if one_line => message.to_text_format_one_line().into_bytes(),
+        Format::Pbtxt => message.to_text_format().into_bytes(),
+        Format::Hlo | Format::HloNoLayout | Format::Layout => {
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                format!("{name} is written in proto formats only"),
+            ));
+        }
+    })
+}
+
 /// A shape or layout in a proto format; `lossless` is the whole message as
 /// read, unknown fields included.
 fn write_proto<M: ProtoModel>(
@@ -265,6 +333,7 @@ pub struct Options {
     pub from: Option<Format>,
     pub to: Format,
     pub lossless: bool,
+    pub message: Option<String>,
     pub lines: bool,
     pub json: bool,
 }
@@ -281,6 +350,11 @@ pub fn run(
             "--lossless keeps unknown proto fields: use it with proto formats only (hex, pb, json, json-names, pbtxt)".into(),
         ));
     }
+    if o.message.is_some() && !(o.to.is_proto() && o.from.is_none_or(Format::is_proto)) {
+        return Err(Failure::Usage(
+            "--message converts a message of the schema: use it with proto formats only (hex, pb, json, json-names, pbtxt)".into(),
+        ));
+    }
     if o.to == Format::Pb && (o.lines || o.json) {
         return Err(Failure::Usage(
             "--lines and --json write text, not binary protos: use --to hex".into(),
@@ -295,7 +369,7 @@ pub fn run(
         return lines(input, o, limits, out);
     }
     let bytes = input::read_all(input, limits.max_input)?;
-    let converted = convert(&bytes, o.from, o.to, o.lossless, false)?;
+    let converted = convert(&bytes, o.from, o.to, schema_level(o), false)?;
     if o.json {
         let text = String::from_utf8_lossy(&converted);
         write_json(out, &json!({ "output": text }))?;
@@ -322,7 +396,7 @@ fn lines(
         let answer = match line {
             Line::TooLong(n) => Err(input::too_long(n, limits.max_line)),
             Line::Text(bytes) if bytes.trim_ascii().is_empty() => Err(input::no_input()),
-            Line::Text(bytes) => convert(bytes, o.from, o.to, o.lossless, true)
+            Line::Text(bytes) => convert(bytes, o.from, o.to, schema_level(o), true)
                 .map(|c| {
                     let text = String::from_utf8_lossy(&c).into_owned();
                     let fields = json!({ "output": text });

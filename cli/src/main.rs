@@ -12,6 +12,7 @@ mod dtypes;
 mod index;
 mod input;
 mod output;
+mod report;
 mod scan;
 mod strides;
 mod validate;
@@ -82,9 +83,16 @@ enum Command {
         /// The output format.
         #[arg(long, value_enum)]
         to: Format,
-        /// Keep fields unknown to this schema (proto formats only).
+        /// Convert at the schema level, as Google's runtime does: keep unknown
+        /// fields, do not validate (proto formats only).
         #[arg(long)]
         lossless: bool,
+        /// The message of the schema to convert (xla_data.proto, hlo.proto,
+        /// metrics.proto), at the schema level: xla.LayoutProto,
+        /// xla.HloModuleProto, ... (default xla.ShapeProto; proto formats
+        /// only).
+        #[arg(long, value_name = "NAME")]
+        message: Option<String>,
         /// Each line of the input is one shape; one output line each.
         #[arg(long)]
         lines: bool,
@@ -101,12 +109,30 @@ enum Command {
         #[arg(long, value_enum)]
         from: Option<Format>,
     },
-    /// Every shape in the text of an HLO module: LINE:COLUMN (both
-    /// 1-based), byte size and shape.
+    /// Every shape in an HLO module: LINE:COLUMN (both 1-based), byte size,
+    /// shape and the instruction or computation it belongs to. A binary
+    /// HloModuleProto, HloProto or HloSnapshot lists each instruction's
+    /// result as COMPUTATION/INSTRUCTION.
     #[command(after_help = "Example:\n  xla-shape scan @module.hlo.txt")]
     Scan {
         /// The module text (standard input when absent or '-').
         input: Option<String>,
+    },
+    /// A static memory report of an HLO module, text or binary
+    /// HloModuleProto/HloProto/HloSnapshot: every instruction's buffer
+    /// (memory space, XLA's ByteSizeOf, bytes with its tiles applied,
+    /// padding), totals by memory space and element type, the largest
+    /// buffers. No buffer sharing or liveness is modelled.
+    #[command(after_help = "Example:\n  xla-shape report --top 5 @module.pb")]
+    Report {
+        /// The module (standard input when absent or '-').
+        input: Option<String>,
+        /// How many of the largest buffers to list.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// The width of the table (default: $COLUMNS, else 120).
+        #[arg(long)]
+        width: Option<usize>,
     },
     /// Element offsets in SHAPE's layout, tiles applied, for the indices
     /// `i,j,k` read one per line from standard input.
@@ -248,6 +274,7 @@ fn run(
             from,
             to,
             lossless,
+            message,
             lines,
             input,
         } => {
@@ -255,6 +282,7 @@ fn run(
                 from,
                 to,
                 lossless,
+                message,
                 lines,
                 json,
             };
@@ -264,6 +292,9 @@ fn run(
             validate::run(input.as_deref(), from, json, limits, out)
         }
         Command::Scan { input } => scan::run(input.as_deref(), json, limits, out),
+        Command::Report { input, top, width } => {
+            report::run(input.as_deref(), top, width, json, limits, out)
+        }
         Command::Index {
             shape,
             from,

@@ -348,10 +348,13 @@ fn scan_lists_every_shape_with_line_and_size() {
     // The first shape is the first parameter of entry_computation_layout on
     // line 1: bf16[64,128] is 64 * 128 * 2 = 16384 bytes.
     let first = text.find("bf16[64,128]{1,0}").unwrap() + 1;
-    assert_eq!(lines[0], format!("1:{first}\t16384\tbf16[64,128]{{1,0}}"));
+    assert_eq!(
+        lines[0],
+        format!("1:{first}\t16384\tbf16[64,128]{{1,0}}\tparameter of entry_computation_layout")
+    );
     for (line, f) in lines.iter().zip(&found) {
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 3, "{line}");
+        assert_eq!(fields.len(), 4, "{line}");
         assert_eq!(
             fields[0],
             format!("{}:{}", f.location.line, f.location.column + 1)

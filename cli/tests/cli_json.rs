@@ -335,8 +335,12 @@ fn scan_json_lists_what_the_text_lists() {
         assert_eq!(
             line,
             format!(
-                "{}:{}\t{}\t{}",
-                o["line"], o["column"], o["byte_size"], shape
+                "{}:{}\t{}\t{}\t{}",
+                o["line"],
+                o["column"],
+                o["byte_size"],
+                shape,
+                o["owner"].as_str().unwrap()
             )
         );
     }
@@ -353,7 +357,7 @@ fn scan_json_lists_what_the_text_lists() {
     assert_eq!(out.status.code(), Some(1));
     let line = String::from_utf8(out.stdout).unwrap();
     assert!(line.starts_with("2:12\terror: "), "{line}");
-    assert!(line.trim_end().ends_with("\tf32[2]{5}"), "{line}");
+    assert!(line.trim_end().ends_with("\tf32[2]{5}\t-"), "{line}");
     // A file name given without @ is text without shapes: the tool says
     // how to read the file.
     let err = fails(&["scan", &path], b"", 2);

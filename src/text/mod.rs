@@ -40,6 +40,7 @@
 mod fast;
 mod lexer;
 mod parser;
+pub(crate) use parser::{ShapeAt, parse_shape_at};
 mod scan;
 
 use std::str::FromStr;

@@ -70,6 +70,8 @@ pub(crate) struct Parser<'a> {
     /// as XLA's does (and reports what XLA reports after it); the caller
     /// must not hand out a shape parsed while this is non-zero.
     pub(crate) invalid_arrays: usize,
+    /// The validation error of the first such array, at its position.
+    first_invalid: Option<Error>,
     /// A place whose line is known: `(offset, line, offset of that line's
     /// start)`; positions at or after it are counted from there.
     pub(crate) origin: (usize, usize, usize),
@@ -93,6 +95,7 @@ impl<'a> Parser<'a> {
             errors: Vec::new(),
             fill_missing_layouts: options.fill_missing_layouts,
             invalid_arrays: 0,
+            first_invalid: None,
             origin: (0, 1, 0),
             too_deep: false,
             failed_tuples: Vec::new(),
@@ -420,6 +423,9 @@ impl<'a> Parser<'a> {
             });
         if let Err((at, e)) = invalid {
             self.error_at(at, e.message().to_owned());
+            if self.first_invalid.is_none() {
+                self.first_invalid = Some(e.at(self.position(at).0));
+            }
             self.invalid_arrays += 1;
         }
         Ok(unchecked_array(t, dims, dynamic, layout))
@@ -769,6 +775,56 @@ pub(crate) fn parse_shape(text: &str, options: &ParseOptions) -> Result<Shape, E
         Ok(shape) if p.invalid_arrays == 0 => Ok(shape),
         _ => Err(p.syntax_error()),
     }
+}
+
+/// What a shape written at some position of a larger text (an HLO module)
+/// parses to.
+pub(crate) enum ShapeAt {
+    /// A valid shape.
+    Valid(Shape),
+    /// A shape XLA's parser accepts and XLA's validation rejects
+    /// (`f32[]{:T()}`): the validation error, located.
+    Rejected(Error),
+    /// Text that does not parse: XLA's syntax error, located.
+    Failed(Error),
+}
+
+/// XLA's `ParseShape` on the shape that starts at `offset` of `text`, whose
+/// line is `line`, starting at offset `line_start`: the outcome and the
+/// offset just past the shape's last token.
+pub(crate) fn parse_shape_at(
+    text: &str,
+    offset: usize,
+    line: usize,
+    line_start: usize,
+    options: &ParseOptions,
+) -> (ShapeAt, usize) {
+    // XLA prints arrays without spaces: try the fast path on the word, unless
+    // a layout follows after a space.
+    let rest = &text[offset..];
+    let word = rest
+        .find([' ', '\t', '\n', '\r', ','])
+        .map_or(rest, |i| &rest[..i]);
+    let after = rest[word.len()..].trim_start_matches([' ', '\t']);
+    if !after.starts_with('{')
+        && let Some(shape) = super::fast::parse_array(word, options.fill_missing_layouts)
+    {
+        return (ShapeAt::Valid(shape), offset + word.len());
+    }
+    let mut p = Parser::new(text, offset, options);
+    p.origin = (offset, line, line_start);
+    let outcome = match p.parse_shape(0) {
+        Ok(shape) if p.invalid_arrays == 0 => ShapeAt::Valid(shape),
+        // Rejected only when validation recorded every error: any other
+        // error makes the text one that does not parse.
+        Ok(_) if p.errors.len() == p.invalid_arrays => match p.first_invalid.take() {
+            Some(error) => ShapeAt::Rejected(error),
+            None => ShapeAt::Failed(p.syntax_error()),
+        },
+        Ok(_) => ShapeAt::Failed(p.syntax_error()),
+        Err(_) => ShapeAt::Failed(p.syntax_error()),
+    };
+    (outcome, p.lx.prev_end)
 }
 
 /// XLA's `ParseLayout` on a whole string, keeping only what a [`Layout`]

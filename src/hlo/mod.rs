@@ -1,0 +1,231 @@
+//! Whole HLO modules: a view of the computations and instructions of an
+//! `HloModuleProto` (also wrapped in an `HloProto` or `HloSnapshot`) or of
+//! the HLO text XLA writes for it, and a static memory report.
+//!
+//! The view holds what tools about shapes need: for every instruction its
+//! name, opcode, result shape (a validated [`Shape`]) and operands, the
+//! entry computation, the program shape and the entry computation layout.
+//! It is not XLA's `HloModule`: operands and attributes of HLO text stay
+//! text, and nothing is type-checked.
+//!
+//! ```
+//! use xla_shape::hlo::HloModule;
+//!
+//! let text = "HloModule m, entry_computation_layout={(f32[2,3]{1,0})->f32[3,2]{0,1}}\n\
+//!             \n\
+//!             ENTRY %main (p: f32[2,3]) -> f32[3,2] {\n  \
+//!               %p = f32[2,3]{1,0} parameter(0)\n  \
+//!               ROOT %t = f32[3,2]{0,1} transpose(%p), dimensions={1,0}\n\
+//!             }\n";
+//! let module = HloModule::from_text(text)?;
+//! let entry = module.entry().unwrap();
+//! assert_eq!(entry.name, "main");
+//! let root = entry.root().unwrap();
+//! assert_eq!((root.name.as_str(), root.opcode.as_str()), ("t", "transpose"));
+//! assert_eq!(root.shape.as_ref().unwrap().to_string(), "f32[3,2]{0,1}");
+//! assert_eq!(root.location.unwrap().line, 5);
+//! let layout = module.entry_computation_layout.as_ref().unwrap();
+//! assert_eq!(layout.result().to_string(), "f32[3,2]{0,1}");
+//! # Ok::<(), xla_shape::Error>(())
+//! ```
+//!
+//! XLA writes some shapes that its own validation rejects (a scalar with an
+//! empty tile, `f32[]{:T()}`). The view keeps such an instruction, with the
+//! shape as written and XLA's validation message in [`Rejected`], instead of
+//! failing the whole module (see `docs/differences.md`, "HLO modules").
+
+mod report;
+mod text;
+mod wire;
+
+use crate::error::{Error, ErrorKind, Location, Result};
+use crate::model::{ProgramShape, Shape};
+
+pub use report::{BufferRow, MemoryReport, POINTER_SIZE, Total};
+pub use wire::ModuleMessage;
+
+/// A shape that XLA writes but that XLA's validation rejects, kept as
+/// written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    /// The shape as written: the HLO text of a text module, the protobuf text
+    /// format (one line) of the `ShapeProto` of a binary one (its `Debug`
+    /// form without the `formats` feature).
+    pub written: String,
+    /// XLA's validation error for it.
+    pub error: Error,
+}
+
+/// One instruction of a computation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HloInstruction {
+    /// The instruction's name, without the `%` of HLO text.
+    pub name: String,
+    /// The opcode as HLO text spells it (`add`, `get-tuple-element`).
+    pub opcode: String,
+    /// The result shape, or the shape as written when XLA's validation
+    /// rejects it.
+    pub shape: std::result::Result<Shape, Rejected>,
+    /// The id (`HloInstructionProto.id`); `None` for text, which has none.
+    pub id: Option<i64>,
+    /// The operands' ids (`operand_ids`), for a binary module.
+    pub operand_ids: Vec<i64>,
+    /// The operand list between the opcode's parentheses, for a text
+    /// module (`%a, %b`).
+    pub operands: Option<String>,
+    /// Where the shape starts, for a text module.
+    pub location: Option<Location>,
+}
+
+/// One computation of a module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HloComputation {
+    /// The computation's name, without `%`.
+    pub name: String,
+    /// The id (`HloComputationProto.id`); `None` for text.
+    pub id: Option<i64>,
+    /// The instructions, in the module's order.
+    pub instructions: Vec<HloInstruction>,
+    /// The index in `instructions` of the root instruction.
+    pub root: Option<usize>,
+    /// Where the computation's header line starts, for a text module.
+    pub location: Option<Location>,
+}
+
+impl HloComputation {
+    /// The root instruction: the one whose result the computation returns.
+    pub fn root(&self) -> Option<&HloInstruction> {
+        self.root.and_then(|i| self.instructions.get(i))
+    }
+}
+
+/// Where a module was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ModuleSource {
+    /// HLO module text.
+    Text,
+    /// A binary message of `xla/service/hlo.proto`.
+    Proto(ModuleMessage),
+}
+
+/// The view of one HLO module: its computations and instructions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HloModule {
+    /// The module's name.
+    pub name: String,
+    /// Every computation, in the module's order (callees first).
+    pub computations: Vec<HloComputation>,
+    /// The index in `computations` of the entry computation.
+    pub entry: Option<usize>,
+    /// The entry computation's program shape: its `program_shape` in a
+    /// binary module, its signature (`(p: f32[2]) -> f32[2]`, default
+    /// layouts) in text.
+    pub program_shape: Option<ProgramShape>,
+    /// The entry computation layout: `host_program_shape` of a binary
+    /// module, `entry_computation_layout={...}` of the text header.
+    pub entry_computation_layout: Option<ProgramShape>,
+    /// What the module was read from.
+    pub source: ModuleSource,
+}
+
+impl HloModule {
+    /// Reads a module from a file's bytes: HLO text when the bytes are
+    /// UTF-8 that starts (after whitespace and comments) with `HloModule`,
+    /// otherwise a binary `HloModuleProto`, `HloProto` or `HloSnapshot`
+    /// (told apart as [`ModuleMessage::detect`] does).
+    ///
+    /// # Errors
+    ///
+    /// As [`HloModule::from_text`] or [`HloModule::from_proto`]; UTF-8 text
+    /// that is neither gets the text reader's error (`expects HloModule`).
+    pub fn read(bytes: &[u8]) -> Result<HloModule> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) if looks_like_text(text) => HloModule::from_text(text),
+            Ok(text) => HloModule::from_proto(ModuleMessage::detect(bytes), bytes)
+                .or_else(|_| HloModule::from_text(text)),
+            Err(_) => HloModule::from_proto(ModuleMessage::detect(bytes), bytes),
+        }
+    }
+
+    /// Reads HLO module text, as XLA prints it (`HloModule::ToString`,
+    /// `--xla_dump_to`'s `*.txt`): the header, then computations, one
+    /// instruction per line.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Parse`] with a [`Location`]: XLA's `expects HloModule`
+    /// for text that is not a module, XLA's parse error for a shape that does
+    /// not parse, and ours for an instruction line that is not
+    /// `name = shape opcode(...)` or a computation left open.
+    pub fn from_text(text: &str) -> Result<HloModule> {
+        text::read(text)
+    }
+
+    /// Decodes a binary module of the given message type.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Decode`] for bytes that are not such a message
+    /// (truncated, wrong wire types), [`ErrorKind::MalformedProto`] for a
+    /// program shape with different numbers of parameters and names.
+    pub fn from_proto(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
+        wire::read(message, bytes)
+    }
+
+    /// The entry computation.
+    pub fn entry(&self) -> Option<&HloComputation> {
+        self.entry.and_then(|i| self.computations.get(i))
+    }
+
+    /// Every instruction with its computation, in order.
+    pub fn instructions(&self) -> impl Iterator<Item = (&HloComputation, &HloInstruction)> {
+        self.computations
+            .iter()
+            .flat_map(|c| c.instructions.iter().map(move |i| (c, i)))
+    }
+}
+
+/// Whether `text` starts, after whitespace and comments, with `HloModule`.
+fn looks_like_text(text: &str) -> bool {
+    text::skip_blank(text, 0).1.starts_with("HloModule")
+}
+
+/// An error of the module reader at `location`.
+fn parse_error(message: impl Into<String>, location: Location) -> Error {
+    Error::new(ErrorKind::Parse, message).at(location)
+}
+
+/// The answers for the last few distinct keys: modules repeat a few shapes
+/// over and over, and converting or sizing a shape costs far more than
+/// comparing it with one seen before.
+pub(crate) struct Recent<K, V> {
+    entries: Vec<(K, V)>,
+    next: usize,
+}
+
+impl<K: PartialEq + Clone, V: Clone> Recent<K, V> {
+    const CAPACITY: usize = 32;
+
+    pub(crate) fn new() -> Self {
+        Recent {
+            entries: Vec::with_capacity(Self::CAPACITY),
+            next: 0,
+        }
+    }
+
+    /// The answer for `key`, computed by `f` when not among the recent ones.
+    pub(crate) fn get(&mut self, key: &K, f: impl FnOnce(&K) -> V) -> V {
+        if let Some((_, v)) = self.entries.iter().find(|(k, _)| k == key) {
+            return v.clone();
+        }
+        let v = f(key);
+        if self.entries.len() < Self::CAPACITY {
+            self.entries.push((key.clone(), v.clone()));
+        } else {
+            self.entries[self.next] = (key.clone(), v.clone());
+            self.next = (self.next + 1) % Self::CAPACITY;
+        }
+        v
+    }
+}

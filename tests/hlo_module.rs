@@ -1,0 +1,267 @@
+//! The module view against XLA's own files: every compiled program of
+//! `tests/data/hlo/` (`NAME.pb`, the `HloModuleProto` XLA wrote, and
+//! `NAME.txt`, XLA's text of the same module, jaxlib 0.10.2).
+
+mod common;
+
+use prost::Message;
+use xla_shape::formats::LosslessMessage;
+use xla_shape::hlo::{HloModule, MemoryReport, ModuleMessage, ModuleSource};
+use xla_shape::proto::{DESCRIPTOR_POOL, HloModuleProto};
+use xla_shape::{ErrorKind, Shape};
+
+const PROGRAMS: [&str; 10] = [
+    "conv_nchw",
+    "conv_nhwc_f16",
+    "dynamic_slice",
+    "int4",
+    "matmul_bf16",
+    "ranks_broadcast",
+    "reduce_variadic",
+    "scan_tuple",
+    "transpose",
+    "zero_size",
+];
+
+fn pb(name: &str) -> Vec<u8> {
+    std::fs::read(common::data_path(&format!("hlo/{name}.pb"))).expect("golden module")
+}
+
+fn txt(name: &str) -> String {
+    std::fs::read_to_string(common::data_path(&format!("hlo/{name}.txt"))).expect("golden text")
+}
+
+/// `(computation, name, opcode, printed shape)` of every instruction.
+fn rows(m: &HloModule) -> Vec<(String, String, String, String)> {
+    m.instructions()
+        .map(|(c, i)| {
+            let shape = i
+                .shape
+                .as_ref()
+                .expect("XLA's shapes are valid")
+                .to_string();
+            (c.name.clone(), i.name.clone(), i.opcode.clone(), shape)
+        })
+        .collect()
+}
+
+#[test]
+fn binary_and_text_modules_agree_instruction_for_instruction() {
+    for name in PROGRAMS {
+        let from_pb = HloModule::read(&pb(name)).unwrap();
+        let from_txt = HloModule::read(txt(name).as_bytes()).unwrap();
+        assert_eq!(from_pb.source, ModuleSource::Proto(ModuleMessage::Module));
+        assert_eq!(from_txt.source, ModuleSource::Text);
+        assert_eq!(from_pb.name, from_txt.name, "{name}");
+        let mut a = rows(&from_pb);
+        let mut b = rows(&from_txt);
+        assert!(!a.is_empty(), "{name}");
+        // XLA's text orders computations and instructions as its printer
+        // does; compare as sets of instructions.
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{name}");
+        let entry = |m: &HloModule| {
+            let e = m.entry().unwrap();
+            (e.name.clone(), e.root().map(|r| r.name.clone()))
+        };
+        assert_eq!(entry(&from_pb), entry(&from_txt), "{name}");
+        assert_eq!(
+            from_pb.entry_computation_layout,
+            from_txt.entry_computation_layout.clone().map(|mut p| {
+                // The text's layout has no parameter names.
+                let names = from_pb
+                    .entry_computation_layout
+                    .as_ref()
+                    .unwrap()
+                    .parameter_names()
+                    .to_vec();
+                let shapes = p.parameters().to_vec();
+                p = xla_shape::ProgramShape::new(
+                    names.into_iter().zip(shapes).collect(),
+                    p.result().clone(),
+                );
+                p
+            }),
+            "{name}"
+        );
+        assert!(from_pb.program_shape.is_some() && from_txt.program_shape.is_some());
+        assert_eq!(
+            from_pb.program_shape.as_ref().unwrap().parameter_names(),
+            from_txt.program_shape.as_ref().unwrap().parameter_names(),
+            "{name}"
+        );
+    }
+}
+
+/// The view's own decoding reads only some fields; it must agree with the
+/// generated types of the whole schema.
+#[test]
+fn the_view_agrees_with_the_generated_schema_types() {
+    for name in PROGRAMS {
+        let bytes = pb(name);
+        let full = HloModuleProto::decode(bytes.as_slice()).unwrap();
+        let view = HloModule::read(&bytes).unwrap();
+        assert_eq!(full.name, view.name);
+        assert_eq!(full.computations.len(), view.computations.len());
+        for (c, v) in full.computations.iter().zip(&view.computations) {
+            assert_eq!((Some(c.id), &c.name), (v.id, &v.name));
+            assert_eq!(c.instructions.len(), v.instructions.len());
+            for (i, w) in c.instructions.iter().zip(&v.instructions) {
+                assert_eq!((&i.name, &i.opcode, Some(i.id)), (&w.name, &w.opcode, w.id));
+                assert_eq!(i.operand_ids, w.operand_ids);
+                let shape = Shape::try_from(i.shape.as_ref().unwrap()).unwrap();
+                assert_eq!(&shape, w.shape.as_ref().unwrap());
+            }
+            let root = v.root().unwrap();
+            assert_eq!(root.id, Some(c.root_id));
+        }
+        let entry = view.entry().unwrap();
+        assert_eq!(entry.id, Some(full.entry_computation_id));
+        assert_eq!(entry.name, full.entry_computation_name);
+    }
+}
+
+#[test]
+fn modules_reencode_byte_for_byte_through_the_lossless_path() {
+    let descriptor = DESCRIPTOR_POOL
+        .get_message_by_name("xla.HloModuleProto")
+        .unwrap();
+    for name in PROGRAMS {
+        let bytes = pb(name);
+        let m = LosslessMessage::decode(descriptor.clone(), bytes.as_slice()).unwrap();
+        assert_eq!(m.encode_to_vec(), bytes, "{name}");
+    }
+}
+
+#[test]
+fn reports_of_the_binary_and_the_text_module_agree() {
+    for name in PROGRAMS {
+        let a = HloModule::read(&pb(name)).unwrap();
+        let b = HloModule::read(txt(name).as_bytes()).unwrap();
+        let (ra, rb) = (
+            MemoryReport::new(&a).unwrap(),
+            MemoryReport::new(&b).unwrap(),
+        );
+        assert_eq!(ra.total, rb.total, "{name}");
+        assert_eq!(ra.by_memory_space, rb.by_memory_space, "{name}");
+        assert_eq!(ra.by_element_type, rb.by_element_type, "{name}");
+        assert!(ra.total.byte_size > 0);
+    }
+}
+
+/// `HloProto` (field 1: the module) and `HloSnapshot` (field 1: an
+/// `HloProto`), built around a golden module by hand: tag `0x0a` is field
+/// 1, wire type 2 (length-delimited), followed by the varint length.
+#[test]
+fn wrapped_modules_are_detected_and_read() {
+    fn wrap(inner: &[u8]) -> Vec<u8> {
+        let mut out = vec![0x0a];
+        prost::encoding::encode_varint(inner.len() as u64, &mut out);
+        out.extend_from_slice(inner);
+        out
+    }
+    let module = pb("scan_tuple");
+    let expected = HloModule::read(&module).unwrap();
+    let proto = wrap(&module);
+    let snapshot = wrap(&proto);
+    assert_eq!(ModuleMessage::detect(&module), ModuleMessage::Module);
+    assert_eq!(ModuleMessage::detect(&proto), ModuleMessage::Proto);
+    assert_eq!(ModuleMessage::detect(&snapshot), ModuleMessage::Snapshot);
+    for (bytes, message) in [
+        (proto, ModuleMessage::Proto),
+        (snapshot, ModuleMessage::Snapshot),
+    ] {
+        let m = HloModule::read(&bytes).unwrap();
+        assert_eq!(m.source, ModuleSource::Proto(message));
+        assert_eq!(m.computations, expected.computations);
+    }
+}
+
+#[test]
+fn a_truncated_module_is_a_decode_error() {
+    let bytes = pb("matmul_bf16");
+    for cut in [bytes.len() / 3, bytes.len() - 1] {
+        let err = HloModule::read(&bytes[..cut]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Decode, "{cut}: {err}");
+    }
+}
+
+#[test]
+fn text_that_is_not_hlo_is_an_error() {
+    let err = HloModule::from_text("\n  hello world\n").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Parse);
+    assert_eq!(err.message(), "Syntax error:\nexpects HloModule");
+    let at = err.location().unwrap();
+    assert_eq!((at.line, at.column), (2, 2));
+}
+
+/// `tests/data/oracle/hlo_module.jsonl`: XLA's `ParseShape` of
+/// `s8[16,,33]{1,0}` fails with `expects integer` at the second comma.
+#[test]
+fn an_unparsable_shape_names_its_line_and_column() {
+    let record = &common::records("oracle/hlo_module.jsonl")[0];
+    assert_eq!(record["input"]["text"], "s8[16,,33]{1,0}");
+    let xla = record["xla_error"].as_str().unwrap();
+    let xla_message = xla
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(" error: ")
+        .nth(1)
+        .unwrap();
+    let text = txt("int4").replacen("s8[16,33]{1,0} multiply", "s8[16,,33]{1,0} multiply", 1);
+    let line = text.lines().position(|l| l.contains("[16,,33]")).unwrap() + 1;
+    let column = text
+        .lines()
+        .nth(line - 1)
+        .unwrap()
+        .find("s8[16,,33]")
+        .unwrap()
+        + "s8[16,".len();
+    let err = HloModule::from_text(&text).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Parse);
+    let at = err.location().unwrap();
+    assert_eq!((at.line, at.column), (line, column));
+    assert!(err.message().starts_with("Syntax error:\n"), "{err}");
+    // XLA's column is 1-based after the first line.
+    let expected = format!("was parsing {line}:{}: error: {xla_message}", column + 1);
+    assert!(err.message().contains(&expected), "{err}");
+}
+
+/// XLA's parser accepts `s8[16,33]{1,0:T(}` (the oracle's record: it
+/// reads `T()`), recording an error it then ignores. The module reader
+/// takes only shapes whose sole errors are validation's, and reports this
+/// one as a parse error (docs/differences.md, "HLO modules").
+#[test]
+fn a_shape_xla_reads_past_an_error_is_an_error() {
+    let record = &common::records("oracle/hlo_module.jsonl")[1];
+    assert_eq!(record["status"], "ok");
+    assert_eq!(record["xla_str"], "s8[16,33]{1,0:T()}");
+    let text = txt("int4").replacen("s8[16,33]{1,0} multiply", "s8[16,33]{1,0:T(} multiply", 1);
+    let err = HloModule::from_text(&text).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Parse);
+    assert!(err.message().contains("expects integer"), "{err}");
+}
+
+/// XLA's exporter writes a scalar with an empty tile (`f32[]{:T()}`) and
+/// XLA's parser reads it back, though XLA's shape validation rejects it.
+/// The module stays readable; the instruction keeps the shape as written.
+#[test]
+fn a_shape_that_validation_rejects_is_kept_as_written() {
+    let text = "HloModule m\n\nENTRY %main () -> f32[] {\n  ROOT %c = f32[]{:T()} constant(1)\n}\n";
+    let m = HloModule::from_text(text).unwrap();
+    let root = m.entry().unwrap().root().unwrap();
+    let rejected = root.shape.as_ref().unwrap_err();
+    assert_eq!(rejected.written, "f32[]{:T()}");
+    // The message of the crate's validation, which is XLA's
+    // (`ShapeUtil::ValidateShape`), as `validate` prints it.
+    let direct = "f32[]{:T()}".parse::<Shape>().unwrap_err();
+    assert!(
+        direct.message().contains(rejected.error.message()),
+        "{direct}"
+    );
+    assert_eq!(rejected.error.location().unwrap().line, 4);
+    let report = MemoryReport::new(&m).unwrap();
+    assert_eq!(report.rows[0].byte_size, None);
+}
