@@ -10,7 +10,7 @@ use xla_shape::hlo::{HloModule, MemoryReport, ModuleSource};
 use xla_shape::text::ShapeRole;
 
 use crate::input::{self, Limits};
-use crate::output::{Failure, Problem, one_line, write_json};
+use crate::output::{Failure, Problem, write_json};
 
 /// The width of the terminal: `COLUMNS`, or 120.
 fn terminal_width() -> usize {
@@ -87,7 +87,7 @@ pub fn scan_binary(module: &HloModule, json: bool, out: &mut impl Write) -> Resu
                     "{}/{}\terror: {}\t{}\t{owner}",
                     c.name,
                     i.name,
-                    one_line(rejected.error.message()),
+                    Problem::from(&rejected.error).one_line(),
                     rejected.written
                 )?;
             }
