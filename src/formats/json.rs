@@ -17,7 +17,7 @@ use crate::formats::{
 
 /// How [`to_json_with`] writes a message.
 ///
-/// The default is what the issue tracker, logs and scripts want: compact
+/// The default is what logs and scripts want: compact
 /// output (`json.dumps(..., separators=(",", ":"))`) with lowerCamelCase
 /// names, as `MessageToJson` names fields.
 ///
