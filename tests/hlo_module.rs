@@ -10,19 +10,6 @@ use xla_shape::hlo::{HloModule, MemoryReport, ModuleMessage, ModuleSource};
 use xla_shape::proto::{DESCRIPTOR_POOL, HloModuleProto};
 use xla_shape::{ErrorKind, Shape};
 
-const PROGRAMS: [&str; 10] = [
-    "conv_nchw",
-    "conv_nhwc_f16",
-    "dynamic_slice",
-    "int4",
-    "matmul_bf16",
-    "ranks_broadcast",
-    "reduce_variadic",
-    "scan_tuple",
-    "transpose",
-    "zero_size",
-];
-
 fn pb(name: &str) -> Vec<u8> {
     std::fs::read(common::data_path(&format!("hlo/{name}.pb"))).expect("golden module")
 }
@@ -47,7 +34,7 @@ fn rows(m: &HloModule) -> Vec<(String, String, String, String)> {
 
 #[test]
 fn binary_and_text_modules_agree_instruction_for_instruction() {
-    for name in PROGRAMS {
+    for name in common::HLO_PROGRAMS {
         let from_pb = HloModule::read(&pb(name)).unwrap();
         let from_txt = HloModule::read(txt(name).as_bytes()).unwrap();
         assert_eq!(from_pb.source, ModuleSource::Proto(ModuleMessage::Module));
@@ -98,7 +85,7 @@ fn binary_and_text_modules_agree_instruction_for_instruction() {
 /// generated types of the whole schema.
 #[test]
 fn the_view_agrees_with_the_generated_schema_types() {
-    for name in PROGRAMS {
+    for name in common::HLO_PROGRAMS {
         let bytes = pb(name);
         let full = HloModuleProto::decode(bytes.as_slice()).unwrap();
         let view = HloModule::read(&bytes).unwrap();
@@ -127,7 +114,7 @@ fn modules_reencode_byte_for_byte_through_the_lossless_path() {
     let descriptor = DESCRIPTOR_POOL
         .get_message_by_name("xla.HloModuleProto")
         .unwrap();
-    for name in PROGRAMS {
+    for name in common::HLO_PROGRAMS {
         let bytes = pb(name);
         let m = LosslessMessage::decode(descriptor.clone(), bytes.as_slice()).unwrap();
         assert_eq!(m.encode_to_vec(), bytes, "{name}");
@@ -136,7 +123,7 @@ fn modules_reencode_byte_for_byte_through_the_lossless_path() {
 
 #[test]
 fn reports_of_the_binary_and_the_text_module_agree() {
-    for name in PROGRAMS {
+    for name in common::HLO_PROGRAMS {
         let a = HloModule::read(&pb(name)).unwrap();
         let b = HloModule::read(txt(name).as_bytes()).unwrap();
         let (ra, rb) = (

@@ -10,22 +10,9 @@ use serde_json::Value;
 use support::{fails, ok};
 use xla_shape::hlo::HloModule;
 
-const PROGRAMS: [&str; 10] = [
-    "conv_nchw",
-    "conv_nhwc_f16",
-    "dynamic_slice",
-    "int4",
-    "matmul_bf16",
-    "ranks_broadcast",
-    "reduce_variadic",
-    "scan_tuple",
-    "transpose",
-    "zero_size",
-];
-
 #[test]
 fn report_gives_the_same_totals_on_the_binary_and_the_text_module() {
-    for name in PROGRAMS {
+    for name in common::HLO_PROGRAMS {
         let pb = format!("@{}", data_path(&format!("hlo/{name}.pb")));
         let txt = format!("@{}", data_path(&format!("hlo/{name}.txt")));
         let a: Value = serde_json::from_str(&ok(&["report", "--json", &pb], b"")).unwrap();

@@ -12,6 +12,21 @@
 
 use serde_json::Value;
 
+/// The compiled programs of `tests/data/hlo/`: `NAME.pb` is the
+/// `HloModuleProto` XLA wrote, `NAME.txt` XLA's text of the same module.
+pub const HLO_PROGRAMS: [&str; 10] = [
+    "conv_nchw",
+    "conv_nhwc_f16",
+    "dynamic_slice",
+    "int4",
+    "matmul_bf16",
+    "ranks_broadcast",
+    "reduce_variadic",
+    "scan_tuple",
+    "transpose",
+    "zero_size",
+];
+
 /// The repository's root: the library's manifest directory, the parent of
 /// the `cli/` member's (whose tests include this module too).
 pub fn repo_root() -> std::path::PathBuf {
