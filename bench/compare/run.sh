@@ -80,7 +80,8 @@ instructions() {  # side op n items command...
     ir+=("$(sed -n 's/^summary: //p' "$out/cg.$side.$op.$k")")
     rm -f "$out/cg.$side.$op.$k"
   done
-  echo "$side $op $(python3 -c "print(($3 - $2) / ($1 * $4))" "$n" "${ir[0]}" "${ir[1]}" "$items")" >>"$out/callgrind.txt"
+  echo "$side $op $(python3 -c 'import sys; n, a, b, i = map(int, sys.argv[1:]); print(f"{(b - a) / (n * i):.1f}")' \
+    "$n" "${ir[0]}" "${ir[1]}" "$items")" >>"$out/callgrind.txt"
 }
 if [ "${CALLGRIND:-1}" = 1 ]; then
   echo "callgrind" >&2
