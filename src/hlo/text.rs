@@ -115,7 +115,9 @@ impl KnownShape {
 /// not depend on what follows it is kept (see [`ShapeCache::key`]).
 #[derive(Default)]
 struct ShapeCache {
-    known: HashMap<Box<str>, KnownShape>,
+    /// The index in `shapes` of each text's shape.
+    index: HashMap<Box<str>, usize, foldhash::fast::RandomState>,
+    shapes: Vec<KnownShape>,
 }
 
 impl ShapeCache {
@@ -124,31 +126,37 @@ impl ShapeCache {
 
     /// The text at the start of `rest` whose reading as a shape does not
     /// depend on what follows, if it is one of the two kinds that can be
-    /// kept: an array written without spaces, not followed by a layout after
-    /// a space (what `parse_shape_at`'s fast path reads), or a tuple up to
-    /// its closing parenthesis (a tuple ends there whatever follows).
+    /// kept: an array written without spaces or comments, up to a space or
+    /// comma outside brackets that no layout or comment follows, or a tuple
+    /// up to its closing parenthesis (a tuple ends there whatever follows).
+    /// The text is kept only if the parser read exactly that much of it, so
+    /// the same text at the start of another shape reads the same.
     fn key(rest: &str) -> Option<&str> {
         let bytes = rest.as_bytes();
-        if bytes.first() == Some(&b'(') {
-            let mut depth = 0usize;
-            for (i, &c) in bytes.iter().enumerate() {
-                match c {
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(&rest[..=i]);
-                        }
+        let tuple = bytes.first() == Some(&b'(');
+        let mut depth = 0usize;
+        for (i, &c) in bytes.iter().enumerate() {
+            match c {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth = depth.checked_sub(1)?;
+                    if tuple && depth == 0 {
+                        return Some(&rest[..=i]);
                     }
-                    b'\n' | b'"' => return None,
-                    _ => {}
                 }
+                b' ' | b'\t' | b',' if depth == 0 => {
+                    // An array's layout may follow after spaces (and
+                    // comments).
+                    let after = skip_spaces(bytes, i);
+                    let layout = matches!(bytes.get(after), Some(b'{' | b'/'));
+                    return (i > 0 && !layout).then(|| &rest[..i]);
+                }
+                b'/' if !tuple => return None,
+                b'"' | b'\n' | b'\r' => return None,
+                _ => {}
             }
-            return None;
         }
-        let end = memchr::memchr3(b' ', b',', b'\t', bytes).unwrap_or(bytes.len());
-        let after = skip_spaces(bytes, end);
-        (end > 0 && bytes.get(after) != Some(&b'{')).then(|| &rest[..end])
+        None
     }
 }
 
@@ -486,9 +494,9 @@ impl TextReader {
     ) -> Result<(std::result::Result<&'a KnownShape, &'a Rejected>, usize)> {
         let key = ShapeCache::key(&line.text[at..]);
         if let Some(key) = key
-            && self.shapes.known.contains_key(key)
+            && let Some(&i) = self.shapes.index.get(key)
         {
-            return Ok((Ok(&self.shapes.known[key]), at + key.len()));
+            return Ok((Ok(&self.shapes.shapes[i]), at + key.len()));
         }
         let (outcome, end) = parse_shape_at(line.text, at, line.number, 0, &self.options);
         let outcome = match outcome {
@@ -501,15 +509,14 @@ impl TextReader {
         };
         match (outcome, key) {
             (Ok(shape), Some(key)) if key.len() == end - at => {
-                if self.shapes.known.len() >= ShapeCache::CAPACITY {
-                    self.shapes.known.clear();
+                let cache = &mut self.shapes;
+                if cache.shapes.len() >= ShapeCache::CAPACITY {
+                    cache.index.clear();
+                    cache.shapes.clear();
                 }
-                let known = self
-                    .shapes
-                    .known
-                    .entry(key.into())
-                    .or_insert(KnownShape::new(shape));
-                Ok((Ok(known), end))
+                cache.index.insert(key.into(), cache.shapes.len());
+                cache.shapes.push(KnownShape::new(shape));
+                Ok((Ok(&cache.shapes[cache.shapes.len() - 1]), end))
             }
             (outcome, _) => {
                 let kept = self.scratch.insert(outcome.map(KnownShape::new));
