@@ -188,6 +188,11 @@ impl<'a> Lines<'a> {
         }
     }
 
+    /// The longest line held, in bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// The bytes read so far: where the next line starts.
     pub fn read(&self) -> usize {
         self.read

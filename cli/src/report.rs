@@ -76,26 +76,10 @@ fn report_text(
     let mut header = false;
     let mut failed = false;
     let mut blank = true;
-    loop {
-        let start = lines.read();
-        let Some((number, line)) = lines.next_line()? else {
-            break;
-        };
-        let text = match line {
-            Line::Text(bytes) => {
-                blank &= bytes.trim_ascii().is_empty();
-                input::line_text(bytes)
-            }
-            Line::TooLong(length) => {
-                blank = false;
-                Err(input::too_long(length, limits.max_line))
-            }
-        };
+    while let Some((number, start, text)) = next_text(&mut lines, &mut module, &mut blank)? {
         let text = match text {
             Ok(text) => text,
             Err(problem) => {
-                // The line still counts, as an empty one.
-                let _ = module.line("", start);
                 report.error(number, problem)?;
                 failed = true;
                 continue;
@@ -135,6 +119,41 @@ fn report_text(
     }
     module.finish(lines.read())?;
     Ok(failed)
+}
+
+/// A line of module text: its number, where it starts, and its text or why
+/// it has none.
+pub type TextLineOf<'l> = (usize, usize, Result<&'l str, Problem>);
+
+/// The next line of module text, for `reader`: its number, where it
+/// starts, and its text or why it has none (longer than the limit, not
+/// UTF-8: `reader` counts it as an empty line). `blank` stays true while
+/// every line is white space.
+pub fn next_text<'l>(
+    lines: &'l mut Lines<'_>,
+    reader: &mut TextReader,
+    blank: &mut bool,
+) -> Result<Option<TextLineOf<'l>>, Failure> {
+    let start = lines.read();
+    let limit = lines.limit();
+    let Some((number, line)) = lines.next_line()? else {
+        return Ok(None);
+    };
+    let text = match line {
+        Line::Text(bytes) => {
+            *blank &= bytes.trim_ascii().is_empty();
+            input::line_text(bytes)
+        }
+        Line::TooLong(length) => {
+            *blank = false;
+            Err(input::too_long(length, limit))
+        }
+    };
+    if text.is_err() {
+        // The reader still counts the line; what it says of it is unused.
+        let _ = reader.line("", start);
+    }
+    Ok(Some((number, start, text)))
 }
 
 /// Writes the report of a module read whole.

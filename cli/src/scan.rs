@@ -6,7 +6,7 @@ use serde_json::json;
 use xla_shape::hlo::{TextLine, TextReader};
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
-use crate::input::{self, Limits, Line, Lines, Source};
+use crate::input::{self, Limits, Lines, Source};
 use crate::output::{Failure, Problem, write_json};
 use crate::report;
 
@@ -137,26 +137,11 @@ fn scan_text(
     let mut failed = false;
     let mut any = false;
     let mut blank = true;
-    loop {
-        let start = lines.read();
-        let Some((number, line)) = lines.next_line()? else {
-            break;
-        };
-        let text = match line {
-            Line::Text(bytes) => {
-                blank &= bytes.trim_ascii().is_empty();
-                input::line_text(bytes)
-            }
-            Line::TooLong(length) => {
-                blank = false;
-                Err(input::too_long(length, limits.max_line))
-            }
-        };
+    while let Some((number, start, text)) = report::next_text(&mut lines, &mut module, &mut blank)?
+    {
         let text = match text {
             Ok(text) => text,
             Err(problem) => {
-                // The line still counts, as an empty one.
-                let _ = module.line("", start);
                 failed = true;
                 if json {
                     let p = problem.on_line(number);

@@ -126,3 +126,23 @@ fn bad_modules_are_errors() {
     let err = fails(&["report", "@/nonexistent/module.pb"], b"", 1);
     assert!(err.contains("/nonexistent/module.pb"), "{err}");
 }
+
+/// `scan` reads module text one line at a time; its lines and columns are
+/// those of the library's scan of the whole text.
+#[test]
+fn scan_line_by_line_gives_the_places_of_a_scan_of_the_whole_module() {
+    for name in common::HLO_PROGRAMS {
+        let path = data_path(&format!("hlo/{name}.txt"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let whole: Vec<String> = xla_shape::text::shapes_in_hlo(&text)
+            .map(|s| format!("{}:{}", s.location.line, s.location.column + 1))
+            .collect();
+        let out = ok(&["scan", &format!("@{path}")], b"");
+        let streamed: Vec<&str> = out
+            .lines()
+            .map(|l| l.split('\t').next().unwrap())
+            .collect();
+        assert!(!whole.is_empty(), "{name}");
+        assert_eq!(streamed, whole, "{name}");
+    }
+}
