@@ -138,10 +138,7 @@ fn scan_line_by_line_gives_the_places_of_a_scan_of_the_whole_module() {
             .map(|s| format!("{}:{}", s.location.line, s.location.column + 1))
             .collect();
         let out = ok(&["scan", &format!("@{path}")], b"");
-        let streamed: Vec<&str> = out
-            .lines()
-            .map(|l| l.split('\t').next().unwrap())
-            .collect();
+        let streamed: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
         assert!(!whole.is_empty(), "{name}");
         assert_eq!(streamed, whole, "{name}");
     }
