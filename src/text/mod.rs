@@ -3,7 +3,7 @@
 //! - Printing: the `Display` impls of [`Shape`] (`ShapeUtil::HumanStringWithLayout`;
 //!   `{:#}` is `HumanString`, without layouts), [`Layout`] (`Layout::ToString`),
 //!   [`Tile`](crate::Tile), [`SplitConfig`](crate::SplitConfig),
-//!   [`ShapeIndex`](crate::ShapeIndex) and [`ProgramShape`](crate::ProgramShape).
+//!   [`ShapeIndex`](crate::ShapeIndex) and [`ProgramShape`].
 //! - Parsing: `str::parse::<Shape>()` is XLA's `ParseShape`,
 //!   `str::parse::<Layout>()` its `ParseLayout`, over the whole grammar of
 //!   XLA's HLO parser (comments and whitespace between tokens, `<=N` and `?`
