@@ -67,7 +67,7 @@ pub fn typed_view<'py>(
 /// `ShapeUtil::ByteSizeOf(shape, pointer_size)`: the bytes of an array,
 /// or of a tuple's index table (`pointer_size` per element).
 #[pyfunction]
-#[pyo3(signature = (shape, pointer_size=-1))]
+#[pyo3(signature = (shape, pointer_size=-1), text_signature = "(shape, pointer_size=-1)")]
 fn byte_size_of(shape: PyRef<'_, PyShape>, pointer_size: i64) -> PyResult<i64> {
     shape_util::byte_size_of(&shape.0, pointer_size).py()
 }

@@ -1,9 +1,42 @@
 from typing import List, Optional, Sequence, Tuple
 
-from . import ElementType, Shape
+from . import _ElementType, Shape
+
+__all__ = [
+    "byte_size_of",
+    "byte_size_of_primitive_type",
+    "byte_size_of_elements",
+    "elements_in",
+    "elements_in_recursive",
+    "array_size",
+    "array_data_size",
+    "serialized_size",
+    "human_string",
+    "human_string_with_layout",
+    "validate_shape",
+    "equal",
+    "compatible",
+    "is_scalar",
+    "is_effective_scalar",
+    "is_zero_element_array",
+    "has_degenerate_dimensions",
+    "tuple_element_count",
+    "get_leaf_count",
+    "get_leaf_shapes",
+    "get_subshape",
+    "permute_dimensions",
+    "delete_dimension",
+    "drop_degenerate_dimensions",
+    "change_element_type",
+    "make_shape_with_descending_layout",
+    "make_static_shape",
+    "device_shape_to_host_shape",
+    "transpose_is_bitcast",
+    "reshape_is_bitcast",
+]
 
 def byte_size_of(shape: Shape, pointer_size: int = -1) -> int: ...
-def byte_size_of_primitive_type(element_type: ElementType) -> Optional[int]: ...
+def byte_size_of_primitive_type(element_type: _ElementType) -> Optional[int]: ...
 def byte_size_of_elements(shape: Shape) -> int: ...
 def elements_in(shape: Shape) -> int: ...
 def elements_in_recursive(shape: Shape) -> int: ...
@@ -26,8 +59,8 @@ def get_subshape(shape: Shape, index: Sequence[int]) -> Shape: ...
 def permute_dimensions(permutation: Sequence[int], shape: Shape) -> Shape: ...
 def delete_dimension(dim: int, shape: Shape) -> Shape: ...
 def drop_degenerate_dimensions(shape: Shape) -> Shape: ...
-def change_element_type(shape: Shape, element_type: ElementType) -> Shape: ...
-def make_shape_with_descending_layout(element_type: ElementType, dimensions: Sequence[int]) -> Shape: ...
+def change_element_type(shape: Shape, element_type: _ElementType) -> Shape: ...
+def make_shape_with_descending_layout(element_type: _ElementType, dimensions: Sequence[int]) -> Shape: ...
 def make_static_shape(shape: Shape) -> Shape: ...
 def device_shape_to_host_shape(shape: Shape) -> Shape: ...
 def transpose_is_bitcast(
