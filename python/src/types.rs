@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
-use xla_shape::formats::{JsonOptions, LosslessMessage, ProtoModel};
+use xla_shape::formats::{JsonOptions, LosslessMessage, ProtoFormats};
 use xla_shape::{ArrayShape, Layout, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape, Tile};
 use xla_shape::{layout_util, shape_util, text};
 
@@ -103,7 +103,7 @@ pub trait TextForms {
 }
 
 /// `TextForms` of types with these methods: the models (through
-/// `ProtoModel`) and `LosslessMessage` (its own).
+/// `ProtoFormats`) and `LosslessMessage` (its own).
 macro_rules! text_forms {
     ($($t:ty => $json:ident),*) => {$(
         impl TextForms for $t {
