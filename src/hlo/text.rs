@@ -88,6 +88,14 @@ impl<'a> Reader<'a> {
         let offset = line.start + at;
         let (outcome, end) =
             parse_shape_at(self.text, offset, line.number, line.start, &self.options);
+        // The shape parser reads on over line breaks (white space to XLA's
+        // lexer); this reader goes line by line, as XLA prints modules.
+        if end > line.start + line.text.len() {
+            return Err(parse_error(
+                "expects the shape to end on its line",
+                line.location(offset),
+            ));
+        }
         match outcome {
             ShapeAt::Valid(shape) => Ok((Ok(shape), end - line.start)),
             ShapeAt::Rejected(error) => Ok((
