@@ -15,8 +15,11 @@ use xla_shape_cli::input::Limits;
 use xla_shape_cli::output::{Failure, Numbers};
 use xla_shape_cli::{describe, draw, report, scan, strides, validate};
 
+/// A property over one fuzz input: panics when it does not hold.
+pub type Check = fn(&[u8]);
+
 /// The names of the targets, each with its check.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[("cli_json", cli_json), ("cli_draw", cli_draw)];
+pub const TARGETS: &[(&str, Check)] = &[("cli_json", cli_json), ("cli_draw", cli_draw)];
 
 /// Every format, as `--from` and `--to` name them.
 const FORMATS: &[Format] = &[
