@@ -195,7 +195,13 @@ impl Error {
     /// Input nested deeper than [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH),
     /// the one limit of every decoder and parser: `context` starts the
     /// message (`"failed to decode protobuf message: "`), `what` says what
-    /// was counted.
+    /// was counted, in one wording: `shape nesting exceeds the limit of 100
+    /// levels` or `message nesting exceeds the limit of 100 levels`.
+    ///
+    /// The wording is the crate's own: XLA's HLO parser has no depth limit,
+    /// and Google's runtimes word theirs per layer (upb: `Exceeded
+    /// upb_DecodeOptions_MaxDepth`; `json_format.Parse`: `Message too deep.
+    /// Max recursion depth is 100`, which the JSON reader keeps).
     pub(crate) fn too_deep(kind: ErrorKind, context: &str, what: Nesting) -> Self {
         Self::new(kind, too_deep_message(context, what))
     }
@@ -207,7 +213,9 @@ pub(crate) fn too_deep_message(context: &str, what: Nesting) -> String {
     let limit = crate::limits::MAX_NESTING_DEPTH;
     match what {
         Nesting::Shape => format!("{context}shape nesting exceeds the limit of {limit} levels"),
-        Nesting::Messages => format!("{context}messages nested more than {limit} levels deep"),
+        Nesting::Messages => {
+            format!("{context}message nesting exceeds the limit of {limit} levels")
+        }
     }
 }
 

@@ -3,12 +3,14 @@
 //! - Printing: the `Display` impls of [`Shape`] (`ShapeUtil::HumanStringWithLayout`;
 //!   `{:#}` is `HumanString`, without layouts), [`Layout`] (`Layout::ToString`),
 //!   [`Tile`](crate::Tile), [`SplitConfig`](crate::SplitConfig),
-//!   [`ShapeIndex`](crate::ShapeIndex) and [`ProgramShape`](crate::ProgramShape).
+//!   [`ShapeIndex`](crate::ShapeIndex) and [`ProgramShape`].
 //! - Parsing: `str::parse::<Shape>()` is XLA's `ParseShape`,
 //!   `str::parse::<Layout>()` its `ParseLayout`, over the whole grammar of
 //!   XLA's HLO parser (comments and whitespace between tokens, `<=N` and `?`
 //!   dimensions, `*` tile bounds, `D(...)` accepted and discarded, buffers,
 //!   nested tuples). [`parse_shape_with`] can leave missing layouts absent.
+//!   `str::parse::<ProgramShape>()` ([`parse_program_shape`]) reads both
+//!   forms XLA prints program shapes in.
 //! - Scanning: [`shapes_in_hlo`] finds every shape string in the text of an
 //!   HLO module.
 //!
@@ -47,6 +49,7 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::model::layout::Layout;
+use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
 
 pub use parser::ParseOptions;
@@ -92,6 +95,49 @@ pub fn parse_shape(text: &str) -> Result<Shape> {
 #[doc(alias = "ParseLayout")]
 pub fn parse_layout(text: &str) -> Result<Layout> {
     parser::parse_layout(text)
+}
+
+/// A program shape as XLA prints it: `ProgramShape::ToString` and a
+/// computation's signature, `(x: f32[2], y: s32[]) -> f32[2]` (read as
+/// XLA's `ParseParamListToShape` reads a signature), or the unnamed form of
+/// `entry_computation_layout`, `(f32[2]{0}, s32[])->f32[2]{0}` (as XLA's
+/// `ParseComputationLayout` reads it, without its braces); the same as
+/// `text.parse::<ProgramShape>()`.
+///
+/// Parameters of the unnamed form have empty names, as do those written
+/// `(unknown): shape`, which is how `ProgramShape::ToString` prints an
+/// empty name. Arrays written without a layout get the default layout, as
+/// in [`parse_shape`].
+///
+/// ```
+/// use xla_shape::ProgramShape;
+/// let p: ProgramShape = "(x: f32[2,3], y: s32[]) -> f32[3]".parse()?;
+/// assert_eq!(p.parameter_names(), ["x", "y"]);
+/// assert_eq!(p.parameters()[0].to_string(), "f32[2,3]{1,0}");
+/// assert_eq!(p.to_string(), "(x: f32[2,3], y: s32[]) -> f32[3]");
+///
+/// let layout: ProgramShape = "(f32[2,3]{0,1}, s32[])->f32[3]{0}".parse()?;
+/// assert_eq!(layout.parameter_names(), ["", ""]);
+/// assert_eq!(layout.parameters()[0].to_string(), "f32[2,3]{0,1}");
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`ErrorKind::Parse`](crate::ErrorKind::Parse) with XLA's message and
+/// position (`expects '->'`, `Expects , between parameter shapes`, ...),
+/// and as [`parse_shape`] for each shape.
+pub fn parse_program_shape(text: &str) -> Result<ProgramShape> {
+    parser::parse_program_shape(text)
+}
+
+impl FromStr for ProgramShape {
+    type Err = Error;
+
+    /// See [`parse_program_shape`].
+    fn from_str(s: &str) -> Result<ProgramShape> {
+        parse_program_shape(s)
+    }
 }
 
 impl FromStr for Shape {

@@ -15,6 +15,7 @@ use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::display;
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
+use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
@@ -661,6 +662,105 @@ impl<'a> Parser<'a> {
         shape
     }
 
+    // ---------------------------------------------------------- program shapes
+
+    /// A program shape in either of the forms XLA writes: the named one of
+    /// `ProgramShape::ToString` and of a computation's signature (XLA's
+    /// `ParseParamListToShape`: `(name: shape, ...) -> shape`), or the
+    /// unnamed one of `entry_computation_layout` (the inside of XLA's
+    /// `ParseComputationLayout`: `(shape, ...)->shape`). The token after
+    /// the `(` decides: a name (or the `(unknown)` that XLA prints for an
+    /// empty one) starts the named form.
+    fn parse_program_shape(&mut self) -> Option<ProgramShape> {
+        let mut ahead = self.lx;
+        let first = ahead.lex();
+        let first_is_b = ahead.token() == b"b";
+        let second = ahead.lex();
+        let named = self.lx.kind == Tok::Lparen
+            && match first {
+                Tok::Name => true,
+                // `b(` starts a buffer shape; any other identifier is a name.
+                Tok::Ident => !(first_is_b && second == Tok::Lparen),
+                Tok::Lparen => second == Tok::KwUnknown,
+                _ => false,
+            };
+        let mut parameters = Vec::new();
+        if named {
+            // XLA's `ParseParamList`.
+            if !self.expect(Tok::Lparen, "expects '(' at the beginning of param list") {
+                return None;
+            }
+            if self.lx.kind != Tok::Rparen {
+                loop {
+                    let name = self.parse_parameter_name()?;
+                    let shape = self.parse_shape(0).ok()?;
+                    parameters.push((name, shape));
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            if !self.expect(Tok::Rparen, "expects ')' at the end of param list")
+                || !self.expect(Tok::Arrow, "expects '->'")
+            {
+                return None;
+            }
+        } else {
+            // XLA's `ParseComputationLayout`, inside its braces.
+            if !self.expect(Tok::Lparen, "Expects ( before parameter shape list") {
+                return None;
+            }
+            while self.lx.kind != Tok::Rparen {
+                let shape = self.parse_shape(0).ok()?;
+                parameters.push((String::new(), shape));
+                if self.lx.kind == Tok::Rparen {
+                    break;
+                }
+                if !self.expect(Tok::Comma, "Expects , between parameter shapes") {
+                    return None;
+                }
+            }
+            if !self.expect(Tok::Rparen, "Expects ) at end of parameter shape list")
+                || !self.expect(Tok::Arrow, "Expects -> before result shape")
+            {
+                return None;
+            }
+        }
+        let result = self.parse_shape(0).ok()?;
+        Some(ProgramShape::new(parameters, result))
+    }
+
+    /// XLA's `ParseName` for a parameter (`x.1:`, `x`, `%x`), and the
+    /// `(unknown):` that `ProgramShape::ToString` prints for an empty name.
+    fn parse_parameter_name(&mut self) -> Option<String> {
+        let name = match self.lx.kind {
+            Tok::Name | Tok::Ident => {
+                let token = self.lx.token();
+                let token = token.strip_prefix(b"%").unwrap_or(token);
+                let token = token.strip_suffix(b":").unwrap_or(token);
+                String::from_utf8_lossy(token).into_owned()
+            }
+            Tok::Lparen if self.lx.look_ahead() == Tok::KwUnknown => {
+                self.lx.lex();
+                self.lx.lex();
+                if !self.expect(Tok::Rparen, "expects ')' after (unknown") {
+                    return None;
+                }
+                if self.lx.kind != Tok::Colon {
+                    self.token_error("expects ':' after (unknown)");
+                    return None;
+                }
+                String::new()
+            }
+            _ => {
+                self.token_error("expects name");
+                return None;
+            }
+        };
+        self.lx.lex();
+        Some(name)
+    }
+
     // ----------------------------------------------------------------- errors
 
     /// Where `offset` is: line (1-based), column (0-based bytes), the
@@ -849,4 +949,16 @@ pub(crate) fn parse_layout(text: &str) -> Result<Layout, Error> {
         Some(Err(_)) => return Err(p.syntax_error()),
     }
     Ok(layout)
+}
+
+/// A program shape in either form XLA prints (see
+/// [`Parser::parse_program_shape`]), on a whole string, missing layouts
+/// filled as XLA's parser fills them.
+pub(crate) fn parse_program_shape(text: &str) -> Result<ProgramShape, Error> {
+    let mut p = Parser::new(text, 0, &ParseOptions::default());
+    match p.parse_program_shape() {
+        Some(_) if p.lx.kind != Tok::Eof => Err(p.extra_content_error("program shape")),
+        Some(program_shape) if p.invalid_arrays == 0 => Ok(program_shape),
+        _ => Err(p.syntax_error()),
+    }
 }

@@ -235,7 +235,7 @@ fn very_deep_input_is_an_error_in_every_format() {
     let err = formats::from_text_format::<ShapeProto>(&text).unwrap_err();
     assert_eq!(
         err.message(),
-        "invalid text format message: messages nested more than 100 levels deep"
+        "invalid text format message: message nesting exceeds the limit of 100 levels"
     );
     let text = "layout < ".repeat(levels);
     assert_eq!(
