@@ -8,10 +8,15 @@
 //! however their addresses collide.
 //!
 //! A large destination is written with non-temporal stores (whole lines,
-//! never read first), the blocks in source order: a band of source rows
-//! from left to right, the destination rows it writes limited to about
-//! [`SPAN`] bytes so that their pages stay in the TLB. Otherwise the
-//! blocks go in destination order, likewise limited on the source side.
+//! never read first), in tiles of [`TILE`] x [`TILE`] elements so that
+//! the pages of the rows a tile visits on both sides stay in the TLB;
+//! within a tile, a band of source rows from left to right, [`GATHER`]
+//! blocks at a time: their source rows are first copied whole into a
+//! buffer in L1 (rows a multiple of 4 KiB apart, read in pieces, would
+//! evict each other before their lines are used up), and each block is
+//! transposed into a second buffer from which every destination line is
+//! streamed whole. Smaller copies go in destination order, the source
+//! rows a sweep visits limited to about [`SPAN`] bytes.
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -441,6 +446,8 @@ fn transpose_e<const E: usize>(
 /// Orders the non-temporal stores before anything the thread does
 /// next, as they require.
 fn fence() {
+    // Under Miri the streamed stores are ordinary ones (`sse::stream`).
+    #[cfg(not(miri))]
     // SAFETY: `sfence` has no preconditions and SSE is part of the
     // x86_64 baseline (newer compilers make the intrinsic safe).
     #[allow(unused_unsafe)]

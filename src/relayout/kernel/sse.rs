@@ -6,7 +6,7 @@
 use super::direct::{Block, Lines};
 use std::arch::x86_64::{
     __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_setzero_si128, _mm_slli_epi32, _mm_srai_epi32,
-    _mm_storeu_si128, _mm_stream_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+    _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
     _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
     _mm_unpacklo_epi64,
 };
@@ -128,9 +128,28 @@ pub(super) unsafe fn stream_lines(pc: *const u8, n: usize, pt: *mut u8, st: isiz
             // baseline.
             unsafe {
                 let v = _mm_loadu_si128(pc.offset(row * 64 + 16 * q).cast());
-                _mm_stream_si128(pt.offset(row * st + 16 * q).cast(), v);
+                stream(pt.offset(row * st + 16 * q), v);
             }
         }
+    }
+}
+
+/// Stores `v` at `p` with a non-temporal store. Under Miri, which cannot
+/// run the instruction, an ordinary store of the same 16 bytes, so that
+/// the streamed loops are checked all the same.
+///
+/// # Safety
+///
+/// The 16 bytes at `p` are writable; `p` is 16-byte aligned.
+#[inline(always)]
+unsafe fn stream(p: *mut u8, v: __m128i) {
+    debug_assert!(p.addr().is_multiple_of(16), "a streamed store is aligned");
+    // SAFETY: as the caller vouches; SSE2 is part of the x86_64 baseline.
+    unsafe {
+        #[cfg(not(miri))]
+        std::arch::x86_64::_mm_stream_si128(p.cast(), v);
+        #[cfg(miri)]
+        _mm_storeu_si128(p.cast(), v);
     }
 }
 
@@ -156,8 +175,8 @@ pub(super) unsafe fn split_pairs16<const NT: bool>(pa: *const u8, p0: *mut u8, p
         let first = _mm_packs_epi32(low(a), low(b));
         let second = _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b));
         if NT {
-            _mm_stream_si128(p0.cast(), first);
-            _mm_stream_si128(p1.cast(), second);
+            stream(p0, first);
+            stream(p1, second);
         } else {
             _mm_storeu_si128(p0.cast(), first);
             _mm_storeu_si128(p1.cast(), second);
@@ -218,11 +237,11 @@ unsafe fn square<const E: usize, const NT: bool>(pa: *const u8, sa: isize, pt: *
             }
         }
         for (k, v) in r.into_iter().enumerate().take(n) {
-            let p = pt.offset(k as isize * st).cast();
+            let p = pt.offset(k as isize * st);
             if NT {
-                _mm_stream_si128(p, v);
+                stream(p, v);
             } else {
-                _mm_storeu_si128(p, v);
+                _mm_storeu_si128(p.cast(), v);
             }
         }
     }
