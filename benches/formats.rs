@@ -11,11 +11,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use criterion::Criterion;
 use prost::Message;
 use xla_shape::Shape;
-use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoModel};
+use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoFormats};
 use xla_shape::proto::ShapeProto;
 
 const GROUP: &str = "formats";
@@ -43,14 +43,11 @@ fn benches(c: &mut Criterion) {
     g.bench_function(BASELINE, |b| {
         b.iter(|| ShapeProto::decode(black_box(&bytes[..])).unwrap())
     });
-    g.bench_function("decode_formats_ShapeProto", |b| {
-        b.iter(|| formats::decode::<ShapeProto>(black_box(&bytes[..])).unwrap())
-    });
-    g.bench_function("decode_formats_ShapeProto_from_Bytes", |b| {
-        b.iter(|| formats::decode::<ShapeProto>(black_box(shared.clone())).unwrap())
+    g.bench_function("decode_prost_ShapeProto_from_Bytes", |b| {
+        b.iter(|| ShapeProto::decode(black_box(shared.clone())).unwrap())
     });
     g.bench_function("decode_Shape_validated", |b| {
-        b.iter(|| Shape::decode(black_box(&bytes[..])).unwrap())
+        b.iter(|| Shape::from_proto_bytes(black_box(&bytes[..])).unwrap())
     });
     let descriptor = prost_reflect::ReflectMessage::descriptor(&proto);
     g.bench_function("decode_prost_reflect_DynamicMessage", |b| {
@@ -66,13 +63,13 @@ fn benches(c: &mut Criterion) {
         b.iter(|| black_box(&proto).encode_to_vec())
     });
     g.bench_function("encode_Shape", |b| {
-        b.iter(|| black_box(&shape).encode_to_vec())
+        b.iter(|| black_box(&shape).to_proto_bytes())
     });
-    g.bench_function("encode_ShapeProto_into_BytesMut", |b| {
-        let mut buf = BytesMut::with_capacity(64);
+    g.bench_function("encode_Shape_into_Vec", |b| {
+        let mut buf = Vec::with_capacity(64);
         b.iter(|| {
             buf.clear();
-            formats::encode_to_bytes(black_box(&proto), &mut buf);
+            black_box(&shape).encode_to(&mut buf);
         })
     });
     g.bench_function("encode_lossless", |b| {

@@ -8,7 +8,7 @@
 #![allow(dead_code)]
 
 use prost::Message;
-use xla_shape::formats::{self, JsonOptions, ProtoModel};
+use xla_shape::formats::{self, JsonOptions, ProtoFormats};
 use xla_shape::proto::{LayoutProto, ShapeProto};
 use xla_shape::text::{self, ParseOptions};
 use xla_shape::tiling::{Slot, TiledLayout};

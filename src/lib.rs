@@ -10,8 +10,8 @@
 //!   Converting a proto into them runs XLA's `FromProto` and validation,
 //!   with XLA's error messages; converting back is XLA's `ToProto`, and the
 //!   encoding is byte-identical to XLA's;
-//! - [`formats`]: binary, proto3 JSON, text format, hex, lossless round
-//!   trips that keep unknown fields, serde;
+//! - [`formats`]: proto3 JSON, text format, hex, lossless round trips
+//!   that keep unknown fields, serde;
 //! - [`text`]: HLO shape and layout strings (`FromStr`, `Display`) and
 //!   [`text::shapes_in_hlo`];
 //! - [`shape_util`], [`layout_util`], [`index_util`], [`primitive_util`]:
@@ -20,6 +20,20 @@
 //! - [`tiling`], [`strides`], [`relayout`]: beyond XLA, every tile of a
 //!   tiled layout applied, strides for DLPack, NumPy, DirectML and ndarray,
 //!   and copies of array data between layouts.
+//!
+//! ## One path per operation
+//!
+//! | operation | read | write |
+//! | --- | --- | --- |
+//! | proto bytes | [`Shape::from_proto_bytes`] | [`Shape::to_proto_bytes`], [`Shape::encode_to`] (appends) |
+//! | generated message | `Shape::try_from(&ShapeProto)` (XLA's `FromProto`) | [`Shape::to_proto`] (XLA's `ToProto`) |
+//! | HLO string | `"f32[2]{0}".parse::<Shape>()` ([`FromStr`](std::str::FromStr)) | [`Display`](std::fmt::Display) (`to_string()`) |
+//! | JSON, text format, lossless | [`formats::ProtoFormats`] (feature `formats`) | the same |
+//!
+//! [`Layout`] and [`ProgramShape`] have the same methods. The generated
+//! messages of [`proto`] are prost messages: their bytes are prost's own
+//! `prost::Message::decode` and `encode_to_vec` (a `prost::DecodeError`
+//! converts into [`Error`] with `?`).
 //!
 //! Errors are one type, [`Error`], whose [`ErrorKind`] a caller can match
 //! and whose message is XLA's text wherever XLA has one. Nothing derived

@@ -4,8 +4,9 @@
 use std::io::Write;
 
 use clap::ValueEnum;
+use prost::Message;
 use serde_json::json;
-use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoModel};
+use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoFormats};
 use xla_shape::proto::DESCRIPTOR_POOL;
 use xla_shape::proto::ShapeProto;
 use xla_shape::text::{self, ParseOptions};
@@ -115,11 +116,11 @@ pub fn read_value(bytes: &[u8], from: Option<Format>, lossless: bool) -> Result<
         Format::Pb => bytes.to_vec(),
         Format::Json | Format::JsonNames => {
             let p: ShapeProto = formats::from_json(utf8(bytes)?)?;
-            formats::encode_to_vec(&p)
+            p.encode_to_vec()
         }
         Format::Pbtxt => {
             let p: ShapeProto = formats::from_text_format(utf8(bytes)?)?;
-            formats::encode_to_vec(&p)
+            p.encode_to_vec()
         }
     };
     if lossless {
@@ -223,7 +224,13 @@ pub fn convert(
                     ErrorKind::InvalidArgument,
                     format!("{layout} is a layout: it has no form without layout"),
                 )),
-                _ => Ok(write_proto(&layout, None, to, one_line)),
+                _ => Ok(write_proto(
+                    &layout,
+                    Layout::to_proto_bytes,
+                    None,
+                    to,
+                    one_line,
+                )),
             };
         }
         Value::Shape(read) => read,
@@ -249,7 +256,13 @@ pub fn convert(
                 ));
             }
         },
-        _ => write_proto(shape, read.lossless.as_ref(), to, one_line),
+        _ => write_proto(
+            shape,
+            Shape::to_proto_bytes,
+            read.lossless.as_ref(),
+            to,
+            one_line,
+        ),
     })
 }
 
@@ -272,11 +285,11 @@ fn convert_message(
         Format::Hex => LosslessMessage::decode(descriptor, &formats::from_hex(utf8(bytes)?)?[..])?,
         Format::Json | Format::JsonNames => {
             let m = formats::from_json_dynamic(descriptor.clone(), utf8(bytes)?)?;
-            LosslessMessage::decode(descriptor, &formats::encode_to_vec(&m)[..])?
+            LosslessMessage::decode(descriptor, &m.encode_to_vec()[..])?
         }
         Format::Pbtxt => {
             let m = formats::from_text_format_dynamic(descriptor.clone(), utf8(bytes)?)?;
-            LosslessMessage::decode(descriptor, &formats::encode_to_vec(&m)[..])?
+            LosslessMessage::decode(descriptor, &m.encode_to_vec()[..])?
         }
         Format::Hlo | Format::HloNoLayout | Format::Layout => {
             return Err(Error::new(
@@ -304,9 +317,11 @@ fn convert_message(
 }
 
 /// A shape or layout in a proto format; `lossless` is the whole message as
-/// read, unknown fields included.
-fn write_proto<M: ProtoModel>(
+/// read, unknown fields included; `proto_bytes` is the model type's binary
+/// encoding.
+fn write_proto<M: ProtoFormats>(
     model: &M,
+    proto_bytes: fn(&M) -> Vec<u8>,
     lossless: Option<&LosslessMessage>,
     to: Format,
     one_line: bool,
@@ -315,7 +330,13 @@ fn write_proto<M: ProtoModel>(
         .preserve_proto_field_names(to == Format::JsonNames)
         .pretty(!one_line);
     match (to, lossless) {
-        (Format::Hex, _) => formats::to_hex(&write_proto(model, lossless, Format::Pb, one_line)),
+        (Format::Hex, _) => formats::to_hex(&write_proto(
+            model,
+            proto_bytes,
+            lossless,
+            Format::Pb,
+            one_line,
+        )),
         (Format::Json | Format::JsonNames, Some(m)) => m.to_json(&json),
         (Format::Json | Format::JsonNames, None) => model.to_json_with(&json),
         (Format::Pbtxt, Some(m)) if one_line => m.to_text_format_one_line(),
@@ -323,7 +344,7 @@ fn write_proto<M: ProtoModel>(
         (Format::Pbtxt, None) if one_line => model.to_text_format_one_line(),
         (Format::Pbtxt, None) => model.to_text_format(),
         (_, Some(m)) => return m.encode_to_vec(),
-        (_, None) => return model.encode_to_vec(),
+        (_, None) => return proto_bytes(model),
     }
     .into_bytes()
 }

@@ -45,6 +45,14 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The length of the file, for a file.
+    pub fn size(self) -> Option<u64> {
+        match self {
+            Source::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            _ => None,
+        }
+    }
+
     /// A reader of the source's bytes.
     pub fn open(self) -> Result<Box<dyn BufRead + 'a>, Failure> {
         Ok(match self {
@@ -79,15 +87,66 @@ pub fn read_all(arg: Option<&str>, limit: u64) -> Result<Vec<u8>, Failure> {
         }
     };
     if bytes.len() as u64 > limit {
-        return Err(Failure::Input(Problem::new(
-            "TooLarge",
-            format!("the input is larger than {limit} bytes (raise the limit with --max-input)"),
-        )));
+        return Err(too_large(limit));
     }
     if bytes.trim_ascii().is_empty() {
         return Err(Failure::Input(no_input()));
     }
     Ok(bytes)
+}
+
+/// Whether an input whose first bytes are `prefix` is text, read line by
+/// line, or binary (a control byte other than tab, line feed, carriage
+/// return and form feed, or bytes that are not UTF-8), read whole.
+pub fn is_text(prefix: &[u8]) -> bool {
+    let valid = match std::str::from_utf8(prefix) {
+        Ok(_) => true,
+        // A character cut by the end of the prefix does not count.
+        Err(e) => e.error_len().is_none(),
+    };
+    valid
+        && !prefix
+            .iter()
+            .any(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)) || b == 0x7f)
+}
+
+/// The first bytes of `reader` (what its buffer holds), not consumed.
+pub fn peek(reader: &mut dyn BufRead) -> io::Result<Vec<u8>> {
+    loop {
+        match reader.fill_buf() {
+            Ok(b) => return Ok(b.to_vec()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The rest of `reader`, at most `limit` bytes in all (`max_input`), with
+/// room for a file's length reserved at once so that the bytes are not
+/// copied as they grow; `size` is the file's length when known.
+pub fn read_rest(
+    reader: &mut dyn BufRead,
+    size: Option<u64>,
+    limit: u64,
+) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    if let Some(size) = size {
+        bytes.reserve_exact(usize::try_from(size.min(limit).saturating_add(1)).unwrap_or(0));
+    }
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(limit));
+    }
+    Ok(bytes)
+}
+
+fn too_large(limit: u64) -> Failure {
+    Failure::Input(Problem::new(
+        "TooLarge",
+        format!("the input is larger than {limit} bytes (raise the limit with --max-input)"),
+    ))
 }
 
 /// One line of a line-by-line input.
@@ -108,17 +167,35 @@ pub struct Lines<'a> {
     line: Vec<u8>,
     /// The number of the last line returned (1-based).
     number: usize,
+    /// The bytes read so far: where the next line starts.
+    read: usize,
 }
 
 impl<'a> Lines<'a> {
     /// The lines of `source`, each at most `limit` bytes.
     pub fn new(source: Source<'a>, limit: usize) -> Result<Self, Failure> {
-        Ok(Lines {
-            reader: source.open()?,
+        Ok(Lines::of(source.open()?, limit))
+    }
+
+    /// The lines `reader` gives, each at most `limit` bytes.
+    pub fn of(reader: Box<dyn BufRead + 'a>, limit: usize) -> Self {
+        Lines {
+            reader,
             limit,
             line: Vec::new(),
             number: 0,
-        })
+            read: 0,
+        }
+    }
+
+    /// The longest line held, in bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The bytes read so far: where the next line starts.
+    pub fn read(&self) -> usize {
+        self.read
     }
 
     /// The next line and its number, or `None` at the end. A last line
@@ -142,7 +219,7 @@ impl<'a> Lines<'a> {
                 break;
             }
             any = true;
-            let newline = buffer.iter().position(|&b| b == b'\n');
+            let newline = memchr::memchr(b'\n', buffer);
             let take = newline.unwrap_or(buffer.len());
             if dropped == 0 && self.line.len() + take <= self.limit {
                 self.line.extend_from_slice(&buffer[..take]);
@@ -154,6 +231,7 @@ impl<'a> Lines<'a> {
             }
             let consumed = newline.map_or(take, |n| n + 1);
             self.reader.consume(consumed);
+            self.read = self.read.saturating_add(consumed);
             if newline.is_some() {
                 break;
             }

@@ -1,15 +1,22 @@
 //! `report`: a static memory report of a whole HLO module, text or binary
 //! `HloModuleProto`/`HloProto`/`HloSnapshot` (detected); and what `scan`
-//! needs to say which instruction or computation each shape belongs to.
+//! needs of binary modules.
+//!
+//! Module text is read one line at a time and the report written as it
+//! goes: what is held is one line, the shapes seen so far (a few thousand
+//! distinct ones at most), the rows of the first instructions until the
+//! table's columns are sized, and the `--top N` largest buffers. A binary
+//! module is one protobuf message, read whole (up to `--max-input` bytes).
 
-use std::collections::HashMap;
-use std::io::Write;
+use std::borrow::Cow;
+use std::io::{BufRead, Write};
 
 use serde_json::json;
-use xla_shape::hlo::{HloModule, MemoryReport, ModuleSource};
-use xla_shape::text::ShapeRole;
+use xla_shape::hlo::{
+    BufferSizes, HloModule, MemoryReport, ModuleSource, TextLine, TextReader, Totals,
+};
 
-use crate::input::{self, Limits};
+use crate::input::{self, Limits, Line, Lines, Source};
 use crate::output::{Failure, Problem, write_json};
 
 /// The width of the terminal: `COLUMNS`, or 120.
@@ -31,21 +38,540 @@ pub fn run(
     limits: &Limits,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let bytes = input::read_all(input, limits.max_input)?;
-    let module = HloModule::read(&bytes)?;
-    drop(bytes);
-    let report = MemoryReport::new(&module)?;
-    if json {
-        out.write_all(report.to_json(top).as_bytes())?;
-        out.write_all(b"\n")?;
+    let source = Source::of(input);
+    let mut reader = source.open()?;
+    let prefix = input::peek(&mut *reader)?;
+    if prefix.is_empty() {
+        return Err(input::no_input().into());
+    }
+    let width = width.unwrap_or_else(terminal_width);
+    let mut report = Report::new(out, top, width, json);
+    let failed = if input::is_text(&prefix) {
+        report_text(reader, limits, &mut report)?
     } else {
-        out.write_all(
-            report
-                .to_table(top, width.unwrap_or_else(terminal_width))
-                .as_bytes(),
-        )?;
+        let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
+        drop(reader);
+        let module = HloModule::read(&bytes)?;
+        drop(bytes);
+        report_module(&module, &mut report)?;
+        false
+    };
+    report.finish()?;
+    if failed {
+        Err(Failure::Reported)
+    } else {
+        Ok(())
+    }
+}
+
+/// Reads module text line by line into `report`; whether a line failed.
+fn report_text(
+    reader: Box<dyn BufRead + '_>,
+    limits: &Limits,
+    report: &mut Report<'_, impl Write>,
+) -> Result<bool, Failure> {
+    let mut lines = Lines::of(reader, limits.max_line);
+    let mut module = TextReader::new();
+    let mut computation = String::new();
+    let mut header = false;
+    let mut failed = false;
+    let mut blank = true;
+    while let Some((number, start, text)) = next_text(&mut lines, &mut module, &mut blank)? {
+        let text = match text {
+            Ok(text) => text,
+            Err(problem) => {
+                report.error(number, problem)?;
+                failed = true;
+                continue;
+            }
+        };
+        match module.line(text, start) {
+            Ok(TextLine::Header { name, .. }) => {
+                header = true;
+                report.module(name)?;
+            }
+            Ok(TextLine::Computation { name, .. }) => {
+                name.clone_into(&mut computation);
+            }
+            Ok(TextLine::Instruction(i)) => {
+                let sizes = i.sizes();
+                let invalid = i.shape().err().map(|r| Cow::Borrowed(r.error.message()));
+                report.row(Row {
+                    computation: Cow::Borrowed(&computation),
+                    name: Cow::Borrowed(i.name),
+                    opcode: Cow::Borrowed(i.opcode),
+                    shape: Cow::Borrowed(i.shape_text()),
+                    invalid,
+                    sizes,
+                })?;
+            }
+            Ok(_) => {}
+            // Text that is not a module is one error.
+            Err(e) if !header => return Err(e.into()),
+            Err(e) => {
+                report.error(number, Problem::from(&e))?;
+                failed = true;
+            }
+        }
+    }
+    if blank {
+        return Err(input::no_input().into());
+    }
+    module.finish(lines.read())?;
+    Ok(failed)
+}
+
+/// A line of module text: its number, where it starts, and its text or why
+/// it has none.
+pub type TextLineOf<'l> = (usize, usize, Result<&'l str, Problem>);
+
+/// The next line of module text, for `reader`: its number, where it
+/// starts, and its text or why it has none (longer than the limit, not
+/// UTF-8: `reader` counts it as an empty line). `blank` stays true while
+/// every line is white space.
+pub fn next_text<'l>(
+    lines: &'l mut Lines<'_>,
+    reader: &mut TextReader,
+    blank: &mut bool,
+) -> Result<Option<TextLineOf<'l>>, Failure> {
+    let start = lines.read();
+    let limit = lines.limit();
+    let Some((number, line)) = lines.next_line()? else {
+        return Ok(None);
+    };
+    let text = match line {
+        Line::Text(bytes) => {
+            *blank &= bytes.trim_ascii().is_empty();
+            input::line_text(bytes)
+        }
+        Line::TooLong(length) => {
+            *blank = false;
+            Err(input::too_long(length, limit))
+        }
+    };
+    if text.is_err() {
+        // The reader still counts the line; what it says of it is unused.
+        let _ = reader.line("", start);
+    }
+    Ok(Some((number, start, text)))
+}
+
+/// Writes the report of a module read whole.
+fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Result<(), Failure> {
+    report.module(&module.name)?;
+    for row in MemoryReport::new(module)?.rows {
+        let (shape, invalid) = match &row.instruction.shape {
+            Ok(shape) => (Cow::Owned(shape.to_string()), None),
+            Err(rejected) => (
+                Cow::Borrowed(rejected.written.as_str()),
+                Some(Cow::Borrowed(rejected.error.message())),
+            ),
+        };
+        report.row(Row {
+            computation: Cow::Borrowed(row.computation),
+            name: Cow::Borrowed(&row.instruction.name),
+            opcode: Cow::Borrowed(&row.instruction.opcode),
+            shape,
+            invalid,
+            sizes: row.sizes,
+        })?;
     }
     Ok(())
+}
+
+/// One instruction's buffer, as the report writes it.
+#[derive(Clone, Debug)]
+struct Row<'a> {
+    computation: Cow<'a, str>,
+    name: Cow<'a, str>,
+    opcode: Cow<'a, str>,
+    /// The shape as printed, or as written when XLA's validation rejects it.
+    shape: Cow<'a, str>,
+    /// XLA's validation message for a rejected shape.
+    invalid: Option<Cow<'a, str>>,
+    sizes: BufferSizes,
+}
+
+impl Row<'_> {
+    fn into_owned(self) -> Row<'static> {
+        Row {
+            computation: Cow::Owned(self.computation.into_owned()),
+            name: Cow::Owned(self.name.into_owned()),
+            opcode: Cow::Owned(self.opcode.into_owned()),
+            shape: Cow::Owned(self.shape.into_owned()),
+            invalid: self.invalid.map(|s| Cow::Owned(s.into_owned())),
+            sizes: self.sizes,
+        }
+    }
+
+    /// The bytes its strings take.
+    fn weight(&self) -> usize {
+        self.computation.len() + self.name.len() + self.opcode.len() + self.shape.len()
+    }
+
+    /// The shape as the table shows it.
+    fn table_shape(&self) -> Cow<'_, str> {
+        match &self.invalid {
+            None => Cow::Borrowed(&self.shape),
+            Some(_) => Cow::Owned(format!("{} (invalid)", self.shape)),
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        let s = &self.sizes;
+        json!({
+            "computation": self.computation,
+            "name": self.name,
+            "opcode": self.opcode,
+            "shape": self.shape,
+            "memory_space": s.memory_space,
+            "element_type": s.element_type.lowercase_name(),
+            "byte_size": s.byte_size,
+            "padded_byte_size": s.padded_byte_size,
+            "padding": s.padding(),
+            "invalid": self.invalid,
+        })
+    }
+}
+
+/// A row or the error of an input line, held while the table's columns
+/// are sized.
+enum Held {
+    Row(Row<'static>),
+    Error(usize, Problem),
+}
+
+/// The widths of the table's columns.
+#[derive(Clone, Copy)]
+struct Widths {
+    name: usize,
+    opcode: usize,
+    shape: usize,
+}
+
+/// The rows held to size the table's columns: at most this many, of at
+/// most this many bytes in all.
+const SAMPLE_ROWS: usize = 1000;
+const SAMPLE_BYTES: usize = 1 << 18;
+
+/// The report, written as the rows come: the table (columns sized on the
+/// first rows), or one JSON document whose `instructions` are written one
+/// by one.
+struct Report<'w, W: Write> {
+    out: &'w mut W,
+    json: bool,
+    top: usize,
+    width: usize,
+    module: Option<String>,
+    totals: Totals,
+    /// The `top` largest buffers so far, largest first.
+    largest: Vec<Row<'static>>,
+    /// Rows held until the columns are sized (table only).
+    sample: Vec<Held>,
+    sample_bytes: usize,
+    widths: Option<Widths>,
+    /// The computation of the last row written.
+    computation: Option<String>,
+    /// Whether an element of `instructions` was written (JSON only).
+    any: bool,
+}
+
+impl<'w, W: Write> Report<'w, W> {
+    fn new(out: &'w mut W, top: usize, width: usize, json: bool) -> Self {
+        Report {
+            out,
+            json,
+            top,
+            width,
+            module: None,
+            totals: Totals::default(),
+            largest: Vec::new(),
+            sample: Vec::new(),
+            sample_bytes: 0,
+            widths: None,
+            computation: None,
+            any: false,
+        }
+    }
+
+    /// The module's name: the first line of the table, the first key of
+    /// the document.
+    fn module(&mut self, name: &str) -> Result<(), Failure> {
+        if self.module.is_some() {
+            return Ok(());
+        }
+        self.module = Some(name.to_owned());
+        if self.json {
+            write!(self.out, "{{\"module\":{},\"instructions\":[", json!(name))?;
+        } else {
+            writeln!(self.out, "module {name}")?;
+        }
+        Ok(())
+    }
+
+    fn row(&mut self, row: Row<'_>) -> Result<(), Failure> {
+        self.totals.add(&row.sizes)?;
+        self.keep_if_largest(&row);
+        if self.json {
+            self.separator()?;
+            serde_json::to_writer(&mut *self.out, &row.to_json()).map_err(std::io::Error::from)?;
+            return Ok(());
+        }
+        match self.widths {
+            Some(widths) => self.table_row(widths, &row),
+            None => {
+                self.sample_bytes += row.weight();
+                self.sample.push(Held::Row(row.into_owned()));
+                self.size_columns_when_full()
+            }
+        }
+    }
+
+    /// The error of input line `number`, in place of its row.
+    fn error(&mut self, number: usize, problem: Problem) -> Result<(), Failure> {
+        if self.json {
+            self.separator()?;
+            let p = problem.to_json();
+            serde_json::to_writer(&mut *self.out, &json!({"line": number, "error": p}))
+                .map_err(std::io::Error::from)?;
+            return Ok(());
+        }
+        if self.widths.is_some() {
+            return error_line(self.out, number, &problem);
+        }
+        self.sample_bytes += problem.message.len();
+        self.sample.push(Held::Error(number, problem));
+        self.size_columns_when_full()
+    }
+
+    fn separator(&mut self) -> Result<(), Failure> {
+        if self.module.is_none() {
+            self.module("")?;
+        }
+        if self.any {
+            self.out.write_all(b",")?;
+        }
+        self.any = true;
+        Ok(())
+    }
+
+    fn keep_if_largest(&mut self, row: &Row<'_>) {
+        let key = |r: &Row<'_>| r.sizes.padded_byte_size.unwrap_or(-1);
+        // After every row at least as large: ties stay in the module's order.
+        let at = self.largest.partition_point(|r| key(r) >= key(row));
+        if at < self.top {
+            self.largest.insert(at, row.clone().into_owned());
+            self.largest.truncate(self.top);
+        }
+    }
+
+    fn size_columns_when_full(&mut self) -> Result<(), Failure> {
+        if self.sample.len() >= SAMPLE_ROWS || self.sample_bytes >= SAMPLE_BYTES {
+            self.size_columns()?;
+        }
+        Ok(())
+    }
+
+    /// Sizes the columns on the rows held, and writes them.
+    fn size_columns(&mut self) -> Result<(), Failure> {
+        let rows = || {
+            self.sample.iter().filter_map(|h| match h {
+                Held::Row(r) => Some(r),
+                Held::Error(..) => None,
+            })
+        };
+        // The opcode column fits the longest opcode (up to 24); then the
+        // memory space (3), three sizes of 12, separators.
+        let opcode = rows()
+            .map(|r| r.opcode.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(6, 24);
+        let fixed = opcode + 3 + 3 * 12 + 6;
+        let free = self.width.saturating_sub(fixed).max(30);
+        // Names and shapes get what they need, up to their share of the rest.
+        let name_need = rows()
+            .map(|r| (r.computation.chars().count() + r.name.chars().count() + 1).max(20))
+            .max()
+            .unwrap_or(0);
+        let name = name_need.min(free * 2 / 5).max(12);
+        let shape_need = rows()
+            .map(|r| r.table_shape().chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(5);
+        let shape = shape_need.min(free.saturating_sub(name)).max(12);
+        let widths = Widths {
+            name,
+            opcode,
+            shape,
+        };
+        self.widths = Some(widths);
+        for held in std::mem::take(&mut self.sample) {
+            match held {
+                Held::Row(row) => self.table_row(widths, &row)?,
+                Held::Error(number, problem) => error_line(self.out, number, &problem)?,
+            }
+        }
+        self.sample_bytes = 0;
+        Ok(())
+    }
+
+    fn table_row(&mut self, widths: Widths, row: &Row<'_>) -> Result<(), Failure> {
+        if self.computation.as_deref() != Some(&row.computation) {
+            self.computation = Some(row.computation.clone().into_owned());
+            self.out.write_all(b"\n")?;
+            table_header(self.out, widths, &row.computation)?;
+        }
+        table_line(self.out, widths, &format!("  {}", row.name), row)?;
+        Ok(())
+    }
+
+    /// The totals and the largest buffers; the end of the document.
+    fn finish(mut self) -> Result<(), Failure> {
+        if self.json {
+            if self.module.is_none() {
+                self.module("")?;
+            }
+            let total = |t: &xla_shape::hlo::Total| {
+                json!({
+                    "buffers": t.buffers,
+                    "byte_size": t.byte_size,
+                    "padded_byte_size": t.padded_byte_size,
+                    "padding": t.padding(),
+                })
+            };
+            let t = &self.totals;
+            let spaces: Vec<_> = t
+                .by_memory_space
+                .iter()
+                .map(|(s, t)| {
+                    let mut v = total(t);
+                    v["memory_space"] = json!(s);
+                    v
+                })
+                .collect();
+            let types: Vec<_> = t
+                .by_element_type
+                .iter()
+                .map(|(e, t)| {
+                    let mut v = total(t);
+                    v["element_type"] = json!(e);
+                    v
+                })
+                .collect();
+            let largest: Vec<_> = self.largest.iter().map(Row::to_json).collect();
+            write!(
+                self.out,
+                "],\"by_memory_space\":{},\"by_element_type\":{},\"total\":{},\"largest\":{}}}",
+                json!(spaces),
+                json!(types),
+                total(&t.total),
+                json!(largest)
+            )?;
+            self.out.write_all(b"\n")?;
+            return Ok(());
+        }
+        if self.widths.is_none() {
+            self.size_columns()?;
+        }
+        let widths = self.widths.expect("sized");
+        let out = &mut *self.out;
+        let totals = |out: &mut W, title: &str, rows: Vec<(String, &xla_shape::hlo::Total)>| {
+            writeln!(
+                out,
+                "\n{title:<16} {:>8} {:>14} {:>14} {:>14}",
+                "buffers", "ByteSizeOf", "padded", "padding"
+            )?;
+            for (key, t) in rows {
+                writeln!(
+                    out,
+                    "{key:<16} {:>8} {:>14} {:>14} {:>14}",
+                    t.buffers,
+                    t.byte_size,
+                    t.padded_byte_size,
+                    t.padding()
+                )?;
+            }
+            std::io::Result::Ok(())
+        };
+        let t = &self.totals;
+        totals(
+            out,
+            "memory space",
+            t.by_memory_space
+                .iter()
+                .map(|(s, t)| (format!("S({s})"), t))
+                .collect(),
+        )?;
+        totals(
+            out,
+            "element type",
+            t.by_element_type
+                .iter()
+                .map(|(e, t)| ((*e).to_owned(), t))
+                .collect(),
+        )?;
+        totals(out, "total", vec![("all".to_owned(), &t.total)])?;
+        if !self.largest.is_empty() {
+            out.write_all(b"\n")?;
+            let title = format!("largest {} (padded)", self.largest.len());
+            table_header(out, widths, &title)?;
+            for r in &self.largest {
+                let name = format!("{}/{}", r.computation, r.name);
+                table_line(out, widths, &name, r)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The error of input line `number`, in the table.
+fn error_line(out: &mut impl Write, number: usize, problem: &Problem) -> Result<(), Failure> {
+    writeln!(out, "error: line {number}: {}", problem.one_line())?;
+    Ok(())
+}
+
+fn table_header(out: &mut impl Write, w: Widths, title: &str) -> std::io::Result<()> {
+    let (name_w, op_w, shape_w) = (w.name, w.opcode, w.shape);
+    writeln!(
+        out,
+        "{:<name_w$} {:<op_w$} {:>3} {:<shape_w$} {:>12} {:>12} {:>12}",
+        cut(title, name_w),
+        "opcode",
+        "S",
+        "shape",
+        "ByteSizeOf",
+        "padded",
+        "padding"
+    )
+}
+
+fn table_line(out: &mut impl Write, w: Widths, name: &str, r: &Row<'_>) -> std::io::Result<()> {
+    let (name_w, op_w, shape_w) = (w.name, w.opcode, w.shape);
+    let size = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+    let s = &r.sizes;
+    writeln!(
+        out,
+        "{:<name_w$} {:<op_w$} {:>3} {:<shape_w$} {:>12} {:>12} {:>12}",
+        cut(name, name_w),
+        cut(&r.opcode, op_w),
+        s.memory_space,
+        cut(&r.table_shape(), shape_w),
+        size(s.byte_size),
+        size(s.padded_byte_size),
+        size(s.padding()),
+    )
+}
+
+/// `s` cut to `width` characters, ending in `…` when cut.
+fn cut(s: &str, width: usize) -> Cow<'_, str> {
+    if s.len() <= width || s.chars().count() <= width {
+        return Cow::Borrowed(s);
+    }
+    let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+    t.push('…');
+    Cow::Owned(t)
 }
 
 /// A binary module, if `bytes` are one (and not HLO text).
@@ -108,68 +634,5 @@ pub fn scan_binary(module: &HloModule, json: bool, out: &mut impl Write) -> Resu
         Err(Failure::Reported)
     } else {
         Ok(())
-    }
-}
-
-/// What a line of module text holds: the header, a computation's
-/// signature, or an instruction of a computation.
-enum LineOwner<'a> {
-    Header,
-    Signature(&'a str),
-    Instruction(&'a str, &'a str),
-}
-
-/// The owners of the lines of a module's text.
-pub struct Owners<'a>(HashMap<usize, LineOwner<'a>>);
-
-impl<'a> Owners<'a> {
-    /// The owners of the lines of `text`, read as `module`.
-    pub fn of(module: &'a HloModule, text: &str) -> Self {
-        let mut owners = HashMap::new();
-        if let Some(at) = text.find("HloModule") {
-            let line = 1 + text.as_bytes()[..at]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            owners.insert(line, LineOwner::Header);
-        }
-        for c in &module.computations {
-            if let Some(at) = c.location {
-                owners.insert(at.line, LineOwner::Signature(&c.name));
-            }
-            for i in &c.instructions {
-                if let Some(at) = i.location {
-                    owners.insert(at.line, LineOwner::Instruction(&i.name, &c.name));
-                }
-            }
-        }
-        Owners(owners)
-    }
-
-    /// What the shape found on `line` with `role` belongs to, in words
-    /// (`result of add.1 in main`), or `-`.
-    pub fn owner(&self, line: usize, role: ShapeRole) -> String {
-        match (self.0.get(&line), role) {
-            (Some(LineOwner::Header), ShapeRole::Parameter) => {
-                "parameter of entry_computation_layout".into()
-            }
-            (Some(LineOwner::Header), ShapeRole::ComputationResult) => {
-                "result of entry_computation_layout".into()
-            }
-            (Some(LineOwner::Header), _) => "module header".into(),
-            (Some(LineOwner::Signature(c)), ShapeRole::Parameter) => format!("parameter of {c}"),
-            (Some(LineOwner::Signature(c)), ShapeRole::ComputationResult) => {
-                format!("result of {c}")
-            }
-            (Some(LineOwner::Signature(c)), _) => format!("signature of {c}"),
-            (Some(LineOwner::Instruction(i, c)), ShapeRole::InstructionResult) => {
-                format!("result of {i} in {c}")
-            }
-            (Some(LineOwner::Instruction(i, c)), ShapeRole::Operand) => {
-                format!("operand of {i} in {c}")
-            }
-            (Some(LineOwner::Instruction(i, c)), _) => format!("in {i} in {c}"),
-            (None, _) => "-".into(),
-        }
     }
 }

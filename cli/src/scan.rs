@@ -1,15 +1,14 @@
 //! `scan`: every shape of an HLO module, text or binary.
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 
 use serde_json::json;
+use xla_shape::hlo::{TextLine, TextReader};
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
-use xla_shape::hlo::HloModule;
-
-use crate::input::{self, Limits, Source};
+use crate::input::{self, Limits, Lines, Source};
 use crate::output::{Failure, Problem, write_json};
-use crate::report::{self, Owners};
+use crate::report;
 
 fn role(role: ShapeRole) -> &'static str {
     match role {
@@ -28,79 +27,40 @@ fn role(role: ShapeRole) -> &'static str {
 /// `LINE:COLUMN`, `error: MESSAGE` and the text for a shape that does not
 /// parse. With `json`, one object per shape.
 ///
-/// The module is read whole (up to `--max-input` bytes): the parse errors
-/// give XLA's line and column in the whole module, which only a scan of the
-/// whole text knows.
+/// Text is read one line at a time (each up to `--max-line` bytes; a
+/// longer one is an error line and the scan goes on), lines numbered in the
+/// whole input. A binary module is read whole (up to `--max-input` bytes).
 pub fn run(
     input: Option<&str>,
     json: bool,
     limits: &Limits,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let bytes = input::read_all(input, limits.max_input)?;
-    match report::binary_module(&bytes) {
-        Some(Ok(module)) => return report::scan_binary(&module, json, out),
-        Some(Err(e)) => {
-            return Err(Problem::new(
-                "Format",
-                format!(
-                    "the module is neither UTF-8 text nor a binary HLO module: {}",
-                    e.message()
-                ),
-            )
-            .into());
+    let source = Source::of(input);
+    let mut reader = source.open()?;
+    let prefix = input::peek(&mut *reader)?;
+    let Scanned { any, failed, blank } = if input::is_text(&prefix) {
+        scan_text(reader, json, limits, out)?
+    } else {
+        let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
+        drop(reader);
+        match report::binary_module(&bytes) {
+            Some(Ok(module)) => return report::scan_binary(&module, json, out),
+            Some(Err(e)) => {
+                return Err(Problem::new(
+                    "Format",
+                    format!(
+                        "the module is neither UTF-8 text nor a binary HLO module: {}",
+                        e.message()
+                    ),
+                )
+                .into());
+            }
+            None => scan_text(Box::new(&bytes[..]), json, limits, out)?,
         }
-        None => {}
-    }
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| Problem::new("Format", format!("the module is not UTF-8 text: {e}")))?;
-    // Module text names the owner of each shape; other text is scanned too.
-    let module = HloModule::from_text(text).ok();
-    let owners = module.as_ref().map(|m| Owners::of(m, text));
-    let owner = |line, role| owners.as_ref().map_or("-".into(), |o| o.owner(line, role));
-    let mut failed = false;
-    let mut any = false;
-    for found in shapes_in_hlo(text) {
-        any = true;
-        let (line, column) = (found.location.line, found.location.column + 1);
-        let owner = owner(line, found.role);
-        match (&found.shape, json) {
-            (Ok(shape), _) => {
-                let size = xla_shape::shape_util::byte_size_of(shape, 8).ok();
-                if json {
-                    write_json(
-                        out,
-                        &json!({
-                            "line": line, "column": column, "role": role(found.role),
-                            "text": found.text, "shape": shape.to_string(), "byte_size": size,
-                            "owner": owner,
-                        }),
-                    )?;
-                } else {
-                    let size = size.map_or("?".to_string(), |n| n.to_string());
-                    writeln!(out, "{line}:{column}\t{size}\t{shape}\t{owner}")?;
-                }
-            }
-            (Err(e), false) => {
-                failed = true;
-                writeln!(
-                    out,
-                    "{line}:{column}\terror: {}\t{}\t{owner}",
-                    Problem::from(e).one_line(),
-                    found.text
-                )?;
-            }
-            (Err(e), true) => {
-                failed = true;
-                write_json(
-                    out,
-                    &json!({
-                        "line": line, "column": column, "role": role(found.role),
-                        "text": found.text, "error": Problem::from(e).to_json(), "owner": owner,
-                    }),
-                )?;
-            }
-        }
+    };
+    if blank {
+        return Err(input::no_input().into());
     }
     // `scan module.txt` reads the words `module.txt`: say how to read the file.
     if let (false, Some(arg)) = (any, input)
@@ -116,4 +76,135 @@ pub fn run(
     } else {
         Ok(())
     }
+}
+
+/// What a line of module text holds: the header, a computation's
+/// signature, or an instruction of a computation.
+enum LineOwner<'a> {
+    None,
+    Header,
+    Signature(&'a str),
+    Instruction(&'a str, &'a str),
+}
+
+impl LineOwner<'_> {
+    /// What the shape found with `role` belongs to, in words (`result of
+    /// add.1 in main`), or `-`.
+    fn owner(&self, role: ShapeRole) -> String {
+        match (self, role) {
+            (LineOwner::Header, ShapeRole::Parameter) => {
+                "parameter of entry_computation_layout".into()
+            }
+            (LineOwner::Header, ShapeRole::ComputationResult) => {
+                "result of entry_computation_layout".into()
+            }
+            (LineOwner::Header, _) => "module header".into(),
+            (LineOwner::Signature(c), ShapeRole::Parameter) => format!("parameter of {c}"),
+            (LineOwner::Signature(c), ShapeRole::ComputationResult) => format!("result of {c}"),
+            (LineOwner::Signature(c), _) => format!("signature of {c}"),
+            (LineOwner::Instruction(i, c), ShapeRole::InstructionResult) => {
+                format!("result of {i} in {c}")
+            }
+            (LineOwner::Instruction(i, c), ShapeRole::Operand) => {
+                format!("operand of {i} in {c}")
+            }
+            (LineOwner::Instruction(i, c), _) => format!("in {i} in {c}"),
+            (LineOwner::None, _) => "-".into(),
+        }
+    }
+}
+
+/// What a scan of text found.
+struct Scanned {
+    /// Whether it found a shape.
+    any: bool,
+    /// Whether a line failed.
+    failed: bool,
+    /// Whether the text was only white space.
+    blank: bool,
+}
+
+/// Scans text line by line.
+fn scan_text(
+    reader: Box<dyn BufRead + '_>,
+    json: bool,
+    limits: &Limits,
+    out: &mut impl Write,
+) -> Result<Scanned, Failure> {
+    let mut lines = Lines::of(reader, limits.max_line);
+    let mut module = TextReader::new();
+    let mut computation = String::new();
+    let mut failed = false;
+    let mut any = false;
+    let mut blank = true;
+    while let Some((number, start, text)) = report::next_text(&mut lines, &mut module, &mut blank)?
+    {
+        let text = match text {
+            Ok(text) => text,
+            Err(problem) => {
+                failed = true;
+                if json {
+                    let p = problem.on_line(number);
+                    write_json(out, &json!({"line": number, "error": p.to_json()}))?;
+                } else {
+                    writeln!(out, "{number}:1\terror: {}\t\t-", problem.one_line())?;
+                }
+                continue;
+            }
+        };
+        // Module text names the owner of each shape; other text is scanned
+        // too, its owners `-`.
+        let owner = match module.line(text, start) {
+            Ok(TextLine::Header { .. }) => LineOwner::Header,
+            Ok(TextLine::Computation { name, .. }) => {
+                name.clone_into(&mut computation);
+                LineOwner::Signature(&computation)
+            }
+            Ok(TextLine::Instruction(i)) => LineOwner::Instruction(i.name, &computation),
+            _ => LineOwner::None,
+        };
+        for found in shapes_in_hlo(text).from_line(number) {
+            any = true;
+            let (line, column) = (found.location.line, found.location.column + 1);
+            let owner = owner.owner(found.role);
+            match (&found.shape, json) {
+                (Ok(shape), _) => {
+                    let size = xla_shape::shape_util::byte_size_of(shape, 8).ok();
+                    if json {
+                        write_json(
+                            out,
+                            &json!({
+                                "line": line, "column": column, "role": role(found.role),
+                                "text": found.text, "shape": shape.to_string(), "byte_size": size,
+                                "owner": owner,
+                            }),
+                        )?;
+                    } else {
+                        let size = size.map_or("?".to_string(), |n| n.to_string());
+                        writeln!(out, "{line}:{column}\t{size}\t{shape}\t{owner}")?;
+                    }
+                }
+                (Err(e), false) => {
+                    failed = true;
+                    writeln!(
+                        out,
+                        "{line}:{column}\terror: {}\t{}\t{owner}",
+                        Problem::from(e).one_line(),
+                        found.text
+                    )?;
+                }
+                (Err(e), true) => {
+                    failed = true;
+                    write_json(
+                        out,
+                        &json!({
+                            "line": line, "column": column, "role": role(found.role),
+                            "text": found.text, "error": Problem::from(e).to_json(), "owner": owner,
+                        }),
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(Scanned { any, failed, blank })
 }

@@ -7,7 +7,7 @@ mod support;
 
 use common::data_path;
 use serde_json::Value;
-use support::{fails, ok};
+use support::{fails, ok, run};
 use xla_shape::hlo::HloModule;
 
 #[test]
@@ -116,8 +116,30 @@ fn bad_modules_are_errors() {
     let text = std::fs::read_to_string(data_path("hlo/int4.txt")).unwrap();
     let bad = text.replacen("s8[16,33]{1,0} multiply", "s8[16,,33]{1,0} multiply", 1);
     let line = bad.lines().position(|l| l.contains("[16,,33]")).unwrap() + 1;
-    let err = fails(&["report", "-"], bad.as_bytes(), 1);
-    assert!(err.contains(&format!("was parsing {line}:")), "{err}");
+    // The error takes the instruction's place in the report, which goes on.
+    let out = run(&["report", "-"], bad.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8(out.stdout).unwrap();
+    let error = format!("error: line {line}: Syntax error: was parsing {line}:");
+    assert!(table.contains(&error), "{table}");
+    assert!(table.contains("\ntotal "), "{table}");
     let err = fails(&["report", "@/nonexistent/module.pb"], b"", 1);
     assert!(err.contains("/nonexistent/module.pb"), "{err}");
+}
+
+/// `scan` reads module text one line at a time; its lines and columns are
+/// those of the library's scan of the whole text.
+#[test]
+fn scan_line_by_line_gives_the_places_of_a_scan_of_the_whole_module() {
+    for name in common::HLO_PROGRAMS {
+        let path = data_path(&format!("hlo/{name}.txt"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let whole: Vec<String> = xla_shape::text::shapes_in_hlo(&text)
+            .map(|s| format!("{}:{}", s.location.line, s.location.column + 1))
+            .collect();
+        let out = ok(&["scan", &format!("@{path}")], b"");
+        let streamed: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+        assert!(!whole.is_empty(), "{name}");
+        assert_eq!(streamed, whole, "{name}");
+    }
 }

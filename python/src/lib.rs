@@ -12,7 +12,7 @@ mod utils;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use xla_shape::formats::{LosslessMessage, ProtoModel};
+use xla_shape::formats::{LosslessMessage, ProtoFormats};
 use xla_shape::proto::{LayoutProto, ProgramShapeProto, ShapeProto};
 use xla_shape::relayout::Relayout;
 use xla_shape::text::{ShapeRole, shapes_in_hlo};

@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
-use xla_shape::formats::{JsonOptions, ProtoModel};
+use xla_shape::formats::{JsonOptions, ProtoFormats};
 use xla_shape::{ArrayShape, Layout, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape, Tile};
 use xla_shape::{layout_util, shape_util, text};
 

@@ -1,16 +1,22 @@
-//! Proto formats: binary, canonical proto3 JSON, text format, lossless
-//! round trips, for every message of the schema and for the model types.
+//! Proto formats: canonical proto3 JSON, text format, lossless round
+//! trips, for every message of the schema and for the model types.
 //!
 //! Every function here is generic over the generated messages of
-//! [`crate::proto`] (or any [`prost::Message`] /
-//! [`prost_reflect::ReflectMessage`]); the model types [`Shape`](crate::Shape),
-//! [`Layout`](crate::Layout) and [`ProgramShape`](crate::ProgramShape) get
-//! the same through [`ProtoModel`], and implement `serde`'s `Serialize` /
-//! `Deserialize` as the proto3 JSON of their proto.
+//! [`crate::proto`] (any [`prost_reflect::ReflectMessage`]); the model
+//! types [`Shape`](crate::Shape), [`Layout`](crate::Layout) and
+//! [`ProgramShape`](crate::ProgramShape) get the same through
+//! [`ProtoFormats`], and implement `serde`'s `Serialize` / `Deserialize`
+//! as the proto3 JSON of their proto.
+//!
+//! Binary protos have one spelling each: the model types'
+//! `from_proto_bytes` / `to_proto_bytes` / `encode_to`
+//! ([`Shape::from_proto_bytes`](crate::Shape::from_proto_bytes)), and
+//! prost's own [`prost::Message::decode`] / `encode_to_vec` for the
+//! generated messages (its `DecodeError` converts into
+//! [`Error`](crate::Error) with `?`).
 //!
 //! | format | write | read |
 //! | --- | --- | --- |
-//! | binary | [`encode_to_vec`], [`encode_to_bytes`] | [`decode`] (from `&[u8]` or [`bytes::Bytes`]) |
 //! | JSON | [`to_json`], [`to_json_with`] | [`from_json`] |
 //! | text format | [`to_text_format`], [`to_text_format_one_line`] | [`from_text_format`] |
 //! | binary, keeping unknown fields | [`LosslessMessage::encode_to_vec`] | [`LosslessMessage::decode`] |
@@ -24,12 +30,13 @@
 //! `docs/differences.md ("Proto formats")`.
 //!
 //! ```
-//! use xla_shape::formats::{self, JsonOptions, ProtoModel};
+//! use prost::Message;
+//! use xla_shape::formats::{self, ProtoFormats};
 //! use xla_shape::proto::ShapeProto;
 //! use xla_shape::Shape;
 //!
 //! let bytes = formats::from_hex("100b 1a0102 2a03 0a0100")?;
-//! let p: ShapeProto = formats::decode(&bytes[..])?;
+//! let p = ShapeProto::decode(&bytes[..])?;
 //! assert_eq!(formats::to_json(&p), r#"{"elementType":"F32","dimensions":["2"],"layout":{"minorToMajor":["0"]}}"#);
 //! assert_eq!(
 //!     formats::to_text_format_one_line(&p),
@@ -39,24 +46,24 @@
 //! // The model types: validated on the way in, XLA's encoding on the way out.
 //! let shape = Shape::from_json(r#"{"elementType": "F32", "dimensions": ["2"]}"#)?;
 //! assert_eq!(shape.to_string(), "f32[2]");
-//! assert_eq!(formats::to_hex(&shape.encode_to_vec()), "100b1a0102320100");
+//! assert_eq!(formats::to_hex(&shape.to_proto_bytes()), "100b1a0102320100");
 //! # Ok::<(), xla_shape::Error>(())
 //! ```
 
-mod binary;
 mod float;
 mod hex;
 mod json;
 mod lossless;
+mod model;
 mod retired;
 mod serde;
 mod text_format;
 mod wire;
 
-pub use binary::{ProtoModel, decode, encode_to_bytes, encode_to_vec};
 pub use hex::{from_hex, to_hex};
 pub use json::{JsonOptions, from_json, from_json_dynamic, to_json, to_json_with};
 pub use lossless::LosslessMessage;
+pub use model::ProtoFormats;
 pub use retired::RetiredField;
 pub use text_format::{
     from_text_format, from_text_format_dynamic, to_text_format, to_text_format_one_line,

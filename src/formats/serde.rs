@@ -1,7 +1,7 @@
 //! `serde` for the model types: the proto3 JSON mapping of their protos.
 //!
 //! `serde_json::to_string(&shape)` is the compact JSON of the shape's
-//! `ShapeProto` (as [`ProtoModel::to_json`] writes it, but with the
+//! `ShapeProto` (as [`ProtoFormats::to_json`](crate::formats::ProtoFormats::to_json) writes it, but with the
 //! serializer's own string escaping), and deserializing reads that JSON the
 //! way `json_format.Parse` does, then validates as XLA's `FromProto` does.
 
@@ -10,14 +10,12 @@ use serde::de::{DeserializeSeed, Deserializer, Error as _};
 use serde::ser::{Serialize, Serializer};
 
 use crate::formats::json::JsonView;
-use crate::formats::{LosslessMessage, ProtoModel, transcode};
+use crate::formats::model::sealed::Sealed;
+use crate::formats::{LosslessMessage, transcode};
 use crate::model::{Layout, ProgramShape, Shape};
 
-fn serialize_model<T: ProtoModel, S: Serializer>(
-    value: &T,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    let message = LosslessMessage::from_message(&value.to_proto_message());
+fn serialize_model<T: Sealed, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    let message = LosslessMessage::from_message(&value.to_message());
     JsonView {
         message: &message,
         proto_field_names: false,
@@ -25,13 +23,11 @@ fn serialize_model<T: ProtoModel, S: Serializer>(
     .serialize(serializer)
 }
 
-fn deserialize_model<'de, T: ProtoModel, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<T, D::Error> {
+fn deserialize_model<'de, T: Sealed, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
     let descriptor = T::Proto::default().descriptor();
     let dynamic = descriptor.deserialize(deserializer)?;
     let proto: T::Proto = transcode(&dynamic).map_err(|e| D::Error::custom(e.message()))?;
-    T::from_proto_message(&proto).map_err(|e| D::Error::custom(e.message()))
+    T::from_message(&proto).map_err(|e| D::Error::custom(e.message()))
 }
 
 macro_rules! serde_via_proto {

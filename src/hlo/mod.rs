@@ -41,7 +41,8 @@ mod wire;
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::model::{ProgramShape, Shape};
 
-pub use report::{BufferRow, MemoryReport, POINTER_SIZE, Total};
+pub use report::{BufferRow, BufferSizes, MemoryReport, POINTER_SIZE, Total, Totals};
+pub use text::{InstructionLine, TextLine, TextReader};
 pub use wire::ModuleMessage;
 
 /// A shape that XLA writes but that XLA's validation rejects, kept as

@@ -6,29 +6,20 @@
 //! and reuses them once they are dead (liveness), aliases tuple elements,
 //! and fuses instructions away; none of that is modelled.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-
-#[cfg(feature = "formats")]
-use serde_json::json;
-
 use super::{HloInstruction, HloModule, Recent};
 use crate::error::{Error, Result};
 use crate::model::{PrimitiveType, Shape};
 use crate::shape_util::byte_size_of;
 use crate::tiling::TiledLayout;
+use std::collections::BTreeMap;
 
 /// The pointer size that `ByteSizeOf` is given for tuple index tables: 8,
 /// as on every 64-bit XLA backend.
 pub const POINTER_SIZE: i64 = 8;
 
-/// One instruction's result buffer.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BufferRow<'a> {
-    /// The computation it belongs to.
-    pub computation: &'a str,
-    /// The instruction.
-    pub instruction: &'a HloInstruction,
+/// What one buffer takes in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferSizes {
     /// The memory space of its layout (`S(n)`; 0 when not set or not an
     /// array).
     pub memory_space: i64,
@@ -42,10 +33,55 @@ pub struct BufferRow<'a> {
     pub padded_byte_size: Option<i64>,
 }
 
-impl BufferRow<'_> {
+impl BufferSizes {
+    /// The sizes of a shape kept as written: none.
+    pub const REJECTED: BufferSizes = BufferSizes {
+        memory_space: 0,
+        element_type: PrimitiveType::Invalid,
+        byte_size: None,
+        padded_byte_size: None,
+    };
+
+    /// The sizes of a buffer of `shape`.
+    pub fn of(shape: &Shape) -> Self {
+        let memory_space = match shape {
+            Shape::Array(a) => a.layout().map_or(0, |l| l.memory_space()),
+            _ => 0,
+        };
+        let byte_size = byte_size_of(shape, POINTER_SIZE).ok();
+        let padded_byte_size = match shape {
+            Shape::Array(a) if a.has_layout() => TiledLayout::new(a).ok().map(|t| t.byte_size()),
+            _ => byte_size,
+        };
+        BufferSizes {
+            memory_space,
+            element_type: shape.element_type(),
+            byte_size,
+            padded_byte_size,
+        }
+    }
+
     /// `padded_byte_size - byte_size`: what the tiles cost.
     pub fn padding(&self) -> Option<i64> {
         self.padded_byte_size?.checked_sub(self.byte_size?)
+    }
+}
+
+/// One instruction's result buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferRow<'a> {
+    /// The computation it belongs to.
+    pub computation: &'a str,
+    /// The instruction.
+    pub instruction: &'a HloInstruction,
+    /// What it takes.
+    pub sizes: BufferSizes,
+}
+
+impl BufferRow<'_> {
+    /// `padded_byte_size - byte_size`: what the tiles cost.
+    pub fn padding(&self) -> Option<i64> {
+        self.sizes.padding()
     }
 }
 
@@ -66,18 +102,51 @@ impl Total {
         self.padded_byte_size - self.byte_size
     }
 
-    fn add(&mut self, row: &BufferRow<'_>) -> Result<()> {
+    fn add(&mut self, sizes: &BufferSizes) -> Result<()> {
         let overflow = || Error::overflow("the report's byte totals overflow i64");
         self.buffers += 1;
         self.byte_size = self
             .byte_size
-            .checked_add(row.byte_size.unwrap_or(0))
+            .checked_add(sizes.byte_size.unwrap_or(0))
             .ok_or_else(overflow)?;
         self.padded_byte_size = self
             .padded_byte_size
-            .checked_add(row.padded_byte_size.unwrap_or(0))
+            .checked_add(sizes.padded_byte_size.unwrap_or(0))
             .ok_or_else(overflow)?;
         Ok(())
+    }
+}
+
+/// The totals of a report, which a caller reading a module one
+/// instruction at a time adds up without holding the instructions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// Totals by memory space, in increasing order.
+    pub by_memory_space: BTreeMap<i64, Total>,
+    /// Totals by element type (by category for non-arrays), in the order
+    /// of their lower-case names.
+    pub by_element_type: BTreeMap<&'static str, Total>,
+    /// The totals of every buffer.
+    pub total: Total,
+}
+
+impl Totals {
+    /// Counts one buffer.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Overflow`](crate::ErrorKind::Overflow) if a total does
+    /// not fit in an `i64`.
+    pub fn add(&mut self, sizes: &BufferSizes) -> Result<()> {
+        self.total.add(sizes)?;
+        self.by_memory_space
+            .entry(sizes.memory_space)
+            .or_default()
+            .add(sizes)?;
+        self.by_element_type
+            .entry(sizes.element_type.lowercase_name())
+            .or_default()
+            .add(sizes)
     }
 }
 
@@ -91,8 +160,8 @@ impl Total {
 /// let module = HloModule::from_text(text)?;
 /// let report = MemoryReport::new(&module)?;
 /// // Figure 1 of XLA's tiled-layout document: 15 elements in 24 slots.
-/// assert_eq!(report.total.byte_size, 60);
-/// assert_eq!(report.total.padded_byte_size, 96);
+/// assert_eq!(report.totals.total.byte_size, 60);
+/// assert_eq!(report.totals.total.padded_byte_size, 96);
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -101,26 +170,8 @@ pub struct MemoryReport<'a> {
     pub module: &'a str,
     /// Every instruction's buffer, in the module's order.
     pub rows: Vec<BufferRow<'a>>,
-    /// Totals by memory space, in increasing order.
-    pub by_memory_space: BTreeMap<i64, Total>,
-    /// Totals by element type (by category for non-arrays), in the order
-    /// of their lower-case names.
-    pub by_element_type: BTreeMap<&'static str, Total>,
-    /// The totals of every buffer.
-    pub total: Total,
-}
-
-fn sizes(shape: &Shape) -> (i64, PrimitiveType, Option<i64>, Option<i64>) {
-    let memory_space = match shape {
-        Shape::Array(a) => a.layout().map_or(0, |l| l.memory_space()),
-        _ => 0,
-    };
-    let byte_size = byte_size_of(shape, POINTER_SIZE).ok();
-    let padded = match shape {
-        Shape::Array(a) if a.has_layout() => TiledLayout::new(a).ok().map(|t| t.byte_size()),
-        _ => byte_size,
-    };
-    (memory_space, shape.element_type(), byte_size, padded)
+    /// The totals.
+    pub totals: Totals,
 }
 
 impl<'a> MemoryReport<'a> {
@@ -134,37 +185,20 @@ impl<'a> MemoryReport<'a> {
         let mut report = MemoryReport {
             module: &module.name,
             rows: Vec::new(),
-            by_memory_space: BTreeMap::new(),
-            by_element_type: BTreeMap::new(),
-            total: Total::default(),
+            totals: Totals::default(),
         };
         let mut recent = Recent::new();
         for (computation, instruction) in module.instructions() {
-            let (memory_space, element_type, byte_size, padded_byte_size) = match &instruction.shape
-            {
-                Ok(shape) => recent.get(shape, sizes),
-                Err(_) => (0, PrimitiveType::Invalid, None, None),
+            let sizes = match &instruction.shape {
+                Ok(shape) => recent.get(shape, BufferSizes::of),
+                Err(_) => BufferSizes::REJECTED,
             };
-            let row = BufferRow {
+            report.totals.add(&sizes)?;
+            report.rows.push(BufferRow {
                 computation: &computation.name,
                 instruction,
-                memory_space,
-                element_type,
-                byte_size,
-                padded_byte_size,
-            };
-            report.total.add(&row)?;
-            report
-                .by_memory_space
-                .entry(memory_space)
-                .or_default()
-                .add(&row)?;
-            report
-                .by_element_type
-                .entry(element_type.lowercase_name())
-                .or_default()
-                .add(&row)?;
-            report.rows.push(row);
+                sizes,
+            });
         }
         Ok(report)
     }
@@ -173,191 +207,8 @@ impl<'a> MemoryReport<'a> {
     /// module's order).
     pub fn largest(&self, n: usize) -> Vec<&BufferRow<'a>> {
         let mut rows: Vec<_> = self.rows.iter().collect();
-        rows.sort_by_key(|r| std::cmp::Reverse(r.padded_byte_size.unwrap_or(-1)));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.sizes.padded_byte_size.unwrap_or(-1)));
         rows.truncate(n);
         rows
     }
-
-    /// The report as one JSON document: `module`, `instructions` (every
-    /// row), `by_memory_space`, `by_element_type`, `total` and `largest`
-    /// (the `top` largest buffers), on one line. With the `formats` feature.
-    #[cfg(feature = "formats")]
-    pub fn to_json(&self, top: usize) -> String {
-        let total = |t: &Total| {
-            json!({
-                "buffers": t.buffers,
-                "byte_size": t.byte_size,
-                "padded_byte_size": t.padded_byte_size,
-                "padding": t.padding(),
-            })
-        };
-        let row = |r: &BufferRow<'_>| {
-            let i = r.instruction;
-            let (shape, note) = match &i.shape {
-                Ok(s) => (s.to_string(), None),
-                Err(rejected) => (rejected.written.clone(), Some(rejected.error.message())),
-            };
-            json!({
-                "computation": r.computation,
-                "name": i.name,
-                "opcode": i.opcode,
-                "shape": shape,
-                "memory_space": r.memory_space,
-                "element_type": r.element_type.lowercase_name(),
-                "byte_size": r.byte_size,
-                "padded_byte_size": r.padded_byte_size,
-                "padding": r.padding(),
-                "invalid": note,
-            })
-        };
-        json!({
-            "module": self.module,
-            "instructions": self.rows.iter().map(row).collect::<Vec<_>>(),
-            "by_memory_space": self.by_memory_space.iter()
-                .map(|(s, t)| { let mut v = total(t); v["memory_space"] = json!(s); v })
-                .collect::<Vec<_>>(),
-            "by_element_type": self.by_element_type.iter()
-                .map(|(e, t)| { let mut v = total(t); v["element_type"] = json!(e); v })
-                .collect::<Vec<_>>(),
-            "total": total(&self.total),
-            "largest": self.largest(top).into_iter().map(row).collect::<Vec<_>>(),
-        })
-        .to_string()
-    }
-
-    /// The report as a table for a terminal of `width` columns: every
-    /// instruction under its computation, the totals, and the `top` largest
-    /// buffers. Names and shapes too long for their column are cut with `…`.
-    pub fn to_table(&self, top: usize, width: usize) -> String {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "module {}: {} instructions",
-            self.module,
-            self.rows.len()
-        );
-        // The opcode column fits the longest opcode (up to 24); then the
-        // memory space (3), three sizes of 12, separators.
-        let op_w = self
-            .rows
-            .iter()
-            .map(|r| r.instruction.opcode.chars().count())
-            .max()
-            .unwrap_or(0)
-            .clamp(6, 24);
-        let fixed = op_w + 3 + 3 * 12 + 6;
-        let free = width.saturating_sub(fixed).max(30);
-        // Names and shapes get what they need, up to their share of the rest.
-        let shapes: Vec<String> = self
-            .rows
-            .iter()
-            .map(|r| shape_text(r.instruction))
-            .collect();
-        let longest = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0);
-        let name_need = longest(&mut self.rows.iter().map(|r| {
-            (r.computation.chars().count() + r.instruction.name.chars().count() + 1).max(20)
-        }));
-        let name_w = name_need.min(free * 2 / 5).max(12);
-        let shape_need = longest(&mut shapes.iter().map(|s| s.chars().count())).max(5);
-        let shape_w = shape_need.min(free.saturating_sub(name_w)).max(12);
-        let header = |out: &mut String, title: &str| {
-            let _ = writeln!(
-                out,
-                "{:<name_w$} {:<op_w$} {:>3} {:<shape_w$} {:>12} {:>12} {:>12}",
-                cut(title, name_w),
-                "opcode",
-                "S",
-                "shape",
-                "ByteSizeOf",
-                "padded",
-                "padding"
-            );
-        };
-        let line = |out: &mut String, name: &str, r: &BufferRow<'_>, shape: &str| {
-            let i = r.instruction;
-            let size = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
-            let _ = writeln!(
-                out,
-                "{:<name_w$} {:<op_w$} {:>3} {:<shape_w$} {:>12} {:>12} {:>12}",
-                cut(name, name_w),
-                cut(&i.opcode, op_w),
-                r.memory_space,
-                cut(shape, shape_w),
-                size(r.byte_size),
-                size(r.padded_byte_size),
-                size(r.padding()),
-            );
-        };
-        let mut computation = None;
-        for (r, shape) in self.rows.iter().zip(&shapes) {
-            if computation != Some(r.computation) {
-                computation = Some(r.computation);
-                out.push('\n');
-                header(&mut out, r.computation);
-            }
-            line(&mut out, &format!("  {}", r.instruction.name), r, shape);
-        }
-        let totals = |out: &mut String, title: &str, rows: Vec<(String, &Total)>| {
-            let _ = writeln!(
-                out,
-                "\n{title:<16} {:>8} {:>14} {:>14} {:>14}",
-                "buffers", "ByteSizeOf", "padded", "padding"
-            );
-            for (key, t) in rows {
-                let _ = writeln!(
-                    out,
-                    "{key:<16} {:>8} {:>14} {:>14} {:>14}",
-                    t.buffers,
-                    t.byte_size,
-                    t.padded_byte_size,
-                    t.padding()
-                );
-            }
-        };
-        totals(
-            &mut out,
-            "memory space",
-            self.by_memory_space
-                .iter()
-                .map(|(s, t)| (format!("S({s})"), t))
-                .collect(),
-        );
-        totals(
-            &mut out,
-            "element type",
-            self.by_element_type
-                .iter()
-                .map(|(e, t)| ((*e).to_owned(), t))
-                .collect(),
-        );
-        totals(&mut out, "total", vec![("all".to_owned(), &self.total)]);
-        let largest = self.largest(top);
-        if !largest.is_empty() {
-            out.push('\n');
-            header(&mut out, &format!("largest {} (padded)", largest.len()));
-            for r in largest {
-                let name = format!("{}/{}", r.computation, r.instruction.name);
-                line(&mut out, &name, r, &shape_text(r.instruction));
-            }
-        }
-        out
-    }
-}
-
-/// An instruction's shape as the table shows it.
-fn shape_text(i: &HloInstruction) -> String {
-    match &i.shape {
-        Ok(s) => s.to_string(),
-        Err(rejected) => format!("{} (invalid)", rejected.written),
-    }
-}
-
-/// `s` cut to `width` characters, ending in `…` when cut.
-fn cut(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_owned();
-    }
-    let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
-    t.push('…');
-    t
 }

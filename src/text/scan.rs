@@ -130,6 +130,21 @@ fn continues_name(c: u8) -> bool {
 }
 
 impl<'a> HloShapes<'a> {
+    /// Numbers the lines of the text from `line` instead of 1: for a part
+    /// of a module read line by line, so that locations and XLA's messages
+    /// give the line in the whole module (offsets stay those of the part).
+    ///
+    /// ```
+    /// use xla_shape::text::shapes_in_hlo;
+    /// let found: Vec<_> = shapes_in_hlo("  %p = f32[2]{0} parameter(0)").from_line(7).collect();
+    /// assert_eq!((found[0].location.line, found[0].location.column), (7, 7));
+    /// ```
+    #[must_use]
+    pub fn from_line(mut self, line: usize) -> Self {
+        self.line = line;
+        self
+    }
+
     fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }

@@ -4,6 +4,7 @@
 //! re-encodes them.
 
 use crate::common::*;
+use prost::Message;
 use serde_json::Value;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage};
 use xla_shape::proto::{LayoutProto, ShapeProto};
@@ -20,7 +21,7 @@ where
     M: prost_reflect::ReflectMessage + Default + PartialEq + std::fmt::Debug,
 {
     let bytes = hex(proto_hex);
-    let m: M = formats::decode(&bytes[..]).unwrap_or_else(|e| panic!("{id}: {e}"));
+    let m = M::decode(&bytes[..]).unwrap_or_else(|e| panic!("{id}: {e}"));
     let camel = JsonOptions::new();
     let names = JsonOptions::new().preserve_proto_field_names(true);
     for (field, options) in [("json", camel), ("json_preserving_names", names)] {
@@ -129,14 +130,14 @@ fn one_line_text_format_is_googles() {
         let (ours, reparsed) = match str_field(&r, "message") {
             "xla.ShapeProto" => {
                 let m = LosslessMessage::decode_as::<ShapeProto>(&bytes[..]).unwrap();
-                let p: ShapeProto = formats::decode(&bytes[..]).unwrap();
+                let p = ShapeProto::decode(&bytes[..]).unwrap();
                 assert_eq!(formats::to_text_format_one_line(&p), expected, "{id}");
                 let back: ShapeProto = formats::from_text_format(expected).unwrap();
                 (m.to_text_format_one_line(), back == p)
             }
             "xla.LayoutProto" => {
                 let m = LosslessMessage::decode_as::<LayoutProto>(&bytes[..]).unwrap();
-                let p: LayoutProto = formats::decode(&bytes[..]).unwrap();
+                let p = LayoutProto::decode(&bytes[..]).unwrap();
                 assert_eq!(formats::to_text_format_one_line(&p), expected, "{id}");
                 let back: LayoutProto = formats::from_text_format(expected).unwrap();
                 (m.to_text_format_one_line(), back == p)

@@ -2,8 +2,9 @@
 //! implementations, against the golden data.
 
 use crate::common::*;
-use bytes::{Bytes, BytesMut};
-use xla_shape::formats::{self, JsonOptions, ProtoModel};
+use bytes::Bytes;
+use prost::Message;
+use xla_shape::formats::{self, JsonOptions, ProtoFormats};
 use xla_shape::proto::ShapeProto;
 use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, ProgramShape, Shape, Tile};
 
@@ -42,7 +43,7 @@ fn shapes_in_every_format_are_googles_renderings_of_xlas_proto() {
         );
         assert_eq!(shape.to_text_format(), str_field(r, "text_format"), "{id}");
         assert_eq!(
-            to_hex(&shape.encode_to_vec()),
+            to_hex(&shape.to_proto_bytes()),
             str_field(r, "proto_hex"),
             "{id}"
         );
@@ -72,8 +73,12 @@ fn shapes_in_every_format_are_googles_renderings_of_xlas_proto() {
             "{id}"
         );
         let bytes = hex(str_field(r, "proto_hex"));
-        assert_eq!(&Shape::decode(&bytes[..]).unwrap(), shape, "{id}");
-        assert_eq!(&Shape::decode(Bytes::from(bytes)).unwrap(), shape, "{id}");
+        assert_eq!(&Shape::from_proto_bytes(&bytes[..]).unwrap(), shape, "{id}");
+        assert_eq!(
+            &Shape::from_proto_bytes(&Bytes::from(bytes)).unwrap(),
+            shape,
+            "{id}"
+        );
     }
 }
 
@@ -87,11 +92,11 @@ fn invalid_protos_are_rejected_in_every_format_with_xlas_message() {
         let id = id(&r);
         let bytes = hex(str_field(&r["input"], "hex"));
         let expected = Shape::from_proto_bytes(&bytes).expect_err(id);
-        let p: ShapeProto = formats::decode(&bytes[..]).unwrap();
+        let p = ShapeProto::decode(&bytes[..]).unwrap();
         let json = formats::to_json(&p);
         let text = formats::to_text_format(&p);
         for err in [
-            Shape::decode(&bytes[..]).unwrap_err(),
+            Shape::from_proto_bytes(&bytes[..]).unwrap_err(),
             Shape::from_json(&json).unwrap_err(),
             Shape::from_text_format(&text).unwrap_err(),
         ] {
@@ -130,7 +135,7 @@ fn the_benchmark_shape_is_xlas() {
             .unwrap(),
     );
     assert_eq!(shape.to_string(), str_field(&r, "xla_str"));
-    assert_eq!(to_hex(&shape.encode_to_vec()), str_field(&r, "proto_hex"));
+    assert_eq!(to_hex(&shape.to_proto_bytes()), str_field(&r, "proto_hex"));
     assert_eq!(
         shape.to_json_with(&JsonOptions::new().pretty(true)),
         str_field(&r, "json")
@@ -143,10 +148,10 @@ fn layouts_in_every_format() {
     for r in records("layouts.jsonl") {
         let id = id(&r);
         let bytes = hex(str_field(&r, "proto_hex"));
-        let layout = Layout::decode(&bytes[..]).unwrap();
+        let layout = Layout::from_proto_bytes(&bytes[..]).unwrap();
         assert_eq!(layout.to_string(), str_field(&r, "xla_str"), "{id}");
         assert_eq!(
-            to_hex(&layout.encode_to_vec()),
+            to_hex(&layout.to_proto_bytes()),
             str_field(&r, "proto_hex"),
             "{id}"
         );
@@ -220,7 +225,7 @@ fn program_shapes_in_every_format() {
         json
     );
     assert_eq!(
-        ProgramShape::decode(&p.encode_to_vec()[..])
+        ProgramShape::from_proto_bytes(&p.to_proto_bytes()[..])
             .unwrap()
             .to_json(),
         json
@@ -238,21 +243,18 @@ fn program_shapes_in_every_format() {
 }
 
 #[test]
-fn encoding_appends_to_a_bytes_mut() {
+fn encoding_appends_to_a_buffer() {
     let shape = Shape::from(ArrayShape::new(PrimitiveType::F32, [2]).unwrap());
-    let mut buf = BytesMut::from(&b"\xff"[..]);
-    shape.encode_to_bytes(&mut buf);
+    let mut buf = b"\xff".to_vec();
+    shape.encode_to(&mut buf);
     // One byte already there, then XLA's f32[2]{0} (shapes.jsonl).
     assert_eq!(to_hex(&buf), "ff100b1a01022a060a0100800101320100");
-    let p = shape.to_proto_message();
-    let mut buf = BytesMut::new();
-    formats::encode_to_bytes(&p, &mut buf);
-    formats::encode_to_bytes(&p, &mut buf);
-    assert_eq!(buf.len(), 2 * formats::encode_to_vec(&p).len());
-    assert_eq!(
-        formats::decode::<ShapeProto>(buf.freeze().slice(..16)).unwrap(),
-        p
-    );
+    let p = shape.to_proto();
+    let mut buf = Vec::new();
+    shape.encode_to(&mut buf);
+    shape.encode_to(&mut buf);
+    assert_eq!(buf.len(), 2 * p.encode_to_vec().len());
+    assert_eq!(ShapeProto::decode(Bytes::from(buf).slice(..16)).unwrap(), p);
 }
 
 #[test]
@@ -263,7 +265,7 @@ fn hex_dumps_from_logs_decode() {
         "10 0b 1a 01 02 2a 06 0a 01 00 80 01 01 32 01 00",
         "0x100B1A01022A060A0100800101320100\n",
     ] {
-        let shape = Shape::decode(&formats::from_hex(text).unwrap()[..]).unwrap();
+        let shape = Shape::from_proto_bytes(&formats::from_hex(text).unwrap()[..]).unwrap();
         assert_eq!(shape.to_string(), "f32[2]{0}");
     }
     let err = formats::from_hex("10 0b 1a 01 0").unwrap_err();

@@ -6,6 +6,7 @@
 //! oneofs).
 
 use crate::common::*;
+use prost::Message;
 use serde_json::Value;
 use xla_shape::ErrorKind;
 use xla_shape::formats::{self, JsonOptions, LosslessMessage};
@@ -97,7 +98,9 @@ fn bytes_both_runtimes_reject_are_a_decode_error() {
         let bytes = hex(&input);
         let err = decode(message, &bytes).expect_err(&input);
         assert_eq!(err.kind(), ErrorKind::Decode, "{input}");
-        let err = formats::decode::<ShapeProto>(&bytes[..]).expect_err(&input);
+        let err = ShapeProto::decode(&bytes[..])
+            .map_err(xla_shape::Error::from)
+            .expect_err(&input);
         assert_eq!(err.kind(), ErrorKind::Decode, "{input}");
         checked += 1;
     }
@@ -128,7 +131,7 @@ fn unknown_fields_nested_in_layouts_survive() {
     // XLA reads the shape as if the fields were not there.
     assert_eq!(str_field(&r, "xla_str"), "f32[2]{0}");
     let shape: xla_shape::Shape =
-        <xla_shape::Shape as formats::ProtoModel>::from_lossless(&m).unwrap();
+        <xla_shape::Shape as formats::ProtoFormats>::from_lossless(&m).unwrap();
     assert_eq!(to_hex(&shape.to_proto_bytes()), str_field(&r, "proto_hex"));
 }
 
@@ -233,7 +236,7 @@ fn an_old_style_layout_round_trips_and_reports_its_retired_fields() {
         m.to_json(&JsonOptions::new()),
         r#"{"elementType":"F32","dimensions":["2","3"],"layout":{"minorToMajor":["1","0"]}}"#
     );
-    let plain: ShapeProto = formats::decode(&shape[..]).unwrap();
+    let plain = ShapeProto::decode(&shape[..]).unwrap();
     assert_eq!(m.to_message::<ShapeProto>().unwrap(), plain);
     // The same bytes are one of the oracle's inputs: Google's runtime
     // writes them back unchanged.

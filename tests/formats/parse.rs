@@ -186,7 +186,7 @@ fn binary_nesting_stops_where_protobufs_does() {
         let bytes = hex(str_field(&r, "hex"));
         assert_eq!(bytes, nested_tuple_bytes(levels), "{note}");
         let lossless = LosslessMessage::decode_as::<ShapeProto>(&bytes[..]);
-        let typed = formats::decode::<ShapeProto>(&bytes[..]);
+        let typed = ShapeProto::decode(&bytes[..]).map_err(xla_shape::Error::from);
         if r.get("error").is_some() {
             assert_eq!(lossless.unwrap_err().kind(), ErrorKind::Decode, "{note}");
             assert_eq!(typed.unwrap_err().kind(), ErrorKind::Decode, "{note}");
@@ -214,9 +214,7 @@ fn very_deep_input_is_an_error_in_every_format() {
         ErrorKind::Decode
     );
     assert_eq!(
-        formats::decode::<ShapeProto>(&bytes[..])
-            .unwrap_err()
-            .kind(),
+        xla_shape::Error::from(ShapeProto::decode(&bytes[..]).unwrap_err()).kind(),
         ErrorKind::Decode
     );
     let json = "{\"tupleShapes\": [".repeat(levels) + &"]}".repeat(levels);
@@ -266,7 +264,7 @@ fn json_nesting_stops_where_json_format_does() {
     );
     // The deepest message we write, 100 levels below the outermost,
     // cannot be read back as JSON, as with Google's runtime.
-    let deepest: ShapeProto = formats::decode(&nested_tuple_bytes(100)[..]).unwrap();
+    let deepest = ShapeProto::decode(&nested_tuple_bytes(100)[..]).unwrap();
     assert!(formats::from_json::<ShapeProto>(&formats::to_json(&deepest)).is_err());
     let text = formats::to_text_format(&deepest);
     let back: ShapeProto = formats::from_text_format(&text).unwrap();
@@ -313,7 +311,7 @@ fn layouts_and_model_types_parse_too() {
         formats::from_json::<LayoutProto>(&formats::to_json(&l)).unwrap(),
         l
     );
-    let layout = <xla_shape::Layout as formats::ProtoModel>::from_text_format(
+    let layout = <xla_shape::Layout as formats::ProtoFormats>::from_text_format(
         "minor_to_major: [1, 0] tiles { dimensions: [8, 128] }",
     )
     .unwrap();
@@ -409,8 +407,8 @@ proptest! {
             let _ = m.to_text_format();
             let _ = m.retired_fields();
         }
-        let _ = formats::decode::<ShapeProto>(&bytes[..]);
-        let _ = <xla_shape::Shape as formats::ProtoModel>::decode(&bytes[..]);
+        let _ = ShapeProto::decode(&bytes[..]);
+        let _ = xla_shape::Shape::from_proto_bytes(&bytes[..]);
     }
 
     #[test]
@@ -431,7 +429,7 @@ proptest! {
         let s = tokens.concat();
         for result in [
             formats::from_json::<ShapeProto>(&s).map(drop),
-            <xla_shape::Shape as formats::ProtoModel>::from_json(&s).map(drop),
+            <xla_shape::Shape as formats::ProtoFormats>::from_json(&s).map(drop),
         ] {
             if let Err(e) = result {
                 prop_assert!(matches!(
@@ -449,7 +447,7 @@ proptest! {
         if let Err(e) = formats::from_text_format::<ShapeProto>(&s) {
             prop_assert_eq!(e.kind(), ErrorKind::Format);
         }
-        let _ = <xla_shape::Shape as formats::ProtoModel>::from_text_format(&s);
+        let _ = <xla_shape::Shape as formats::ProtoFormats>::from_text_format(&s);
     }
 }
 
@@ -470,7 +468,7 @@ fn the_deepest_inputs_parse_on_a_small_stack() {
             assert_eq!(m.to_text_format(), formats::to_text_format(&p));
             let json = formats::to_json(&p);
             assert_eq!(m.to_json(&Default::default()), json);
-            let shallower: ShapeProto = formats::decode(&nested_tuple_bytes(99)[..]).unwrap();
+            let shallower = ShapeProto::decode(&nested_tuple_bytes(99)[..]).unwrap();
             let back: ShapeProto = formats::from_json(&formats::to_json(&shallower)).unwrap();
             assert_eq!(back, shallower);
         })

@@ -12,7 +12,7 @@ use std::cell::Cell;
 
 use crate::common::*;
 use prost::Message;
-use xla_shape::formats::{self, ProtoModel};
+use xla_shape::formats::{self, ProtoFormats};
 use xla_shape::proto::{LayoutProto, ShapeProto};
 use xla_shape::text::shapes_in_hlo;
 use xla_shape::tiling::TiledLayout;
@@ -156,7 +156,7 @@ fn nesting_counts_proto_message_levels_in_every_format() {
 
             // Binary: upb's limit, 100 levels below the root.
             let decoded = Shape::from_proto_bytes(&bytes);
-            let typed = formats::decode::<ShapeProto>(&bytes[..]);
+            let typed = ShapeProto::decode(&bytes[..]).map_err(xla_shape::Error::from);
             let in_memory = Shape::try_from(&proto);
             // HLO text, counted as the ShapeProto would be.
             let parsed = nested_text(depth, leaf_text).parse::<Shape>();

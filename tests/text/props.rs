@@ -145,7 +145,7 @@ proptest! {
     /// proto3 JSON (both name styles) and protobuf text format.
     #[test]
     fn valid_shapes_round_trip_through_every_proto_format(s in shape(true)) {
-        use xla_shape::formats::{JsonOptions, ProtoModel};
+        use xla_shape::formats::{JsonOptions, ProtoFormats};
         let bytes = s.to_proto_bytes();
         let back = Shape::from_proto_bytes(&bytes).unwrap();
         prop_assert_eq!(&back, &s);

@@ -12,7 +12,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use xla_shape::formats::{self, ProtoModel};
+use xla_shape::formats::{self, ProtoFormats};
 use xla_shape::proto::ShapeProto;
 use xla_shape::text::shapes_in_hlo;
 use xla_shape::tiling::TiledLayout;
