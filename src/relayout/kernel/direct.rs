@@ -523,8 +523,11 @@ mod tests {
             check(e, b + 5, b + 3, (b + 5) * e + 12);
             // More than a tile each way, ragged: whole tiles, partial
             // ones, and gathers of fewer than `GATHER` blocks.
-            let big = TILE + 2 * b + 3;
-            check(e, big, TILE + GATHER * b + b + 1, big * e / 64 * 64 + 64);
+            // (Under Miri the tile is small enough for the cases above.)
+            if !cfg!(miri) {
+                let big = TILE + 2 * b + 3;
+                check(e, big, TILE + GATHER * b + b + 1, big * e / 64 * 64 + 64);
+            }
             // Narrow: a few planes interleaved, or split apart (2-byte
             // pairs into rows a multiple of 64 bytes apart: streamed).
             for k in [2, 3, 4, 7] {
