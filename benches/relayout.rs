@@ -6,8 +6,9 @@
 //! its ratio to a memory copy (target at least 0.5).
 //!
 //! `cargo bench --bench relayout -- --warm-up-time 1 --measurement-time 3`
-//! (`-- 16MiB` or `-- 256MiB` for one size; with `--features rayon`, the
-//! `threads` cases run the same copies on every core).
+//! (`-- 16MiB` or `-- 256MiB` for one size; with `--features rayon`, each
+//! case again as `_threads`, the same copy by `Relayout::run_parallel` on
+//! every core of the machine).
 
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -113,7 +114,7 @@ fn bench(c: &mut Criterion) {
                 })
             });
             #[cfg(feature = "rayon")]
-            if name.starts_with("transpose_f32") || name.starts_with("untile_f32") {
+            {
                 g.bench_function(format!("{name}_threads"), |b| {
                     b.iter(|| {
                         plan.run_parallel(black_box(src), dst).unwrap();

@@ -1,10 +1,11 @@
 //! AVX: 16 x 16 blocks of 4-byte elements as four 8 x 8 transposes.
 
-use super::direct::Block;
+use super::direct::{Block, Lines};
 use std::arch::x86_64::{
     __m256, _mm256_loadu_ps, _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_storeu_ps,
     _mm256_stream_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
 };
+use std::mem::MaybeUninit;
 
 /// 16 x 16 blocks in 8 x 8 transposes, the two halves of each
 /// destination row one after the other, with non-temporal stores
@@ -21,8 +22,23 @@ impl<const NT: bool> Block for Block16<NT> {
     /// the CPU has AVX.
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+        if NT {
+            // Streamed, each destination line is written whole from a
+            // buffer in L1: two halves written apart would leave the
+            // write-combining buffers with partial lines.
+            let mut cols = MaybeUninit::<Lines>::uninit();
+            let pc = cols.as_mut_ptr().cast::<u8>();
+            // SAFETY: the source rows are what the caller vouches for;
+            // the 16 rows of 64 bytes written lie in `cols` (more than 4096 bytes),
+            // which `stream_lines` then reads, every byte written.
+            unsafe {
+                block16::<false>(pa, sa, pc, 64);
+                super::sse::stream_lines(pc, 16, pt, st);
+            }
+            return;
+        }
         // SAFETY: as the caller vouches.
-        unsafe { block16::<NT>(pa, sa, pt, st) }
+        unsafe { block16::<false>(pa, sa, pt, st) }
     }
 }
 

@@ -8,11 +8,17 @@
 //! however their addresses collide.
 //!
 //! A large destination is written with non-temporal stores (whole lines,
-//! never read first), the blocks in source order: a band of source rows
-//! from left to right, the destination rows it writes limited to about
-//! [`SPAN`] bytes so that their pages stay in the TLB. Otherwise the
-//! blocks go in destination order, likewise limited on the source side.
+//! never read first), in tiles of [`TILE`] x [`TILE`] elements so that
+//! the pages of the rows a tile visits on both sides stay in the TLB;
+//! within a tile, a band of source rows from left to right, [`GATHER`]
+//! blocks at a time: their source rows are first copied whole into a
+//! buffer in L1 (rows a multiple of 4 KiB apart, read in pieces, would
+//! evict each other before their lines are used up), and each block is
+//! transposed into a second buffer from which every destination line is
+//! streamed whole. Smaller copies go in destination order, the source
+//! rows a sweep visits limited to about [`SPAN`] bytes.
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 use super::{Axis, box_span};
@@ -23,6 +29,10 @@ const NARROW: usize = 8;
 
 /// Bytes of the rows a sweep visits on the far side.
 const SPAN: usize = 2 << 20;
+
+/// Elements on each side of the tiles a streamed transpose is copied in
+/// (fewer under Miri, so that its tests reach past a tile).
+const TILE: usize = if cfg!(miri) { 128 } else { 512 };
 
 /// The instructions the 16 x 16 blocks are copied with. Only made for
 /// a CPU that has them.
@@ -58,6 +68,17 @@ impl Kernel {
         Kernel::avx().unwrap_or_else(Kernel::sse)
     }
 }
+
+/// Bytes of a cache line.
+const LINE: usize = 64;
+
+/// Source lines of each row gathered at a time by a streamed transpose.
+const GATHER: usize = 4;
+
+/// Up to 64 rows of [`GATHER`] cache lines each, in L1 on their way from
+/// the source or to the destination.
+#[repr(C, align(64))]
+pub(super) struct Lines(pub(super) [u8; 64 * GATHER * LINE]);
 
 /// Code that copies one square block of `SIZE x SIZE` elements.
 pub(super) trait Block {
@@ -177,11 +198,49 @@ impl<'a, const E: usize> Tr<'a, E> {
             unsafe { B::copy(ps.add(so as usize), sa, pd.add(dof as usize), st) }
         };
         if by_source {
-            let per = rows_per_sweep(st, b);
-            for cm in (c.start..c_end).step_by(per) {
-                for ii in (r.start..r_end).step_by(b) {
-                    for jj in (cm..c_end.min(cm + per)).step_by(b) {
-                        copy(self.at(ii, jj));
+            // Tiles of `TILE x TILE` elements: the source rows and the
+            // destination rows a tile visits (`2 * TILE` pages at most
+            // when both are a page or more apart) stay in the TLB, and
+            // each is visited for `TILE` elements in a row. Within a
+            // tile, a band of source rows from left to right, `GATHER`
+            // blocks at a time: their source rows are first copied whole
+            // into a buffer in L1, each row's `GATHER` lines in one go,
+            // so that the rows (often a multiple of 4 KiB apart) do not
+            // evict each other from the caches between the pieces of a
+            // row, and memory is read in runs.
+            assert_eq!(b * E, LINE, "streamed blocks have rows of a line");
+            let mut lines = MaybeUninit::<Lines>::uninit();
+            let pg = lines.as_mut_ptr().cast::<u8>();
+            let t = (TILE / b * b).max(b);
+            let w = (GATHER * LINE) as isize;
+            for ib in (r.start..r_end).step_by(t) {
+                let ie = r_end.min(ib + t);
+                for jb in (c.start..c_end).step_by(t) {
+                    let je = c_end.min(jb + t);
+                    for ii in (ib..ie).step_by(b) {
+                        for jg in (jb..je).step_by(GATHER * b) {
+                            let g = (je - jg) / b;
+                            let g = g.min(GATHER);
+                            let (so, _) = self.at(ii, jg);
+                            // SAFETY: as for `copy`, the `g` blocks from
+                            // column `jg` (`jg + g*b <= je <= j.n`), whose
+                            // source rows (`g * LINE` bytes each, `b * E
+                            // == LINE`) are gathered into rows `k < b <=
+                            // 64` of `w` bytes of `lines` (64 * w bytes),
+                            // distinct from both buffers; each `B::copy`
+                            // reads bytes just written.
+                            unsafe {
+                                let pa = ps.add(so as usize);
+                                for k in 0..b as isize {
+                                    let (from, to) = (pa.offset(k * sa), pg.offset(k * w));
+                                    std::ptr::copy_nonoverlapping(from, to, g * LINE);
+                                }
+                                for q in 0..g {
+                                    let (_, dof) = self.at(ii, jg + q * b);
+                                    B::copy(pg.add(q * LINE), w, pd.add(dof as usize), st);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -202,19 +261,21 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// positions: for each position of the long side, the few elements
     /// of the short side, so that the long side is read (or written) in
     /// order and each of the few rows on the other side too.
-    fn narrow(&mut self) {
+    /// `stream`: the destination may be written with non-temporal
+    /// stores where whole lines can be.
+    fn narrow(&mut self, stream: bool) {
         match self.i.n.min(self.j.n) {
-            2 => self.narrow_k::<2>(),
-            3 => self.narrow_k::<3>(),
-            4 => self.narrow_k::<4>(),
-            _ => self.narrow_k::<0>(),
+            2 => self.narrow_k::<2>(stream),
+            3 => self.narrow_k::<3>(false),
+            4 => self.narrow_k::<4>(false),
+            _ => self.narrow_k::<0>(false),
         }
     }
 
     /// [`narrow`](Self::narrow) with `K` positions on the short side
     /// (`0`: any number).
     #[inline(always)]
-    fn narrow_k<const K: usize>(&mut self) {
+    fn narrow_k<const K: usize>(&mut self, stream: bool) {
         let (i, j) = (self.i, self.j);
         let short_i = i.n <= j.n;
         let (long, k) = if short_i { (j.n, i.n) } else { (i.n, j.n) };
@@ -231,17 +292,31 @@ impl<'a, const E: usize> Tr<'a, E> {
         if E == 2 && K == 2 && !short_i && ls == 4 {
             // Pairs of 2-byte elements split into two rows (bf16 in
             // `(2,1)` sub-tiles): 8 pairs at a time.
+            // Streamed when both destination rows start on a line: each
+            // row is then written in order, 16 bytes (`8 * ld`) at a
+            // time, two lines open at once.
+            let first = (pd as usize).wrapping_add(dof as usize);
+            let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
             done = long / 8 * 8;
             for _ in 0..long / 8 {
                 // SAFETY: the 8 pairs at `so` (32 bytes, `ls == 4`) and
                 // the 8 elements at `dof` and `dof + md` of each row are
                 // elements `ii .. ii + 8` of the transpose, checked by
-                // `Tr::new` to lie in the buffers.
+                // `Tr::new` to lie in the buffers; with `nt`, both
+                // destination rows start `16k` bytes after a multiple of 64.
                 unsafe {
-                    super::sse::split_pairs16(ps.offset(so), pd.offset(dof), pd.offset(dof + md));
+                    let (p0, p1) = (pd.offset(dof), pd.offset(dof + md));
+                    if nt {
+                        super::sse::split_pairs16::<true>(ps.offset(so), p0, p1);
+                    } else {
+                        super::sse::split_pairs16::<false>(ps.offset(so), p0, p1);
+                    }
                 }
                 so += 8 * ls;
                 dof += 8 * ld;
+            }
+            if nt {
+                fence();
             }
         }
         for _ in done..long {
@@ -320,7 +395,7 @@ fn transpose_e<const E: usize>(
             && i.n.max(j.n) >= b
             && let Some(mut tr) = Tr::<E>::new(i, j, src, s, dst, d)
         {
-            tr.narrow();
+            tr.narrow(stream);
             return true;
         }
         return false;
@@ -371,6 +446,8 @@ fn transpose_e<const E: usize>(
 /// Orders the non-temporal stores before anything the thread does
 /// next, as they require.
 fn fence() {
+    // Under Miri the streamed stores are ordinary ones (`sse::stream`).
+    #[cfg(not(miri))]
     // SAFETY: `sfence` has no preconditions and SSE is part of the
     // x86_64 baseline (newer compilers make the intrinsic safe).
     #[allow(unused_unsafe)]
@@ -382,7 +459,7 @@ fn fence() {
 #[cfg(test)]
 mod tests {
     use super::super::Axis;
-    use super::{Kernel, transpose};
+    use super::{GATHER, Kernel, TILE, transpose};
 
     /// Every kernel, streaming or not, at several alignments of the
     /// destination, on a transpose of `rows x cols` `e`-byte elements
@@ -406,9 +483,14 @@ mod tests {
         let kernels = [Some(Kernel::sse()), Kernel::avx()];
         for kernel in kernels.into_iter().flatten() {
             for stream in [false, true] {
-                for offset in [0usize, 4, 16, 52, 1] {
-                    let len = offset + pitch * cols + 64;
+                // The last offset puts the destination on a 64-byte
+                // line, where the streamed loops write whole lines.
+                let offsets = if cfg!(miri) { 4..6 } else { 0..6 };
+                for k in offsets {
+                    let len = 64 + pitch * cols + 64;
                     let mut dst = vec![0xA5u8; len];
+                    let aligned = (64 - dst.as_ptr() as usize % 64) % 64;
+                    let offset = [0usize, 4, 16, 52, 1, aligned][k];
                     let done =
                         transpose(kernel, e, i, j, &src, 0, &mut dst, offset as isize, stream);
                     assert!(done, "{kernel:?} {e} {rows}x{cols}");
@@ -439,11 +521,20 @@ mod tests {
             // Rows with gaps, a multiple of 64 bytes apart; and not.
             check(e, 3 * b + 2, 2 * b + 1, (3 * b + 2) * e / 64 * 64 + 128);
             check(e, b + 5, b + 3, (b + 5) * e + 12);
-            // Narrow: a few planes interleaved, or split apart.
+            // More than a tile each way, ragged: whole tiles, partial
+            // ones, and gathers of fewer than `GATHER` blocks.
+            // (Under Miri the tile is small enough for the cases above.)
+            if !cfg!(miri) {
+                let big = TILE + 2 * b + 3;
+                check(e, big, TILE + GATHER * b + b + 1, big * e / 64 * 64 + 64);
+            }
+            // Narrow: a few planes interleaved, or split apart (2-byte
+            // pairs into rows a multiple of 64 bytes apart: streamed).
             for k in [2, 3, 4, 7] {
                 check(e, k, 2 * b + 3, k * e);
                 check(e, k, b, k * e + 8);
                 check(e, 2 * b + 3, k, (2 * b + 3) * e);
+                check(e, 2 * b + 3, k, ((2 * b + 3) * e).div_ceil(64) * 64);
             }
             // Too small for the blocks: nothing done.
             let (i, j) = (

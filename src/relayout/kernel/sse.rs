@@ -3,13 +3,14 @@
 //! 4 x 4 four-byte or 2 x 2 eight-byte elements), used by the staged copy
 //! ([`transpose_square`]) and by the direct blocks ([`Square`], [`Line`]).
 
-use super::direct::Block;
+use super::direct::{Block, Lines};
 use std::arch::x86_64::{
     __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_setzero_si128, _mm_slli_epi32, _mm_srai_epi32,
-    _mm_storeu_si128, _mm_stream_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+    _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
     _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
     _mm_unpacklo_epi64,
 };
+use std::mem::MaybeUninit;
 
 /// Whether [`square`] handles `E`-byte elements.
 pub(super) const fn has_square(e: usize) -> bool {
@@ -72,35 +73,28 @@ impl<const E: usize, const NT: bool> Block for Line<E, NT> {
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
         let n = (16 / E) as isize;
-        if NT && E < 4 {
+        if NT {
             // Streamed, the `16 / E` destination rows of a square would
             // be `16 / E` lines written a quarter at a time, more than
-            // the CPU's write-combining buffers hold: the block goes
-            // through a buffer in L1 and out a whole line at a time.
-            let mut tmp = Stage([0; 4096]);
-            let pb = tmp.0.as_mut_ptr();
-            // Each source row read whole, one after the other.
+            // the CPU's write-combining buffers hold: the block is
+            // transposed into a buffer in L1 and streamed out a whole
+            // line at a time.
+            let mut cols = MaybeUninit::<Lines>::uninit();
+            let pc = cols.as_mut_ptr().cast::<u8>();
             for r0 in 0..4isize {
                 for c0 in 0..4isize {
-                    // SAFETY: a square of what the caller vouches for, into
-                    // rows `n*c0 ..` (< 64 / E) of 64 bytes of `tmp`,
-                    // which has 4096 bytes.
+                    // SAFETY: a square of what the caller vouches for,
+                    // into rows `n*c0 ..` (< 64 / E) of 64 bytes of
+                    // `cols`, which has 4096 bytes.
                     unsafe {
                         let a = pa.offset(n * r0 * sa + 16 * c0);
-                        square::<E, false>(a, sa, pb.offset(n * c0 * 64 + 16 * r0), 64);
+                        square::<E, false>(a, sa, pc.offset(n * c0 * 64 + 16 * r0), 64);
                     }
                 }
             }
-            for row in 0..Self::SIZE as isize {
-                for q in 0..4isize {
-                    // SAFETY: row `row` of the block, which the caller
-                    // vouches for (16-byte aligned), and of `tmp`.
-                    unsafe {
-                        let v = _mm_loadu_si128(pb.offset(row * 64 + 16 * q).cast());
-                        _mm_stream_si128(pt.offset(row * st + 16 * q).cast(), v);
-                    }
-                }
-            }
+            // SAFETY: every byte of the `SIZE` rows of `cols` was written
+            // above; the destination rows are what the caller vouches for.
+            unsafe { stream_lines(pc, Self::SIZE, pt, st) };
             return;
         }
         for c0 in 0..4isize {
@@ -118,19 +112,58 @@ impl<const E: usize, const NT: bool> Block for Line<E, NT> {
     }
 }
 
-/// A block of [`Line`] on its way to a streamed destination.
-#[repr(C, align(64))]
-struct Stage([u8; 4096]);
+/// Streams the `n` rows of 64 bytes at `pc` (64 bytes apart) to the
+/// destination rows at `pt + k * st`, each written whole with
+/// non-temporal stores.
+///
+/// # Safety
+///
+/// The `n * 64` bytes at `pc` are readable; the 64 bytes at `pt + k*st`
+/// (`k < n`) writable, 16-byte aligned and disjoint from them.
+#[inline(always)]
+pub(super) unsafe fn stream_lines(pc: *const u8, n: usize, pt: *mut u8, st: isize) {
+    for row in 0..n as isize {
+        for q in 0..4isize {
+            // SAFETY: as the caller vouches; SSE2 is part of the x86_64
+            // baseline.
+            unsafe {
+                let v = _mm_loadu_si128(pc.offset(row * 64 + 16 * q).cast());
+                stream(pt.offset(row * st + 16 * q), v);
+            }
+        }
+    }
+}
+
+/// Stores `v` at `p` with a non-temporal store. Under Miri, which cannot
+/// run the instruction, an ordinary store of the same 16 bytes, so that
+/// the streamed loops are checked all the same.
+///
+/// # Safety
+///
+/// The 16 bytes at `p` are writable; `p` is 16-byte aligned.
+#[inline(always)]
+unsafe fn stream(p: *mut u8, v: __m128i) {
+    debug_assert!(p.addr().is_multiple_of(16), "a streamed store is aligned");
+    // SAFETY: as the caller vouches; SSE2 is part of the x86_64 baseline.
+    unsafe {
+        #[cfg(not(miri))]
+        std::arch::x86_64::_mm_stream_si128(p.cast(), v);
+        #[cfg(miri)]
+        _mm_storeu_si128(p.cast(), v);
+    }
+}
 
 /// Splits the 8 pairs of 2-byte elements at `pa` into the first
-/// elements of each (8 at `p0`) and the second (8 at `p1`).
+/// elements of each (8 at `p0`) and the second (8 at `p1`), with
+/// non-temporal stores if `NT`.
 ///
 /// # Safety
 ///
 /// The 32 bytes at `pa` are readable, the 16 bytes at `p0` and at `p1`
-/// writable and disjoint from them.
+/// writable and disjoint from them; with `NT`, `p0` and `p1` are 16-byte
+/// aligned.
 #[inline(always)]
-pub(super) unsafe fn split_pairs16(pa: *const u8, p0: *mut u8, p1: *mut u8) {
+pub(super) unsafe fn split_pairs16<const NT: bool>(pa: *const u8, p0: *mut u8, p1: *mut u8) {
     // SAFETY: the bytes read and written are what the caller vouches for;
     // unaligned loads and stores need no alignment. Each 32-bit lane is
     // a pair: shifted so that one element is sign-extended into the lane,
@@ -139,9 +172,15 @@ pub(super) unsafe fn split_pairs16(pa: *const u8, p0: *mut u8, p1: *mut u8) {
         let a = _mm_loadu_si128(pa.cast());
         let b = _mm_loadu_si128(pa.add(16).cast());
         let low = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
-        _mm_storeu_si128(p0.cast(), _mm_packs_epi32(low(a), low(b)));
-        let high = _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b));
-        _mm_storeu_si128(p1.cast(), high);
+        let first = _mm_packs_epi32(low(a), low(b));
+        let second = _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b));
+        if NT {
+            stream(p0, first);
+            stream(p1, second);
+        } else {
+            _mm_storeu_si128(p0.cast(), first);
+            _mm_storeu_si128(p1.cast(), second);
+        }
     }
 }
 
@@ -198,11 +237,11 @@ unsafe fn square<const E: usize, const NT: bool>(pa: *const u8, sa: isize, pt: *
             }
         }
         for (k, v) in r.into_iter().enumerate().take(n) {
-            let p = pt.offset(k as isize * st).cast();
+            let p = pt.offset(k as isize * st);
             if NT {
-                _mm_stream_si128(p, v);
+                stream(p, v);
             } else {
-                _mm_storeu_si128(p, v);
+                _mm_storeu_si128(p.cast(), v);
             }
         }
     }
