@@ -77,6 +77,7 @@ impl ArrayShape {
     /// type, `Invalid dimension size -1, is_dynamic=false`, `overflow in
     /// static extent product: dimes=[...]`.
     #[doc(alias = "MakeValidatedShape")]
+    #[doc(alias = "xla_client.Shape.array_shape")]
     pub fn new(element_type: PrimitiveType, dimensions: impl Into<Vec<i64>>) -> Result<Self> {
         let dimensions = dimensions.into();
         let dynamic: Vec<bool> = dimensions
@@ -268,6 +269,7 @@ impl ArrayShape {
 impl Shape {
     /// The element type field of this shape's proto: the array's element
     /// type, or `Tuple`, `Token`, `OpaqueType`, `Buffer`.
+    #[doc(alias = "xla_client.Shape.xla_element_type")]
     pub fn element_type(&self) -> PrimitiveType {
         match self {
             Shape::Array(a) => a.element_type,
