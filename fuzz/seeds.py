@@ -108,6 +108,92 @@ def hlo_modules():
     return out
 
 
+def hlo_module_texts():
+    """Whole modules, as XLA printed them before and after optimisation."""
+    hlo = os.path.join(DATA, "hlo")
+    out = []
+    for name in sorted(os.listdir(hlo)):
+        if name.endswith(".txt"):
+            with open(os.path.join(hlo, name), encoding="utf-8") as f:
+                out.append(f.read())
+    return out
+
+
+def length_delimited(field, payload):
+    """A length-delimited protobuf field: tag, varint length, payload."""
+    out = bytearray([(field << 3) | 2])
+    n = len(payload)
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out) + payload
+
+
+def hlo_protos():
+    """Each binary module as an HloModuleProto (first byte 0), wrapped in an
+    HloProto (1) and in an HloSnapshot (2), and for detection (3)."""
+    hlo = os.path.join(DATA, "hlo")
+    out = []
+    for name in sorted(os.listdir(hlo)):
+        if name.endswith(".pb"):
+            with open(os.path.join(hlo, name), "rb") as f:
+                module = f.read()
+            proto = length_delimited(1, module)
+            snapshot = length_delimited(1, proto)
+            out += [b"\x00" + module, b"\x01" + proto, b"\x02" + snapshot, b"\x03" + snapshot]
+    return out
+
+
+def messages():
+    """`any_message` inputs: a format byte (0 binary, 1 JSON, 2 text
+    format), a message name, a zero byte, the message."""
+    out = []
+    for name, message in (("shapes.jsonl", "xla.ShapeProto"), ("layouts.jsonl", "xla.LayoutProto")):
+        for r in records(name)[::7]:
+            prefix = message.encode() + b"\x00"
+            if r.get("proto_hex"):
+                out.append(b"\x00" + prefix + bytes.fromhex(r["proto_hex"]))
+            if r.get("json"):
+                out.append(b"\x01" + prefix + r["json"].encode())
+            if r.get("text_format"):
+                out.append(b"\x02" + prefix + r["text_format"].encode())
+    hlo = os.path.join(DATA, "hlo")
+    for name in sorted(os.listdir(hlo)):
+        if name.endswith(".pb"):
+            with open(os.path.join(hlo, name), "rb") as f:
+                out.append(b"\x00xla.HloModuleProto\x00" + f.read())
+    return out
+
+
+def cli_inputs():
+    """`cli_json` inputs: a command byte and six option bytes, then shape
+    strings, lines of them, modules; `cli_draw`: five option bytes, then a
+    shape."""
+    rng = random.Random(19)
+    shapes = shape_strings()[::5]
+    out = []
+    for i, text in enumerate(shapes[:120]):
+        options = bytes(rng.randrange(256) for _ in range(6))
+        out.append(bytes([i % 6]) + options + text.encode())
+    lines = "\n".join(shapes[:40]).encode()
+    out.append(b"\x00\x00\x03\x00\x01\x01\x00" + lines + b"\n")
+    out.append(b"\x01\x00\x07\x00\x01\x01\x00" + lines)
+    for module in hlo_module_texts()[:6]:
+        out.append(b"\x06\x00\x00\x00\x01\x01\x00" + module.encode())
+        out.append(b"\x07\x00\x00\x00\x01\x01\x03" + module.encode())
+    return out
+
+
+def draw_inputs():
+    rng = random.Random(23)
+    out = []
+    for text in shape_strings()[::3][:200]:
+        options = bytes([0, rng.randrange(1, 40), rng.randrange(1, 40), rng.choice([0, 1, 7]), 0])
+        out.append(options + text.encode())
+    return out
+
+
 def choice_inputs(seed, longest=72):
     """Byte strings for fuzz/checks.rs's readers of choices (`array_shape`
     and the others): random, from a fixed seed (the readers map any bytes
@@ -154,6 +240,11 @@ def main():
     write("relayout", choice_inputs(11, 120))
     write("strides", choice_inputs(13, 120))
     write("interop", choice_inputs(17, 120))
+    write("hlo_module", hlo_module_texts())
+    write("hlo_proto", hlo_protos())
+    write("any_message", messages())
+    write("cli_json", cli_inputs())
+    write("cli_draw", draw_inputs())
 
 
 if __name__ == "__main__":

@@ -5,17 +5,9 @@
 //! standard error, on the line's own output line in line-by-line modes, or
 //! the JSON document with `--json`), 2 for usage errors.
 
-mod convert;
-mod describe;
-mod draw;
-mod dtypes;
-mod index;
-mod input;
-mod output;
-mod report;
-mod scan;
-mod strides;
-mod validate;
+use xla_shape_cli::{
+    convert, describe, draw, dtypes, index, input, output, report, scan, strides, validate,
+};
 
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;

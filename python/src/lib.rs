@@ -21,7 +21,7 @@ use xla_shape::{Layout, ProgramShape, Shape};
 
 use buffer::Buffer;
 use errors::{IntoPyResult, invalid_argument, to_py};
-use types::{PyLayout, PyProgramShape, PyShape, as_array, json_options};
+use types::{PyLayout, PyProgramShape, PyShape, as_array, text_form_methods};
 
 /// Copies array data from the layout of `from_shape` to the layout of
 /// `to_shape` (same element type and dimensions), as XLA places elements:
@@ -229,8 +229,7 @@ const MESSAGE_NAMES: &str = "'ShapeProto', 'LayoutProto' or 'ProgramShapeProto'"
 #[pyclass(name = "LosslessMessage", module = "xla_shape", frozen)]
 struct PyLosslessMessage(LosslessMessage);
 
-#[pymethods]
-impl PyLosslessMessage {
+text_form_methods! { PyLosslessMessage, "the known fields", {
     /// Decodes `data` as `message`: `"ShapeProto"` (default),
     /// `"LayoutProto"` or `"ProgramShapeProto"`.
     #[staticmethod]
@@ -280,24 +279,6 @@ impl PyLosslessMessage {
             .collect()
     }
 
-    /// The proto3 JSON of the known fields, as protobuf's `MessageToJson`.
-    #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
-    fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
-        self.0
-            .to_json(&json_options(preserving_proto_field_name, pretty))
-    }
-
-    /// The text format of the known fields, as protobuf's
-    /// `MessageToString`.
-    #[pyo3(signature = (as_one_line=false))]
-    fn to_text_format(&self, as_one_line: bool) -> String {
-        if as_one_line {
-            self.0.to_text_format_one_line()
-        } else {
-            self.0.to_text_format()
-        }
-    }
-
     /// The `Shape`, `Layout` or `ProgramShape` of the known fields,
     /// validated as XLA does.
     fn to_model(&self, py: Python<'_>) -> PyResult<PyObject> {
@@ -324,7 +305,7 @@ impl PyLosslessMessage {
             self.0.encoded_len()
         )
     }
-}
+}}
 
 #[pymodule]
 fn _xla_shape(m: &Bound<'_, PyModule>) -> PyResult<()> {

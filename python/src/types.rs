@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
-use xla_shape::formats::{JsonOptions, ProtoFormats};
+use xla_shape::formats::{JsonOptions, LosslessMessage, ProtoFormats};
 use xla_shape::{ArrayShape, Layout, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape, Tile};
 use xla_shape::{layout_util, shape_util, text};
 
@@ -92,6 +92,133 @@ pub fn element_type_from(value: &Bound<'_, PyAny>) -> PyResult<PrimitiveType> {
     crate::dtype::element_type_of_dtype(value)
 }
 
+/// The text forms of a message, shared by the model classes and
+/// `LosslessMessage`: proto3 JSON as protobuf's `json_format.MessageToJson`
+/// writes it, text format as `text_format.MessageToString`.
+pub trait TextForms {
+    /// The proto3 JSON with these options.
+    fn json(&self, options: &JsonOptions) -> String;
+    /// The text format, on one line or one field a line.
+    fn text_format(&self, as_one_line: bool) -> String;
+}
+
+/// `TextForms` of types with these methods: the models (through
+/// `ProtoFormats`) and `LosslessMessage` (its own).
+macro_rules! text_forms {
+    ($($t:ty => $json:ident),*) => {$(
+        impl TextForms for $t {
+            fn json(&self, options: &JsonOptions) -> String {
+                self.$json(options)
+            }
+            fn text_format(&self, as_one_line: bool) -> String {
+                if as_one_line {
+                    self.to_text_format_one_line()
+                } else {
+                    self.to_text_format()
+                }
+            }
+        }
+    )*};
+}
+
+text_forms!(Shape => to_json_with, Layout => to_json_with, ProgramShape => to_json_with, LosslessMessage => to_json);
+
+/// The Python methods of a class wrapping a `TextForms` value:
+/// `to_json` and `to_text_format`, followed by the class's own methods
+/// (PyO3 takes one `#[pymethods]` block per class).
+macro_rules! text_form_methods {
+    ($class:ident, $what:expr, { $($methods:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            #[doc = concat!("The proto3 JSON of ", $what, ", as protobuf's")]
+            /// `json_format.MessageToJson` writes it (`pretty=True`) or
+            /// compact.
+            #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
+            fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
+                $crate::types::TextForms::json(
+                    &self.0,
+                    &$crate::types::json_options(preserving_proto_field_name, pretty),
+                )
+            }
+
+            #[doc = concat!("The protobuf text format of ", $what, ", as")]
+            /// protobuf's `text_format.MessageToString` writes it.
+            #[pyo3(signature = (as_one_line=false))]
+            fn to_text_format(&self, as_one_line: bool) -> String {
+                $crate::types::TextForms::text_format(&self.0, as_one_line)
+            }
+
+            $($methods)*
+        }
+    };
+}
+pub(crate) use text_form_methods;
+
+/// The Python methods of a class wrapping a model type (`Shape`, `Layout`,
+/// `ProgramShape`): the conversions to and from serialized bytes, protobuf
+/// message objects, proto3 JSON and text format, and pickling, followed by
+/// the class's own methods.
+macro_rules! proto_model_methods {
+    ($class:ident($model:ident), $message:literal, { $($methods:tt)* }) => {
+        text_form_methods! { $class, concat!("the `", $message, "`"), {
+            #[doc = concat!("The value of serialized `", $message, "` bytes, validated as XLA's")]
+            /// `FromProto` (jaxlib has no way to do this).
+            #[staticmethod]
+            fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
+                $model::from_proto_bytes(data).py().map($class)
+            }
+
+            #[doc = concat!("The serialized `", $message, "`, byte-identical to XLA's (and to")]
+            /// jaxlib's `to_serialized_proto`).
+            fn to_serialized_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                PyBytes::new(py, &self.0.to_proto_bytes())
+            }
+
+            #[doc = concat!("The value of any `", $message, "` message object with")]
+            /// `SerializeToString()`: TensorFlow's `xla_data_pb2`, jaxlib's, or
+            /// one generated from xla_data.proto.
+            #[staticmethod]
+            fn from_proto(message: &Bound<'_, PyAny>) -> PyResult<Self> {
+                let data = message.call_method0("SerializeToString")?;
+                let data = data.downcast::<PyBytes>().map_err(|_| {
+                    PyTypeError::new_err("SerializeToString() did not return bytes")
+                })?;
+                Self::from_proto_bytes(data.as_bytes())
+            }
+
+            #[doc = concat!("A message of the protobuf class `cls` (an `", $message, "` class")]
+            /// such as TensorFlow's `xla_data_pb2`) holding this value.
+            fn to_proto<'py>(&self, cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+                let message = cls.call0()?;
+                message.call_method1("ParseFromString", (self.to_serialized_proto(cls.py()),))?;
+                Ok(message)
+            }
+
+            #[doc = concat!("The value of a proto3 JSON `", $message, "`.")]
+            #[staticmethod]
+            fn from_json(json: &str) -> PyResult<Self> {
+                $model::from_json(json).py().map($class)
+            }
+
+            #[doc = concat!("The value of an `", $message, "` in protobuf text format.")]
+            #[staticmethod]
+            fn from_text_format(text: &str) -> PyResult<Self> {
+                $model::from_text_format(text).py().map($class)
+            }
+
+            fn __reduce__<'py>(
+                slf: &Bound<'py, Self>,
+            ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+                let py = slf.py();
+                let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
+                Ok((ctor, (slf.get().to_serialized_proto(py),)))
+            }
+
+            $($methods)*
+        }}
+    };
+}
+
 fn tiles_from(tiling: Vec<Vec<i64>>) -> PyResult<Vec<Tile>> {
     tiling.iter().map(|t| Tile::new(t).py()).collect()
 }
@@ -102,8 +229,7 @@ fn tiles_from(tiling: Vec<Vec<i64>>) -> PyResult<Vec<Tile>> {
 #[derive(Clone)]
 pub struct PyLayout(pub Layout);
 
-#[pymethods]
-impl PyLayout {
+proto_model_methods! { PyLayout(Layout), "xla.LayoutProto", {
     /// `Layout(minor_to_major)` or `Layout(minor_to_major, tiling,
     /// element_size_in_bits=0)`, as jaxlib; `tiling` is a sequence of tile
     /// bounds such as `[(8, 128), (2, 1)]`.
@@ -127,48 +253,6 @@ impl PyLayout {
     #[staticmethod]
     fn parse(text: &str) -> PyResult<Self> {
         text::parse_layout(text).py().map(PyLayout)
-    }
-
-    /// The layout of serialized `xla.LayoutProto` bytes.
-    #[staticmethod]
-    fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
-        Layout::from_proto_bytes(data).py().map(PyLayout)
-    }
-
-    /// The serialized `xla.LayoutProto`, as XLA writes it.
-    fn to_serialized_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.0.to_proto_bytes())
-    }
-
-    /// The layout of a proto3 JSON `xla.LayoutProto`.
-    #[staticmethod]
-    fn from_json(json: &str) -> PyResult<Self> {
-        Layout::from_json(json).py().map(PyLayout)
-    }
-
-    /// The proto3 JSON of the layout's `xla.LayoutProto`, as protobuf's
-    /// `json_format.MessageToJson` writes it (`pretty=True`) or compact.
-    #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
-    fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
-        self.0
-            .to_json_with(&json_options(preserving_proto_field_name, pretty))
-    }
-
-    /// The layout of an `xla.LayoutProto` in protobuf text format.
-    #[staticmethod]
-    fn from_text_format(text: &str) -> PyResult<Self> {
-        Layout::from_text_format(text).py().map(PyLayout)
-    }
-
-    /// The protobuf text format of the layout's `xla.LayoutProto`, as
-    /// protobuf's `text_format.MessageToString` writes it.
-    #[pyo3(signature = (as_one_line=false))]
-    fn to_text_format(&self, as_one_line: bool) -> String {
-        if as_one_line {
-            self.0.to_text_format_one_line()
-        } else {
-            self.0.to_text_format()
-        }
     }
 
     /// The dimension numbers from minor to major.
@@ -227,15 +311,7 @@ impl PyLayout {
         self.0.hash(&mut h);
         h.finish()
     }
-
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let py = slf.py();
-        let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
-        Ok((ctor, (slf.get().to_serialized_proto(py),)))
-    }
-}
+}}
 
 pub fn json_options(preserving_proto_field_name: bool, pretty: bool) -> JsonOptions {
     JsonOptions::new()
@@ -280,8 +356,7 @@ pub fn as_array(shape: &Shape) -> PyResult<&ArrayShape> {
         .ok_or_else(|| invalid_argument(format!("expected an array shape, got {shape}")))
 }
 
-#[pymethods]
-impl PyShape {
+proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
     /// The shape of HLO text (`"f32[2,3]{1,0}"`), as XLA's `ParseShape`.
     #[new]
     fn py_new(text: &str) -> PyResult<Self> {
@@ -357,72 +432,6 @@ impl PyShape {
     #[staticmethod]
     fn token_shape() -> Self {
         PyShape(shape_util::make_token_shape())
-    }
-
-    /// The shape of serialized `xla.ShapeProto` bytes, validated as XLA's
-    /// `Shape::FromProto` and `ValidateShapeWithOptionalLayout` (jaxlib has
-    /// no way to do this).
-    #[staticmethod]
-    fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
-        Shape::from_proto_bytes(data).py().map(PyShape)
-    }
-
-    /// The shape of any `ShapeProto` message object with
-    /// `SerializeToString()`: TensorFlow's `xla_data_pb2.ShapeProto`,
-    /// jaxlib's, or one generated from xla_data.proto.
-    #[staticmethod]
-    fn from_proto(message: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let data = message.call_method0("SerializeToString")?;
-        let data = data
-            .downcast::<PyBytes>()
-            .map_err(|_| PyTypeError::new_err("SerializeToString() did not return bytes"))?;
-        Self::from_proto_bytes(data.as_bytes())
-    }
-
-    /// A message of the protobuf class `cls` (such as
-    /// `xla_data_pb2.ShapeProto`) holding this shape.
-    fn to_proto<'py>(&self, cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let py = cls.py();
-        let message = cls.call0()?;
-        message.call_method1("ParseFromString", (self.to_serialized_proto(py),))?;
-        Ok(message)
-    }
-
-    /// The serialized `xla.ShapeProto`, byte-identical to XLA's (and to
-    /// jaxlib's `to_serialized_proto`).
-    fn to_serialized_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.0.to_proto_bytes())
-    }
-
-    /// The shape of a proto3 JSON `xla.ShapeProto`.
-    #[staticmethod]
-    fn from_json(json: &str) -> PyResult<Self> {
-        Shape::from_json(json).py().map(PyShape)
-    }
-
-    /// The proto3 JSON of the shape's `xla.ShapeProto`, as protobuf's
-    /// `json_format.MessageToJson` writes it (`pretty=True`) or compact.
-    #[pyo3(signature = (preserving_proto_field_name=false, pretty=false))]
-    fn to_json(&self, preserving_proto_field_name: bool, pretty: bool) -> String {
-        self.0
-            .to_json_with(&json_options(preserving_proto_field_name, pretty))
-    }
-
-    /// The shape of an `xla.ShapeProto` in protobuf text format.
-    #[staticmethod]
-    fn from_text_format(text: &str) -> PyResult<Self> {
-        Shape::from_text_format(text).py().map(PyShape)
-    }
-
-    /// The protobuf text format of the shape's `xla.ShapeProto`, as
-    /// protobuf's `text_format.MessageToString` writes it.
-    #[pyo3(signature = (as_one_line=false))]
-    fn to_text_format(&self, as_one_line: bool) -> String {
-        if as_one_line {
-            self.0.to_text_format_one_line()
-        } else {
-            self.0.to_text_format()
-        }
     }
 
     /// The dimension sizes of an array; raises for other shapes (where
@@ -585,14 +594,7 @@ impl PyShape {
         h.finish()
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let py = slf.py();
-        let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
-        Ok((ctor, (slf.get().to_serialized_proto(py),)))
-    }
-}
+}}
 
 /// A computation's signature: parameter shapes and a result shape
 /// (`xla.ProgramShapeProto`), as jaxlib's `xla_client.ProgramShape`.
@@ -600,8 +602,7 @@ impl PyShape {
 #[derive(Clone)]
 pub struct PyProgramShape(pub ProgramShape);
 
-#[pymethods]
-impl PyProgramShape {
+proto_model_methods! { PyProgramShape(ProgramShape), "xla.ProgramShapeProto", {
     /// `ProgramShape(parameter_shapes, result_shape)`, as jaxlib;
     /// `parameter_names` optionally names the parameters.
     #[new]
@@ -630,19 +631,6 @@ impl PyProgramShape {
             parameters,
             result_shape.0.clone(),
         )))
-    }
-
-    /// The program shape of serialized `xla.ProgramShapeProto` bytes.
-    #[staticmethod]
-    fn from_proto_bytes(data: &[u8]) -> PyResult<Self> {
-        ProgramShape::from_proto_bytes(data)
-            .py()
-            .map(PyProgramShape)
-    }
-
-    /// The serialized `xla.ProgramShapeProto`.
-    fn to_serialized_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.0.to_proto_bytes())
     }
 
     /// The parameter shapes.
@@ -677,11 +665,4 @@ impl PyProgramShape {
         })
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let py = slf.py();
-        let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
-        Ok((ctor, (slf.get().to_serialized_proto(py),)))
-    }
-}
+}}

@@ -67,7 +67,7 @@ pub fn typed_view<'py>(
 /// `ShapeUtil::ByteSizeOf(shape, pointer_size)`: the bytes of an array,
 /// or of a tuple's index table (`pointer_size` per element).
 #[pyfunction]
-#[pyo3(signature = (shape, pointer_size=-1))]
+#[pyo3(signature = (shape, pointer_size=-1), text_signature = "(shape, pointer_size=-1)")]
 fn byte_size_of(shape: PyRef<'_, PyShape>, pointer_size: i64) -> PyResult<i64> {
     shape_util::byte_size_of(&shape.0, pointer_size).py()
 }
@@ -147,6 +147,55 @@ fn equal(lhs: PyRef<'_, PyShape>, rhs: PyRef<'_, PyShape>) -> bool {
 #[pyfunction]
 fn compatible(lhs: PyRef<'_, PyShape>, rhs: PyRef<'_, PyShape>) -> bool {
     shape_util::compatible(&lhs.0, &rhs.0)
+}
+
+/// Shape queries that take shapes and return what the Rust function
+/// returns; `array` ones take arrays and raise for other shapes.
+macro_rules! shape_queries {
+    ($($(#[$doc:meta])* $kind:ident fn $name:ident($($arg:ident),+) -> $ret:ty;)*) => {$(
+        $(#[$doc])*
+        #[pyfunction]
+        fn $name($($arg: PyRef<'_, PyShape>),+) -> PyResult<$ret> {
+            Ok(shape_util::$name($(shape_queries!(@$kind $arg)),+))
+        }
+    )*};
+    (@shape $arg:ident) => { &$arg.0 };
+    (@array $arg:ident) => { as_array(&$arg.0)? };
+}
+
+shape_queries! {
+    /// `ShapeUtil::IsEmptyTuple`.
+    shape fn is_empty_tuple(shape) -> bool;
+    /// `ShapeUtil::IsNestedTuple`: a tuple with a tuple element.
+    shape fn is_nested_tuple(shape) -> bool;
+    /// `ShapeUtil::EqualStructure`: the same tuple tree, leaves aside.
+    shape fn equal_structure(lhs, rhs) -> bool;
+    /// `ShapeUtil::EqualIgnoringElementType`.
+    shape fn equal_ignoring_element_type(lhs, rhs) -> bool;
+    /// `ShapeUtil::EqualIgnoringFpPrecision`.
+    shape fn equal_ignoring_fp_precision(lhs, rhs) -> bool;
+    /// `ShapeUtil::CompatibleIgnoringElementType`.
+    shape fn compatible_ignoring_element_type(lhs, rhs) -> bool;
+    /// `ShapeUtil::CompatibleIgnoringFpPrecision`.
+    shape fn compatible_ignoring_fp_precision(lhs, rhs) -> bool;
+    /// `ShapeUtil::SameElementType`.
+    shape fn same_element_type(lhs, rhs) -> bool;
+    /// `ShapeUtil::ElementIsFloating`.
+    shape fn element_is_floating(shape) -> bool;
+    /// `ShapeUtil::ElementIsIntegral`.
+    shape fn element_is_integral(shape) -> bool;
+    /// `ShapeUtil::ElementIsSigned`: signed integers and floating point.
+    shape fn element_is_signed(shape) -> bool;
+    /// `ShapeUtil::ElementIsComplex`.
+    shape fn element_is_complex(shape) -> bool;
+    /// `ShapeUtil::SubshapeCount`: the shape and every nested element.
+    shape fn subshape_count(shape) -> i64;
+    /// `ShapeUtil::SameRank` of two arrays.
+    array fn same_rank(lhs, rhs) -> bool;
+    /// `ShapeUtil::SameDimensions` of two arrays.
+    array fn same_dimensions(lhs, rhs) -> bool;
+    /// `ShapeUtil::TrueNumDimensions`: the dimensions of size other than 1.
+    array fn true_num_dimensions(shape) -> i64;
 }
 
 /// `ShapeUtil::IsScalar`.
@@ -610,6 +659,22 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
                 device_shape_to_host_shape,
                 transpose_is_bitcast,
                 reshape_is_bitcast,
+                is_empty_tuple,
+                is_nested_tuple,
+                equal_structure,
+                equal_ignoring_element_type,
+                equal_ignoring_fp_precision,
+                compatible_ignoring_element_type,
+                compatible_ignoring_fp_precision,
+                same_element_type,
+                element_is_floating,
+                element_is_integral,
+                element_is_signed,
+                element_is_complex,
+                subshape_count,
+                same_rank,
+                same_dimensions,
+                true_num_dimensions,
             );
             Ok(())
         },

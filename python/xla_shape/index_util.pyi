@@ -2,6 +2,15 @@ from typing import List, Sequence, Tuple
 
 from . import Shape
 
+__all__ = [
+    "multidimensional_index_to_linear_index",
+    "linear_index_to_multidimensional_index",
+    "bump_indices",
+    "get_dimension_stride",
+    "index_in_bounds",
+    "compare_indices",
+]
+
 def multidimensional_index_to_linear_index(shape: Shape, index: Sequence[int]) -> int: ...
 def linear_index_to_multidimensional_index(shape: Shape, linear_index: int) -> List[int]: ...
 def bump_indices(shape: Shape, index: Sequence[int]) -> Tuple[bool, List[int]]: ...

@@ -2,6 +2,31 @@ from typing import List, Sequence
 
 from . import Layout, Shape
 
+__all__ = [
+    "make_layout",
+    "make_layout_from_major_to_minor",
+    "make_descending_layout",
+    "make_ascending_layout",
+    "get_default_layout_for_rank",
+    "get_with_default_layout",
+    "clear_layout",
+    "validate_layout_for_shape",
+    "validate_layout_in_shape",
+    "is_dense_array",
+    "has_layout",
+    "has_any_layout",
+    "has_descending_layout",
+    "equal",
+    "human_string",
+    "layouts_in_shapes_equal",
+    "minor_to_major",
+    "make_logical_to_physical",
+    "major",
+    "minor",
+    "linear_index",
+    "move_dim_to_major",
+]
+
 def make_layout(minor_to_major: Sequence[int]) -> Layout: ...
 def make_layout_from_major_to_minor(major_to_minor: Sequence[int]) -> Layout: ...
 def make_descending_layout(rank: int) -> Layout: ...

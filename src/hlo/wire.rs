@@ -1,20 +1,28 @@
-//! Decoding binary modules into the view.
+//! Decoding binary modules into the view, straight from the bytes.
 //!
-//! The messages below (named as the schema's, so that decode errors name
-//! them as Google's runtime does) declare only the fields the view reads, with the
-//! numbers of `proto/xla/service/hlo.proto` (checked against the full
-//! generated types by `tests/hlo_module.rs`); prost skips every other field
-//! without building it, so a module is decoded once, in time linear in its
-//! size, and the view takes the decoded strings and shapes by move.
+//! The walk goes HloModuleProto -> computations -> instructions over the
+//! crate's protobuf byte layer and reads only the fields the view needs
+//! (numbers in `protobuf::fields`, checked against
+//! `proto/xla/service/hlo.proto`); every other field is skipped without
+//! being built. Semantics are Google's runtime's, as for `ShapeProto`: a
+//! known field with another wire type is an unknown field, the last scalar
+//! wins, repeated fields append, and a singular message given twice is
+//! merged. Merging two encodings of a message is reading their
+//! concatenation (protobuf encoding guide, "Last One Wins"), so a shape
+//! given twice is read from its parts joined; given once, as almost always,
+//! it is a slice of the input. Each distinct shape is read once: the view
+//! keeps the answer by the shape's exact bytes, and a repeated shape costs
+//! one lookup. The module is never held twice: only the input and the view.
 
-use prost::Message;
-use prost::bytes::Buf;
-use prost::encoding::{WireType, decode_key, decode_varint};
+use std::borrow::Cow;
+use std::collections::HashMap;
 
-use super::{HloComputation, HloInstruction, HloModule, ModuleSource, Recent, Rejected};
+use super::{HloComputation, HloInstruction, HloModule, ModuleSource, Rejected};
 use crate::error::{Error, ErrorKind, Result};
+use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::{ProgramShape, Shape};
-use crate::proto::{ProgramShapeProto, ShapeProto};
+use crate::protobuf::fields::{hlo_computation, hlo_instruction, hlo_module, hlo_wrapper};
+use crate::protobuf::{DECODE_CONTEXT, Reader, WireError, WireResult, WireType};
 
 /// The message of `xla/service/hlo.proto` that holds a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,7 +53,7 @@ impl ModuleMessage {
     pub fn detect(bytes: &[u8]) -> ModuleMessage {
         let mut current = bytes;
         for message in [ModuleMessage::Module, ModuleMessage::Proto] {
-            match field_one(current).as_deref() {
+            match field_one(current).ok().as_deref() {
                 Some([.., inner]) if !is_name(inner) => current = inner,
                 _ => return message,
             }
@@ -54,30 +62,21 @@ impl ModuleMessage {
     }
 }
 
-/// The values of the length-delimited fields 1 at the top level of `bytes`,
-/// in order, if they are a well-formed message.
-fn field_one(mut buf: &[u8]) -> Option<Vec<&[u8]>> {
+/// The values of the length-delimited fields 1 at the top level of `bytes`
+/// (`HloProto.hlo_module`, `HloSnapshot.hlo`), in order, if they are a
+/// well-formed message. Field 1 with another wire type is an unknown field.
+fn field_one(bytes: &[u8]) -> WireResult<Vec<&[u8]>> {
     let mut found = Vec::new();
-    while buf.has_remaining() {
-        let (number, wire_type) = decode_key(&mut buf).ok()?;
-        match wire_type {
-            WireType::Varint => {
-                decode_varint(&mut buf).ok()?;
-            }
-            WireType::SixtyFourBit => buf = buf.get(8..)?,
-            WireType::ThirtyTwoBit => buf = buf.get(4..)?,
-            WireType::LengthDelimited => {
-                let len = usize::try_from(decode_varint(&mut buf).ok()?).ok()?;
-                let (value, rest) = (buf.get(..len)?, buf.get(len..)?);
-                if number == 1 {
-                    found.push(value);
-                }
-                buf = rest;
-            }
-            WireType::StartGroup | WireType::EndGroup => return None,
+    let mut r = Reader::new(bytes);
+    while !r.at_end() {
+        let (number, wire) = r.key()?;
+        if (number, wire) == (hlo_wrapper::WRAPPED, WireType::LengthDelimited) {
+            found.push(r.len_delimited()?);
+        } else {
+            r.skip(number, wire, 0, MAX_NESTING_DEPTH)?;
         }
     }
-    Some(found)
+    Ok(found)
 }
 
 /// Whether a field-1 value reads as a module name rather than a message.
@@ -85,62 +84,248 @@ fn is_name(value: &[u8]) -> bool {
     std::str::from_utf8(value).is_ok_and(|s| !s.chars().any(char::is_control))
 }
 
-#[derive(Clone, PartialEq, Message)]
-struct HloInstructionProto {
-    #[prost(string, tag = "1")]
-    name: String,
-    #[prost(string, tag = "2")]
-    opcode: String,
-    #[prost(message, optional, tag = "3")]
-    shape: Option<ShapeProto>,
-    #[prost(int64, tag = "35")]
-    id: i64,
-    #[prost(int64, repeated, tag = "36")]
-    operand_ids: Vec<i64>,
+/// Why a module could not be read, before it is named.
+enum Failure {
+    Wire(WireError),
+    NotUtf8,
+    Shape(Error),
 }
 
-#[derive(Clone, PartialEq, Message)]
-struct HloComputationProto {
-    #[prost(string, tag = "1")]
-    name: String,
-    #[prost(message, repeated, tag = "2")]
-    instructions: Vec<HloInstructionProto>,
-    #[prost(message, optional, tag = "4")]
-    program_shape: Option<ProgramShapeProto>,
-    #[prost(int64, tag = "5")]
-    id: i64,
-    #[prost(int64, tag = "6")]
-    root_id: i64,
+impl From<WireError> for Failure {
+    fn from(e: WireError) -> Failure {
+        Failure::Wire(e)
+    }
 }
 
-#[derive(Clone, PartialEq, Message)]
-struct HloModuleProto {
-    #[prost(string, tag = "1")]
-    name: String,
-    #[prost(string, tag = "2")]
-    entry_computation_name: String,
-    #[prost(message, repeated, tag = "3")]
-    computations: Vec<HloComputationProto>,
-    #[prost(message, optional, tag = "4")]
-    host_program_shape: Option<ProgramShapeProto>,
-    #[prost(int64, tag = "6")]
+type Walked<T> = std::result::Result<T, Failure>;
+
+/// The value of a singular message field: a slice of the input, or its
+/// occurrences joined when it is given more than once (merged).
+type Merged<'a> = Option<Cow<'a, [u8]>>;
+
+fn merge<'a>(slot: &mut Merged<'a>, value: &'a [u8]) {
+    match slot {
+        None => *slot = Some(Cow::Borrowed(value)),
+        Some(bytes) => bytes.to_mut().extend_from_slice(value),
+    }
+}
+
+/// A proto3 `string` field: C++ and upb fail the parse of one that is not
+/// UTF-8.
+fn utf8(bytes: &[u8]) -> Walked<&str> {
+    std::str::from_utf8(bytes).map_err(|_| Failure::NotUtf8)
+}
+
+/// A result shape as the view holds it.
+type ShapeAnswer = std::result::Result<Shape, Rejected>;
+
+/// The fields of one module (over every part of it, when a wrapper gives
+/// it more than once) and what the walk has built so far.
+#[derive(Default)]
+struct ModuleWalk<'a> {
+    name: &'a [u8],
+    entry_computation_name: &'a [u8],
     entry_computation_id: i64,
+    host_program_shape: Merged<'a>,
+    computations: Vec<HloComputation>,
+    /// `program_shape` of each computation, read only for the entry.
+    program_shapes: Vec<Merged<'a>>,
+    /// Each distinct shape's answer, by its exact bytes.
+    shapes: HashMap<Cow<'a, [u8]>, ShapeAnswer, foldhash::fast::RandomState>,
 }
 
-/// No field: decoding it checks that bytes are a well-formed message.
-#[derive(Clone, PartialEq, Message)]
-struct AnyMessage {}
+impl<'a> ModuleWalk<'a> {
+    /// Reads the fields of `HloModuleProto` bytes (depth 0).
+    fn module(&mut self, bytes: &'a [u8]) -> Walked<()> {
+        let mut r = Reader::new(bytes);
+        while !r.at_end() {
+            let (number, wire) = r.key()?;
+            match (number, wire) {
+                (hlo_module::NAME, WireType::LengthDelimited) => {
+                    self.name = r.len_delimited()?;
+                    utf8(self.name)?;
+                }
+                (hlo_module::ENTRY_COMPUTATION_NAME, WireType::LengthDelimited) => {
+                    self.entry_computation_name = r.len_delimited()?;
+                    utf8(self.entry_computation_name)?;
+                }
+                (hlo_module::COMPUTATIONS, WireType::LengthDelimited) => {
+                    self.computation(r.len_delimited()?)?;
+                }
+                (hlo_module::HOST_PROGRAM_SHAPE, WireType::LengthDelimited) => {
+                    merge(&mut self.host_program_shape, r.len_delimited()?);
+                }
+                (hlo_module::ENTRY_COMPUTATION_ID, WireType::Varint) => {
+                    self.entry_computation_id = r.varint()? as i64;
+                }
+                _ => r.skip(number, wire, 0, MAX_NESTING_DEPTH)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one `HloComputationProto` (depth 1).
+    fn computation(&mut self, bytes: &'a [u8]) -> Walked<()> {
+        let mut name: &[u8] = &[];
+        let (mut id, mut root_id) = (0i64, 0i64);
+        let mut program_shape = None;
+        let mut instructions = Vec::new();
+        let mut r = Reader::new(bytes);
+        while !r.at_end() {
+            let (number, wire) = r.key()?;
+            match (number, wire) {
+                (hlo_computation::NAME, WireType::LengthDelimited) => {
+                    name = r.len_delimited()?;
+                    utf8(name)?;
+                }
+                (hlo_computation::INSTRUCTIONS, WireType::LengthDelimited) => {
+                    instructions.push(self.instruction(r.len_delimited()?)?);
+                }
+                (hlo_computation::PROGRAM_SHAPE, WireType::LengthDelimited) => {
+                    merge(&mut program_shape, r.len_delimited()?);
+                }
+                (hlo_computation::ID, WireType::Varint) => id = r.varint()? as i64,
+                (hlo_computation::ROOT_ID, WireType::Varint) => root_id = r.varint()? as i64,
+                _ => r.skip(number, wire, 1, MAX_NESTING_DEPTH)?,
+            }
+        }
+        // The last instruction with the root's id, as the view has always
+        // taken it.
+        let root = instructions
+            .iter()
+            .rposition(|i: &HloInstruction| i.id == Some(root_id));
+        self.computations.push(HloComputation {
+            name: utf8(name)?.to_owned(),
+            id: Some(id),
+            instructions,
+            root,
+            location: None,
+        });
+        self.program_shapes.push(program_shape);
+        Ok(())
+    }
+
+    /// Reads one `HloInstructionProto` (depth 2).
+    fn instruction(&mut self, bytes: &'a [u8]) -> Walked<HloInstruction> {
+        let (mut name, mut opcode): (&[u8], &[u8]) = (&[], &[]);
+        let mut shape = None;
+        let mut id = 0i64;
+        let mut operand_ids = Vec::new();
+        let mut r = Reader::new(bytes);
+        while !r.at_end() {
+            let (number, wire) = r.key()?;
+            let known = match (number, wire) {
+                (hlo_instruction::NAME, WireType::LengthDelimited) => {
+                    name = r.len_delimited()?;
+                    true
+                }
+                (hlo_instruction::OPCODE, WireType::LengthDelimited) => {
+                    opcode = r.len_delimited()?;
+                    true
+                }
+                (hlo_instruction::SHAPE, WireType::LengthDelimited) => {
+                    merge(&mut shape, r.len_delimited()?);
+                    true
+                }
+                (hlo_instruction::ID, WireType::Varint) => {
+                    id = r.varint()? as i64;
+                    true
+                }
+                (hlo_instruction::OPERAND_IDS, _) => r.repeated_varint(wire, &mut operand_ids)?,
+                _ => false,
+            };
+            if !known {
+                r.skip(number, wire, 2, MAX_NESTING_DEPTH)?;
+            }
+        }
+        Ok(HloInstruction {
+            name: utf8(name)?.to_owned(),
+            opcode: utf8(opcode)?.to_owned(),
+            shape: self.shape(shape.unwrap_or(Cow::Borrowed(&[])))?,
+            id: Some(id),
+            operand_ids,
+            operands: None,
+            location: None,
+        })
+    }
+
+    /// The answer for a `ShapeProto`'s bytes: looked up, or read (and kept)
+    /// the first time they are seen.
+    fn shape(&mut self, bytes: Cow<'a, [u8]>) -> Walked<ShapeAnswer> {
+        if let Some(answer) = self.shapes.get(bytes.as_ref()) {
+            return Ok(answer.clone());
+        }
+        let answer = match Shape::from_proto_bytes(&bytes) {
+            Ok(shape) => Ok(shape),
+            Err(error) if error.kind() == ErrorKind::Decode => return Err(Failure::Shape(error)),
+            Err(error) => Err(Rejected {
+                written: written(&bytes),
+                error,
+            }),
+        };
+        self.shapes.insert(bytes, answer.clone());
+        Ok(answer)
+    }
+
+    fn into_view(self, message: ModuleMessage) -> Walked<HloModule> {
+        let ModuleWalk {
+            name,
+            entry_computation_name,
+            entry_computation_id,
+            host_program_shape,
+            computations,
+            program_shapes,
+            ..
+        } = self;
+        let entry = computations.iter().position(|c| {
+            if entry_computation_id != 0 || entry_computation_name.is_empty() {
+                c.id == Some(entry_computation_id)
+            } else {
+                c.name.as_bytes() == entry_computation_name
+            }
+        });
+        let program_shape = |bytes: Option<&Cow<'_, [u8]>>| {
+            bytes
+                .map(|b| ProgramShape::from_proto_bytes(b))
+                .transpose()
+                .map_err(Failure::Shape)
+        };
+        let program = match entry {
+            Some(i) => program_shape(program_shapes.get(i).and_then(Option::as_ref))?,
+            None => None,
+        };
+        Ok(HloModule {
+            name: utf8(name)?.to_owned(),
+            computations,
+            entry,
+            program_shape: program,
+            entry_computation_layout: program_shape(host_program_shape.as_ref())?,
+            source: ModuleSource::Proto(message),
+        })
+    }
+}
 
 pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
-    let decode_error = |e: prost::DecodeError| {
+    walk(message, bytes).map_err(|failure| {
+        let detail = match failure {
+            Failure::Wire(e) => Error::from(e).to_string(),
+            Failure::NotUtf8 => {
+                format!("{DECODE_CONTEXT}invalid string value: data is not UTF-8 encoded")
+            }
+            Failure::Shape(e) => e.to_string(),
+        };
         Error::new(
             ErrorKind::Decode,
-            format!("not a valid {}: {e}", message.full_name()),
+            format!("not a valid {}: {detail}", message.full_name()),
         )
-    };
-    // `HloProto.hlo_module` and `HloSnapshot.hlo` are field 1. The module is
-    // decoded from sub-slices of the input, merged in order as protobuf
-    // merges repeated occurrences of a message field; nothing is copied.
+    })
+}
+
+fn walk(message: ModuleMessage, bytes: &[u8]) -> Walked<HloModule> {
+    // `HloProto.hlo_module` and `HloSnapshot.hlo` are field 1. Every
+    // occurrence is a part of the one message they hold, merged in order:
+    // the module is walked over its parts in turn, as over their
+    // concatenation. Nothing is copied.
     let levels = match message {
         ModuleMessage::Module => 0,
         ModuleMessage::Proto => 1,
@@ -150,109 +335,24 @@ pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
     for _ in 0..levels {
         let mut inner = Vec::with_capacity(parts.len());
         for part in parts {
-            match field_one(part) {
-                Some(values) => inner.extend(values),
-                None => {
-                    let e = AnyMessage::decode(part).err();
-                    return Err(e.map_or_else(
-                        || {
-                            Error::new(
-                                ErrorKind::Decode,
-                                format!("not a valid {}", message.full_name()),
-                            )
-                        },
-                        decode_error,
-                    ));
-                }
-            }
+            inner.extend(field_one(part)?);
         }
         parts = inner;
     }
-    let mut module = HloModuleProto::default();
+    let mut module = ModuleWalk::default();
     for part in parts {
-        module.merge(part).map_err(decode_error)?;
+        module.module(part)?;
     }
-    into_view(module, message)
+    module.into_view(message)
 }
 
-fn program_shape(p: Option<ProgramShapeProto>) -> Result<Option<ProgramShape>> {
-    p.as_ref().map(ProgramShape::try_from).transpose()
-}
-
-fn into_view(module: HloModuleProto, message: ModuleMessage) -> Result<HloModule> {
-    let mut shapes = Recent::new();
-    let mut entry = None;
-    let mut program = None;
-    let mut computations = Vec::with_capacity(module.computations.len());
-    for (index, c) in module.computations.into_iter().enumerate() {
-        let is_entry =
-            if module.entry_computation_id != 0 || module.entry_computation_name.is_empty() {
-                c.id == module.entry_computation_id
-            } else {
-                c.name == module.entry_computation_name
-            };
-        if is_entry && entry.is_none() {
-            entry = Some(index);
-            program = program_shape(c.program_shape)?;
-        }
-        let mut root = None;
-        let instructions = c
-            .instructions
-            .into_iter()
-            .enumerate()
-            .map(|(i, instruction)| {
-                if instruction.id == c.root_id {
-                    root = Some(i);
-                }
-                into_instruction(instruction, &mut shapes)
-            })
-            .collect();
-        computations.push(HloComputation {
-            name: c.name,
-            id: Some(c.id),
-            instructions,
-            root,
-            location: None,
-        });
-    }
-    Ok(HloModule {
-        name: module.name,
-        computations,
-        entry,
-        program_shape: program,
-        entry_computation_layout: program_shape(module.host_program_shape)?,
-        source: ModuleSource::Proto(message),
-    })
-}
-
-fn into_instruction(
-    i: HloInstructionProto,
-    shapes: &mut Recent<ShapeProto, std::result::Result<Shape, Rejected>>,
-) -> HloInstruction {
-    let proto = i.shape.unwrap_or_default();
-    let shape = shapes.get(&proto, |proto| match Shape::try_from(proto) {
-        Ok(shape) => Ok(shape),
-        Err(error) => Err(Rejected {
-            written: written(proto),
-            error,
-        }),
-    });
-    HloInstruction {
-        name: i.name,
-        opcode: i.opcode,
-        shape,
-        id: Some(i.id),
-        operand_ids: i.operand_ids,
-        operands: None,
-        location: None,
-    }
-}
-
-/// A `ShapeProto` as written: protobuf text format on one line, or prost's
-/// debug form without the `formats` feature.
-fn written(proto: &ShapeProto) -> String {
+/// A `ShapeProto` as written: protobuf text format on one line (unknown
+/// fields kept, as Google's runtime prints them), or the hex bytes without
+/// the `formats` feature.
+fn written(bytes: &[u8]) -> String {
     #[cfg(feature = "formats")]
-    return crate::formats::to_text_format_one_line(proto);
-    #[cfg(not(feature = "formats"))]
-    return format!("{proto:?}");
+    if let Ok(m) = crate::formats::LosslessMessage::decode_as::<crate::proto::ShapeProto>(bytes) {
+        return m.to_text_format_one_line();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

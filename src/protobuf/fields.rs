@@ -1,6 +1,6 @@
-//! Field numbers of `xla/xla_data.proto` (openxla/xla, as checked in under
-//! `proto/`) read and written by the hand-written codecs. A unit test
-//! checks each against the compiled schema.
+//! Field numbers of `xla/xla_data.proto` and `xla/service/hlo.proto`
+//! (openxla/xla, as checked in under `proto/`) read and written by the
+//! hand-written codecs. A unit test checks each against the compiled schema.
 
 /// `message ShapeProto`.
 pub(crate) mod shape {
@@ -43,6 +43,39 @@ pub(crate) mod program_shape {
     pub(crate) const PARAMETERS: u32 = 1;
     pub(crate) const RESULT: u32 = 2;
     pub(crate) const PARAMETER_NAMES: u32 = 3;
+}
+
+/// `message HloModuleProto`: the fields the module view reads.
+pub(crate) mod hlo_module {
+    pub(crate) const NAME: u32 = 1;
+    pub(crate) const ENTRY_COMPUTATION_NAME: u32 = 2;
+    pub(crate) const COMPUTATIONS: u32 = 3;
+    pub(crate) const HOST_PROGRAM_SHAPE: u32 = 4;
+    pub(crate) const ENTRY_COMPUTATION_ID: u32 = 6;
+}
+
+/// `message HloComputationProto`: the fields the module view reads.
+pub(crate) mod hlo_computation {
+    pub(crate) const NAME: u32 = 1;
+    pub(crate) const INSTRUCTIONS: u32 = 2;
+    pub(crate) const PROGRAM_SHAPE: u32 = 4;
+    pub(crate) const ID: u32 = 5;
+    pub(crate) const ROOT_ID: u32 = 6;
+}
+
+/// `message HloInstructionProto`: the fields the module view reads.
+pub(crate) mod hlo_instruction {
+    pub(crate) const NAME: u32 = 1;
+    pub(crate) const OPCODE: u32 = 2;
+    pub(crate) const SHAPE: u32 = 3;
+    pub(crate) const ID: u32 = 35;
+    pub(crate) const OPERAND_IDS: u32 = 36;
+}
+
+/// The wrappers of a module: `HloProto.hlo_module` and `HloSnapshot.hlo`
+/// are both field 1.
+pub(crate) mod hlo_wrapper {
+    pub(crate) const WRAPPED: u32 = 1;
 }
 
 /// Map entries (`map<K, V>` is `repeated Entry { K key = 1; V value = 2; }`,
@@ -128,6 +161,47 @@ mod tests {
                 "parameter_names",
                 program_shape::PARAMETER_NAMES,
             ),
+            ("HloModuleProto", "name", hlo_module::NAME),
+            (
+                "HloModuleProto",
+                "entry_computation_name",
+                hlo_module::ENTRY_COMPUTATION_NAME,
+            ),
+            ("HloModuleProto", "computations", hlo_module::COMPUTATIONS),
+            (
+                "HloModuleProto",
+                "host_program_shape",
+                hlo_module::HOST_PROGRAM_SHAPE,
+            ),
+            (
+                "HloModuleProto",
+                "entry_computation_id",
+                hlo_module::ENTRY_COMPUTATION_ID,
+            ),
+            ("HloComputationProto", "name", hlo_computation::NAME),
+            (
+                "HloComputationProto",
+                "instructions",
+                hlo_computation::INSTRUCTIONS,
+            ),
+            (
+                "HloComputationProto",
+                "program_shape",
+                hlo_computation::PROGRAM_SHAPE,
+            ),
+            ("HloComputationProto", "id", hlo_computation::ID),
+            ("HloComputationProto", "root_id", hlo_computation::ROOT_ID),
+            ("HloInstructionProto", "name", hlo_instruction::NAME),
+            ("HloInstructionProto", "opcode", hlo_instruction::OPCODE),
+            ("HloInstructionProto", "shape", hlo_instruction::SHAPE),
+            ("HloInstructionProto", "id", hlo_instruction::ID),
+            (
+                "HloInstructionProto",
+                "operand_ids",
+                hlo_instruction::OPERAND_IDS,
+            ),
+            ("HloProto", "hlo_module", hlo_wrapper::WRAPPED),
+            ("HloSnapshot", "hlo", hlo_wrapper::WRAPPED),
         ];
         for (message, field, ours) in cases {
             assert_eq!(number(message, field), ours, "{message}.{field}");

@@ -228,9 +228,22 @@ pub(crate) trait VarintSink {
     fn push_varint(&mut self, v: u64);
 }
 
+/// Room for `n` more values: an exact allocation for the first run (the
+/// usual case: one packed run per field), which skips `reserve`'s growth
+/// path.
+#[inline]
+fn reserve_exact_first<T>(v: &mut Vec<T>, n: usize) {
+    if v.capacity() == 0 {
+        *v = Vec::with_capacity(n);
+    } else {
+        v.reserve(n);
+    }
+}
+
 impl VarintSink for Vec<i64> {
+    #[inline]
     fn reserve_varints(&mut self, n: usize) {
-        self.reserve(n);
+        reserve_exact_first(self, n);
     }
     #[inline]
     fn push_varint(&mut self, v: u64) {
@@ -240,8 +253,9 @@ impl VarintSink for Vec<i64> {
 }
 
 impl VarintSink for Vec<bool> {
+    #[inline]
     fn reserve_varints(&mut self, n: usize) {
-        self.reserve(n);
+        reserve_exact_first(self, n);
     }
     #[inline]
     fn push_varint(&mut self, v: u64) {

@@ -73,7 +73,8 @@ fn every_corpus_and_regression_directory_belongs_to_a_target() {
         for entry in entries {
             let name = entry.unwrap().file_name().into_string().unwrap();
             assert!(
-                checks::TARGETS.iter().any(|(t, _)| *t == name),
+                checks::TARGETS.iter().any(|(t, _)| *t == name)
+                    || checks::CLI_TARGETS.contains(&name.as_str()),
                 "fuzz/{kind}/{name} is not a fuzz target"
             );
         }
@@ -102,7 +103,47 @@ replay_tests!(
     relayout,
     strides,
     interop,
+    hlo_module,
+    hlo_proto,
+    any_message,
 );
+
+/// The binary modules of the golden data, which Google's runtime wrote,
+/// decode losslessly and re-encode byte for byte, as each of the three
+/// module messages (`hlo_proto` checks only that re-encoding is a fixed
+/// point, as arbitrary bytes need not be in Google's canonical order).
+#[test]
+fn golden_modules_reencode_byte_for_byte() {
+    use xla_shape::formats::LosslessMessage;
+    use xla_shape::proto::DESCRIPTOR_POOL;
+    let descriptor = |name| DESCRIPTOR_POOL.get_message_by_name(name).unwrap();
+    let mut modules = 0;
+    for name in common::HLO_PROGRAMS {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/hlo")
+            .join(format!("{name}.pb"));
+        let module = std::fs::read(&path).unwrap();
+        // HloProto { hlo_module = 1 } and HloSnapshot { hlo = 1 } around it.
+        let wrap = |inner: &[u8]| {
+            let mut out = vec![0x0a];
+            prost::encoding::encode_varint(inner.len() as u64, &mut out);
+            out.extend_from_slice(inner);
+            out
+        };
+        let proto = wrap(&module);
+        let snapshot = wrap(&proto);
+        for (message, bytes) in [
+            ("xla.HloModuleProto", &module),
+            ("xla.HloProto", &proto),
+            ("xla.HloSnapshot", &snapshot),
+        ] {
+            let m = LosslessMessage::decode(descriptor(message), &bytes[..]).unwrap();
+            assert!(m.encode_to_vec() == *bytes, "{name} as {message}");
+        }
+        modules += 1;
+    }
+    assert!(modules > 0);
+}
 
 /// fuzz_layout.jsonl: XLA's `ParseLayout` accepts `#(f32)` and prints it
 /// as `#(invalid)`, which it then rejects; `checks::layout_string` exempts

@@ -7,4 +7,5 @@ mod checks;
 mod common;
 
 mod fuzz_corpus;
+mod module_bounds;
 mod resource_bounds;

@@ -67,7 +67,7 @@ static ALLOCATOR: Counting = Counting;
 
 /// Runs `f` and returns its result with the most memory (in bytes) it
 /// held at once on this thread, beyond what was held before.
-fn peak_memory<T>(f: impl FnOnce() -> T) -> (T, usize) {
+pub(crate) fn peak_memory<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let before = LIVE.with(Cell::get);
     PEAK.with(|p| p.set(before));
     let out = f();
@@ -95,7 +95,7 @@ const FIXED_BYTES: usize = 1 << 20;
 
 /// Runs `f` and returns its result with the number of allocations it made
 /// on this thread (growing a buffer counts as one).
-fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
+pub(crate) fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let before = ALLOCATIONS.with(Cell::get);
     let out = f();
     (out, ALLOCATIONS.with(Cell::get) - before)

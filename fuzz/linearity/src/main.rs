@@ -12,7 +12,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use xla_shape::formats::{self, ProtoFormats};
+use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoFormats};
+use xla_shape::hlo::{HloModule, MemoryReport};
 use xla_shape::proto::ShapeProto;
 use xla_shape::text::shapes_in_hlo;
 use xla_shape::tiling::TiledLayout;
@@ -68,8 +69,98 @@ fn main() {
         module.push('\n');
     }
     let module_for = move |size: usize| module.repeat(size / module.len() + 1).into_bytes();
+    // Whole modules: XLA's text of one golden module repeated is a module
+    // with that many computations (the names repeat, which the view does
+    // not check), and concatenated HloModuleProto messages are one message
+    // whose repeated fields (the computations) append.
+    let text_module = std::fs::read_to_string(format!("{root}reduce_variadic.txt")).unwrap();
+    let (header, body) = text_module.split_once('\n').unwrap();
+    let header = header.to_owned();
+    let body = body.to_owned();
+    let module_text = move |size: usize| {
+        let mut s = header.clone();
+        s.push('\n');
+        s.push_str(&body.repeat(size / body.len() + 1));
+        s.into_bytes()
+    };
+    let pb = std::fs::read(format!("{root}reduce_variadic.pb")).unwrap();
+    let module_pb = move |size: usize| pb.repeat(size / pb.len() + 1);
+    let module_descriptor = || {
+        xla_shape::proto::DESCRIPTOR_POOL
+            .get_message_by_name("xla.HloModuleProto")
+            .unwrap()
+    };
+    let pb_as = {
+        let module_pb = module_pb.clone();
+        std::rc::Rc::new(move |size: usize, write: fn(&LosslessMessage) -> String| {
+            let bytes = module_pb(size / 2);
+            let m = LosslessMessage::decode(module_descriptor(), &bytes[..]).unwrap();
+            let mut s = write(&m);
+            while s.len() < size {
+                // The JSON and text format are larger than the bytes: halve
+                // until they fit, then repeat the computations.
+                let more = module_pb(size * bytes.len() / s.len() + 1);
+                let m = LosslessMessage::decode(module_descriptor(), &more[..]).unwrap();
+                s = write(&m);
+            }
+            s.into_bytes()
+        })
+    };
+    let pb_as_text = pb_as.clone();
 
     let families = vec![
+        Family {
+            name: "module text: HloModule::from_text",
+            make: Box::new(module_text.clone()),
+            run: text(|t| {
+                let _ = black_box(HloModule::from_text(t).unwrap());
+            }),
+        },
+        Family {
+            name: "module text: report (view, MemoryReport)",
+            make: Box::new(module_text),
+            run: text(|t| {
+                let m = HloModule::from_text(t).unwrap();
+                black_box(MemoryReport::new(&m).unwrap().largest(10).len());
+            }),
+        },
+        Family {
+            name: "module .pb: HloModule::read",
+            make: Box::new(module_pb.clone()),
+            run: Box::new(|b| {
+                let _ = black_box(HloModule::read(b).unwrap());
+            }),
+        },
+        Family {
+            name: "module .pb: report (view, MemoryReport)",
+            make: Box::new(module_pb.clone()),
+            run: Box::new(|b| {
+                let m = HloModule::read(b).unwrap();
+                black_box(MemoryReport::new(&m).unwrap().largest(10).len());
+            }),
+        },
+        Family {
+            name: "module message: binary (lossless decode, encode)",
+            make: Box::new(module_pb),
+            run: Box::new(move |b| {
+                let m = LosslessMessage::decode(module_descriptor(), b).unwrap();
+                black_box(m.encode_to_vec());
+            }),
+        },
+        Family {
+            name: "module message: JSON (read)",
+            make: Box::new(move |n| pb_as(n, |m| m.to_json(&JsonOptions::new()))),
+            run: text(move |t| {
+                black_box(formats::from_json_dynamic(module_descriptor(), t).unwrap());
+            }),
+        },
+        Family {
+            name: "module message: text format (read)",
+            make: Box::new(move |n| pb_as_text(n, |m| m.to_text_format())),
+            run: text(move |t| {
+                black_box(formats::from_text_format_dynamic(module_descriptor(), t).unwrap());
+            }),
+        },
         Family {
             name: "HLO scan: golden modules",
             make: Box::new(module_for),

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The comparison suite: the crate beside C++ libprotobuf, XLA's shape parser
+# and printer through jaxlib, NumPy and C baselines, on the same inputs, in
+# interleaved rounds. Not part of `cargo test` or CI. See BENCHMARKS.md
+# ("Against the peers").
+#
+#   bench/compare/run.sh [ROUNDS]        (default 5)
+#
+# It installs what is missing: libprotobuf-dev and protobuf-compiler
+# (Debian's packages; C++ generated at run time from proto/xla/xla_data.proto),
+# valgrind, and a virtual environment with jax/jaxlib 0.10.2 and NumPy 2.4.6
+# from PyPI (JAXLIB_VENV=DIR uses an existing one with those versions). It
+# builds the crate's harness (bench/compare/rust, --release), the C++ harness
+# and the C baselines (cc -O2), then runs ROUNDS rounds of every side in turn,
+# callgrind instruction counts of the small operations (CALLGRIND=0 skips
+# them; CALLGRIND_JAXLIB=1 adds jaxlib's, which take more than ten minutes
+# under valgrind, most of it loading jaxlib), and prints the table. Everything it makes goes under
+# target/compare (OUT=DIR for another place).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="${OUT:-$root/target/compare}"
+rounds="${1:-5}"
+mkdir -p "$out"
+
+need_apt=()
+command -v protoc >/dev/null || need_apt+=(protobuf-compiler)
+[ -e /usr/include/google/protobuf/message.h ] || need_apt+=(libprotobuf-dev)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+command -v valgrind >/dev/null || need_apt+=(valgrind)
+command -v c++ >/dev/null || need_apt+=(g++)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "installing ${need_apt[*]}" >&2
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+venv="${JAXLIB_VENV:-$out/venv}"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "creating $venv (jax and jaxlib 0.10.2, NumPy 2.4.6)" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6
+fi
+py="$venv/bin/python"
+"$py" -c 'import jaxlib, numpy; assert jaxlib.__version__ == "0.10.2", jaxlib.__version__; print("jaxlib", jaxlib.__version__, "numpy", numpy.__version__)' >&2
+
+echo "building the harnesses" >&2
+mkdir -p "$out/gen"
+protoc -I"$root/proto" --cpp_out="$out/gen" "$root/proto/xla/xla_data.proto"
+c++ -O2 -std=c++17 -I"$out/gen" "$here/harness.cc" "$out/gen/xla/xla_data.pb.cc" \
+  -o "$out/harness" $(pkg-config --cflags --libs protobuf)
+cc -O2 -std=c11 "$here/peers.c" -o "$out/peers"
+cargo build --quiet --release --manifest-path "$here/rust/Cargo.toml" --target-dir "$root/target"
+rust="$root/target/release/xla-shape-compare"
+
+python3 "$here/prep.py" "$out" >&2
+"$rust" filter "$out" >&2
+
+# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, where set, slow a current NumPy.
+run_py() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$@"; }
+
+: >"$out/rounds.txt"
+for r in $(seq 1 "$rounds"); do
+  echo "round $r of $rounds" >&2
+  "$out/harness" bench "$out" | sed "s/^/$r cpp /" >>"$out/rounds.txt"
+  "$rust" bench "$out" | sed "s/^/$r rust /" >>"$out/rounds.txt"
+  "$out/peers" | sed "s/^/$r c /" >>"$out/rounds.txt"
+  run_py "$here/jaxlib_peer.py" bench "$out" | sed "s/^/$r jaxlib /" >>"$out/rounds.txt"
+done
+
+# Instructions of one OP item: Ir of N passes minus Ir of none, over N x items.
+instructions() {  # side op n items command...
+  local side=$1 op=$2 n=$3 items=$4
+  shift 4
+  local ir=()
+  for k in 0 "$n"; do
+    valgrind --tool=callgrind --callgrind-out-file="$out/cg.$side.$op.$k" "$@" once "$op" "$k" "$out" \
+      >/dev/null 2>"$out/cg.log"
+    ir+=("$(sed -n 's/^summary: //p' "$out/cg.$side.$op.$k")")
+    rm -f "$out/cg.$side.$op.$k"
+  done
+  echo "$side $op $(python3 -c 'import sys; n, a, b, i = map(int, sys.argv[1:]); print(f"{(b - a) / (n * i):.1f}")' \
+    "$n" "${ir[0]}" "${ir[1]}" "$items")" >>"$out/callgrind.txt"
+}
+if [ "${CALLGRIND:-1}" = 1 ]; then
+  echo "callgrind" >&2
+  : >"$out/callgrind.txt"
+  records=$(python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); n=i=0
+while i < len(b): i += 4 + struct.unpack_from("<I", b, i)[0]; n += 1
+print(n)' "$out/mixed.bin")
+  strings=$(wc -l <"$out/shapes.txt")
+  for op in decode encode; do
+    for side in rust cpp; do
+      if [ $side = rust ]; then cmd=("$rust"); else cmd=("$out/harness"); fi
+      instructions $side ${op}_mixed 20 "$records" "${cmd[@]}"
+      instructions $side ${op}_rank4 1000 1 "${cmd[@]}"
+      instructions $side ${op}_tuple 20 1 "${cmd[@]}"
+    done
+  done
+  for op in parse print; do
+    instructions rust $op 20 "$strings" "$rust"
+    if [ "${CALLGRIND_JAXLIB:-0}" = 1 ]; then
+      instructions jaxlib $op 5 "$strings" env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$here/jaxlib_peer.py"
+    fi
+  done
+else
+  rm -f "$out/callgrind.txt"
+fi
+
+echo "$(date -u +%Y-%m-%d), $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+python3 "$here/summarize.py" "$out"

@@ -1,0 +1,335 @@
+//! The crate's side of the comparison suite (`bench/compare/run.sh`).
+//!
+//! `xla-shape-compare bench DIR`: one round of every measurement on the
+//! inputs `prep.py` wrote into DIR, each a monotonic clock (`Instant`)
+//! around N passes after one warm-up pass, printed as
+//! `RESULT <work> <case> <ns per item>` lines, as the C++, C and Python
+//! harnesses print theirs.
+//!
+//! `xla-shape-compare filter DIR`: keeps in `mixed.bin` and `shapes.txt`
+//! the records the crate accepts (a few golden protos fail XLA's
+//! `ShapeUtil::ValidateShape`, which decoding into `Shape` applies), so that
+//! every side works on the same inputs.
+//!
+//! `xla-shape-compare once OP N DIR`: OP done N times and nothing else, for
+//! instruction counts (callgrind runs it with N = 0 and N > 0).
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+use xla_shape::relayout::Relayout;
+use xla_shape::{ArrayShape, Layout, PrimitiveType, Shape, index_util};
+
+fn read_records(path: &Path) -> Vec<Vec<u8>> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = Vec::new();
+    let mut rest = &bytes[..];
+    while rest.len() >= 4 {
+        let n = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        out.push(rest[4..4 + n].to_vec());
+        rest = &rest[4 + n..];
+    }
+    out
+}
+
+fn read_texts(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("shapes.txt"))
+        .expect("shapes.txt")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Nanoseconds per item of `passes` calls of `f`, each doing `items` items,
+/// after one warm-up call.
+fn time(passes: u64, items: u64, mut f: impl FnMut()) -> f64 {
+    f();
+    let start = Instant::now();
+    for _ in 0..passes {
+        f();
+    }
+    start.elapsed().as_nanos() as f64 / (passes * items) as f64
+}
+
+fn report(work: &str, case: &str, ns: f64) {
+    println!("RESULT {work} {case} {ns:.3}");
+}
+
+const PROTO_CASES: [(&str, u64); 3] = [("mixed", 2_000), ("rank4", 1_000_000), ("tuple", 10_000)];
+
+fn decode_all(records: &[Vec<u8>]) -> usize {
+    let mut n = 0;
+    for r in records {
+        let shape = Shape::from_proto_bytes(black_box(r)).expect("golden bytes decode");
+        n += black_box(&shape).is_tuple() as usize;
+    }
+    n
+}
+
+fn encode_all(shapes: &[Shape], out: &mut Vec<u8>) -> usize {
+    let mut n = 0;
+    for s in shapes {
+        out.clear();
+        black_box(s).encode_to(out);
+        n += black_box(&out).len();
+    }
+    n
+}
+
+fn row_major(t: PrimitiveType, dims: &[i64]) -> ArrayShape {
+    let mtm: Vec<i64> = (0..dims.len() as i64).rev().collect();
+    ArrayShape::new(t, dims.to_vec())
+        .unwrap()
+        .with_layout(Some(Layout::new(mtm)))
+        .unwrap()
+}
+
+/// The shape of the index-math cases: rank 4, 10,000,000 elements.
+const INDEX_DIMS: [i64; 4] = [50, 40, 100, 50];
+const INDEX_COUNT: i64 = 10_000_000;
+/// Multi-indices for ravel: 1,000,000 of them, index `(k * 7919) % count`
+/// for k in 0..1,000,000 (the C and NumPy sides make the same), 10 passes.
+const RAVEL_COUNT: i64 = 1_000_000;
+
+fn unravel(shape: &ArrayShape, count: i64) -> i64 {
+    let mut index = [0i64; 4];
+    let mut sum = 0;
+    for linear in 0..count {
+        index_util::linear_index_to_multidimensional_index_into(
+            shape,
+            black_box(linear),
+            &mut index,
+        )
+        .unwrap();
+        sum += index[0] ^ index[1] ^ index[2] ^ index[3];
+    }
+    sum
+}
+
+fn ravel_inputs(shape: &ArrayShape) -> Vec<[i64; 4]> {
+    let mut index = [0i64; 4];
+    (0..RAVEL_COUNT)
+        .map(|k| {
+            index_util::linear_index_to_multidimensional_index_into(
+                shape,
+                (k * 7919) % INDEX_COUNT,
+                &mut index,
+            )
+            .unwrap();
+            index
+        })
+        .collect()
+}
+
+fn ravel(shape: &ArrayShape, indices: &[[i64; 4]]) -> i64 {
+    let mut sum = 0;
+    for index in indices {
+        sum += index_util::multidimensional_index_to_linear_index(shape, black_box(index)).unwrap();
+    }
+    sum
+}
+
+fn bench(dir: &Path) {
+    for (case, passes) in PROTO_CASES {
+        let records = read_records(&dir.join(format!("{case}.bin")));
+        let shapes: Vec<Shape> = records
+            .iter()
+            .map(|r| Shape::from_proto_bytes(r).expect("golden bytes decode"))
+            .collect();
+        let mut out = Vec::new();
+        for (s, r) in shapes.iter().zip(&records) {
+            out.clear();
+            s.encode_to(&mut out);
+            assert_eq!(&out, r, "re-encoding changed the bytes");
+        }
+        let items = records.len() as u64;
+        report(
+            "decode",
+            case,
+            time(passes, items, || {
+                black_box(decode_all(&records));
+            }),
+        );
+        report(
+            "encode",
+            case,
+            time(passes, items, || {
+                black_box(encode_all(&shapes, &mut out));
+            }),
+        );
+    }
+
+    let texts = read_texts(dir);
+    let items = texts.len() as u64;
+    report(
+        "parse",
+        "golden",
+        time(2_000, items, || {
+            for t in &texts {
+                black_box(black_box(t.as_str()).parse::<Shape>().unwrap());
+            }
+        }),
+    );
+    let shapes: Vec<Shape> = texts.iter().map(|t| t.parse().unwrap()).collect();
+    let mut buf = String::new();
+    report(
+        "print",
+        "golden",
+        time(2_000, items, || {
+            for s in &shapes {
+                buf.clear();
+                write!(buf, "{}", black_box(s)).unwrap();
+                black_box(&buf);
+            }
+        }),
+    );
+
+    let shape = row_major(PrimitiveType::F32, &INDEX_DIMS);
+    report(
+        "unravel",
+        "rank4",
+        time(3, INDEX_COUNT as u64, || {
+            black_box(unravel(&shape, INDEX_COUNT));
+        }),
+    );
+    let indices = ravel_inputs(&shape);
+    report(
+        "ravel",
+        "rank4",
+        time(10, RAVEL_COUNT as u64, || {
+            black_box(ravel(&shape, &indices));
+        }),
+    );
+
+    for mib in [1usize, 16, 256] {
+        let bytes = mib << 20;
+        let side = ((bytes / 4) as f64).sqrt() as i64;
+        let src_shape = row_major(PrimitiveType::U32, &[side, side]);
+        let dst_shape = src_shape
+            .clone()
+            .with_layout(Some(Layout::new(vec![0, 1])))
+            .unwrap();
+        let plan = Relayout::new(&src_shape, &dst_shape).unwrap();
+        let src: Vec<u8> = (0..bytes).map(|i| (i * 131 % 251) as u8).collect();
+        let mut dst = vec![1u8; bytes];
+        let passes = (512 / mib).clamp(4, 200) as u64;
+        let case = format!("{mib}MiB");
+        report(
+            "transpose",
+            &case,
+            time(passes, 1, || {
+                plan.run(black_box(&src), &mut dst).unwrap();
+                black_box(&dst);
+            }),
+        );
+        report(
+            "copy",
+            &case,
+            time(passes, 1, || {
+                dst.copy_from_slice(black_box(&src));
+                black_box(&dst);
+            }),
+        );
+    }
+}
+
+fn once(op: &str, n: u64, dir: &Path) {
+    let one = |case: &str| read_records(&dir.join(format!("{case}.bin")));
+    match op {
+        "decode_rank4" | "decode_tuple" | "encode_rank4" | "encode_tuple" => {
+            let records = one(&op[7..]);
+            let shape = Shape::from_proto_bytes(&records[0]).unwrap();
+            let mut out = Vec::with_capacity(records[0].len());
+            for _ in 0..n {
+                if op.starts_with("decode") {
+                    black_box(Shape::from_proto_bytes(black_box(&records[0])).unwrap());
+                } else {
+                    out.clear();
+                    black_box(&shape).encode_to(&mut out);
+                    black_box(&out);
+                }
+            }
+        }
+        "decode_mixed" => {
+            let records = one("mixed");
+            for _ in 0..n {
+                black_box(decode_all(&records));
+            }
+        }
+        "encode_mixed" => {
+            let records = one("mixed");
+            let shapes: Vec<Shape> = records
+                .iter()
+                .map(|r| Shape::from_proto_bytes(r).unwrap())
+                .collect();
+            let mut out = Vec::new();
+            for _ in 0..n {
+                black_box(encode_all(&shapes, &mut out));
+            }
+        }
+        "parse" => {
+            let texts = read_texts(dir);
+            for _ in 0..n {
+                for t in &texts {
+                    black_box(black_box(t.as_str()).parse::<Shape>().unwrap());
+                }
+            }
+        }
+        "print" => {
+            let shapes: Vec<Shape> = read_texts(dir).iter().map(|t| t.parse().unwrap()).collect();
+            let mut buf = String::new();
+            for _ in 0..n {
+                for s in &shapes {
+                    buf.clear();
+                    write!(buf, "{}", black_box(s)).unwrap();
+                    black_box(&buf);
+                }
+            }
+        }
+        _ => panic!("unknown op {op}"),
+    }
+}
+
+fn filter(dir: &Path) {
+    let path = dir.join("mixed.bin");
+    let records = read_records(&path);
+    let mut kept = Vec::new();
+    let mut count = 0;
+    for r in &records {
+        if Shape::from_proto_bytes(r).is_ok() {
+            kept.extend_from_slice(&(r.len() as u32).to_le_bytes());
+            kept.extend_from_slice(r);
+            count += 1;
+        }
+    }
+    std::fs::write(&path, kept).unwrap();
+    let texts = read_texts(dir);
+    let good: Vec<&String> = texts
+        .iter()
+        .filter(|t| t.parse::<Shape>().is_ok())
+        .collect();
+    let text: String = good.iter().map(|t| format!("{t}\n")).collect();
+    std::fs::write(dir.join("shapes.txt"), text).unwrap();
+    println!(
+        "kept {count} of {} ShapeProtos and {} of {} shape strings that the crate accepts",
+        records.len(),
+        good.len(),
+        texts.len()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("filter") if args.len() == 3 => filter(Path::new(&args[2])),
+        Some("bench") if args.len() == 3 => bench(Path::new(&args[2])),
+        Some("once") if args.len() == 5 => {
+            once(&args[2], args[3].parse().expect("N"), Path::new(&args[4]))
+        }
+        _ => {
+            eprintln!("usage: xla-shape-compare filter DIR | bench DIR | once OP N DIR");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Memory of the readers of whole modules and messages on large inputs:
+//! HLO module text, `HloModuleProto` bytes, the memory report, and any
+//! message's JSON and text format. Each holds at most a stated multiple of
+//! its input (measured with the counting allocator of
+//! `resource_bounds.rs`), so memory grows linearly with the input whatever
+//! its size; `fuzz/linearity` measures their time.
+
+use crate::common;
+use crate::resource_bounds::{allocations, peak_memory};
+
+use xla_shape::formats::{self, JsonOptions, LosslessMessage};
+use xla_shape::hlo::{HloModule, MemoryReport};
+use xla_shape::proto::DESCRIPTOR_POOL;
+
+/// About 2 MiB of input.
+const SIZE: usize = 2 << 20;
+
+/// A golden module's text with its computations repeated to `SIZE` bytes
+/// (the names repeat, which the view does not check).
+fn module_text() -> String {
+    let text = std::fs::read_to_string(common::data_path("hlo/reduce_variadic.txt")).unwrap();
+    let (header, body) = text.split_once('\n').unwrap();
+    format!("{header}\n{}", body.repeat(SIZE / body.len() + 1))
+}
+
+/// A golden `HloModuleProto` repeated to `SIZE` bytes: concatenated
+/// messages are one message whose repeated fields append.
+fn module_pb() -> Vec<u8> {
+    let pb = std::fs::read(common::data_path("hlo/reduce_variadic.pb")).unwrap();
+    pb.repeat(SIZE / pb.len() + 1)
+}
+
+/// Asserts that `peak` is at most `per_byte` times `input` bytes, plus
+/// 1 MiB of fixed cost (descriptor pools, first blocks of vectors).
+fn within(what: &str, input: usize, peak: usize, per_byte: usize) {
+    if std::env::var_os("XLA_SHAPE_PRINT_MEMORY").is_some() {
+        eprintln!(
+            "{what}: {peak} bytes at peak for {input} input bytes ({:.2} per byte)",
+            peak as f64 / input as f64
+        );
+    }
+    assert!(
+        peak <= (1 << 20) + per_byte * input,
+        "{what}: {peak} bytes for {input} input bytes, over {per_byte} per byte"
+    );
+}
+
+#[test]
+fn module_text_is_read_in_memory_linear_in_its_size() {
+    let text = module_text();
+    let ((module, count), peak) = peak_memory(|| allocations(|| HloModule::from_text(&text)));
+    let module = module.unwrap();
+    within("module text", text.len(), peak, BOUND_TEXT);
+    // Every instruction owns its name, opcode, operands and shape: a few
+    // allocations each, none per input byte.
+    let instructions = module.instructions().count();
+    assert!(instructions > 1000);
+    assert!(
+        count <= 16 * instructions + 1000,
+        "{count} allocations for {instructions} instructions"
+    );
+    let (report, peak) = peak_memory(|| MemoryReport::new(&module).map(|r| r.largest(10).len()));
+    report.unwrap();
+    within("module text report", text.len(), peak, BOUND_REPORT);
+}
+
+#[test]
+fn module_bytes_are_read_in_memory_linear_in_their_size() {
+    let bytes = module_pb();
+    let ((module, count), peak) = peak_memory(|| allocations(|| HloModule::read(&bytes)));
+    let module = module.unwrap();
+    within("module .pb", bytes.len(), peak, BOUND_PB);
+    let instructions = module.instructions().count();
+    assert!(instructions > 1000);
+    assert!(
+        count <= 16 * instructions + 1000,
+        "{count} allocations for {instructions} instructions"
+    );
+    let (report, peak) = peak_memory(|| MemoryReport::new(&module).map(|r| r.largest(10).len()));
+    report.unwrap();
+    within("module .pb report", bytes.len(), peak, BOUND_REPORT);
+}
+
+#[test]
+fn message_formats_are_read_in_memory_linear_in_their_size() {
+    let descriptor = DESCRIPTOR_POOL
+        .get_message_by_name("xla.HloModuleProto")
+        .unwrap();
+    let bytes = module_pb();
+    let (message, peak) = peak_memory(|| LosslessMessage::decode(descriptor.clone(), &bytes[..]));
+    let message = message.unwrap();
+    within(
+        "HloModuleProto, lossless binary",
+        bytes.len(),
+        peak,
+        BOUND_LOSSLESS,
+    );
+    let json = message.to_json(&JsonOptions::new());
+    let (read, peak) = peak_memory(|| formats::from_json_dynamic(descriptor.clone(), &json));
+    read.unwrap();
+    within("HloModuleProto, JSON", json.len(), peak, BOUND_MESSAGE);
+    let text = message.to_text_format();
+    let (read, peak) = peak_memory(|| formats::from_text_format_dynamic(descriptor.clone(), &text));
+    read.unwrap();
+    within(
+        "HloModuleProto, text format",
+        text.len(),
+        peak,
+        BOUND_MESSAGE,
+    );
+}
+
+// The bounds, per input byte: about twice what was measured on these
+// inputs (XLA_SHAPE_PRINT_MEMORY=1 prints the figures): module text 4.4,
+// .pb 8.0, the report 12 to 15 (the view and the JSON document), the
+// lossless decoding 70 (a tree of every field of every instruction, each
+// value in its own allocation), JSON 12 and text format 8 (prost-reflect's
+// dynamic message).
+const BOUND_TEXT: usize = 8;
+const BOUND_PB: usize = 16;
+const BOUND_REPORT: usize = 32;
+const BOUND_LOSSLESS: usize = 140;
+const BOUND_MESSAGE: usize = 24;
