@@ -29,6 +29,7 @@
 //! | generated message | `Shape::try_from(&ShapeProto)` (XLA's `FromProto`) | [`Shape::to_proto`] (XLA's `ToProto`) |
 //! | HLO string | `"f32[2]{0}".parse::<Shape>()` ([`FromStr`](std::str::FromStr)) | [`Display`](std::fmt::Display) (`to_string()`) |
 //! | JSON, text format, lossless | [`formats::ProtoFormats`] (feature `formats`) | the same |
+//! | serde | `Deserialize`: proto3 JSON; [`serde::compact`]: HLO string (feature `formats`) | `Serialize`, [`serde::compact`] |
 //!
 //! [`Layout`] and [`ProgramShape`] have the same methods. The generated
 //! messages of [`proto`] are prost messages: their bytes are prost's own
@@ -84,6 +85,14 @@ pub mod proto;
 mod protobuf;
 pub mod relayout;
 pub mod shape_util;
+#[cfg(feature = "formats")]
+pub mod serde {
+    //! serde support beyond the model types' own `Serialize` /
+    //! `Deserialize` (the proto3 JSON of their protos, see
+    //! [`formats`](crate::formats)): [`compact`], XLA's printed form as a
+    //! field's representation.
+    pub use crate::formats::serde::compact;
+}
 pub mod strides;
 pub mod text;
 pub mod tiling;

@@ -335,3 +335,133 @@ fn program_shapes_follow_xlas_parser() {
         assert_eq!(err.diagnostics()[0].to_string(), expected, "{input}");
     }
 }
+
+/// jaxlib aborts the process on `rank()` / `dimensions()` of a non-array
+/// (`tests/data/oracle/model_non_array.jsonl`); here both are `None`.
+#[test]
+fn rank_and_dimensions_of_a_non_array_are_none() {
+    let lines = records("oracle/model_non_array.jsonl");
+    assert!(!lines.is_empty());
+    for r in &lines {
+        assert_eq!(str_field(r, "status"), "abort");
+        assert!(str_field(r, "message").starts_with("Check failed"));
+        let shape: Shape = str_field(r, "shape").parse().unwrap();
+        match str_field(r, "method") {
+            "rank" => assert_eq!(shape.rank(), None, "{shape}"),
+            "dimensions" => assert_eq!(shape.dimensions(), None, "{shape}"),
+            m => panic!("unexpected method {m}"),
+        }
+    }
+}
+
+/// Every golden array's `rank()` and `dimensions()` are jaxlib's; every
+/// golden tuple and token gives `None`.
+#[test]
+fn rank_and_dimensions_agree_with_jaxlib_facts() {
+    let mut arrays = 0;
+    let mut others = 0;
+    for r in records("shapes.jsonl") {
+        if r["status"] != "ok" {
+            continue;
+        }
+        // A few printed forms XLA itself does not parse back (`{0:T()}`).
+        let Ok(shape) = str_field(&r, "xla_str").parse::<Shape>() else {
+            continue;
+        };
+        let f = &r["facts"];
+        if f["is_tuple"] == true || f["is_token"] == true {
+            assert_eq!((shape.rank(), shape.dimensions()), (None, None), "{shape}");
+            others += 1;
+        } else if shape.is_array() {
+            let dims: Vec<i64> = serde_json::from_value(f["dimensions"].clone()).unwrap();
+            assert_eq!(shape.rank(), f["rank"].as_u64().map(|n| n as usize));
+            assert_eq!(shape.dimensions(), Some(&dims[..]), "{shape}");
+            arrays += 1;
+        }
+    }
+    assert!(
+        arrays > 100 && others > 10,
+        "{arrays} arrays, {others} others"
+    );
+}
+
+/// `#[serde(with = "xla_shape::serde::compact")]` on `Shape` and `Layout`.
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Compact<T: xla_shape::serde::compact::Compact> {
+    #[serde(with = "xla_shape::serde::compact")]
+    #[serde(bound = "")]
+    value: T,
+}
+
+/// Every golden shape whose printed form XLA's parser reads back writes
+/// XLA's printed form (`xla_str`, layout included) and reads back equal; its
+/// layout writes the layout part of that form.
+#[test]
+fn compact_serde_writes_xlas_printed_form() {
+    let mut checked = 0;
+    for r in records("shapes.jsonl") {
+        if r["status"] != "ok" || r["reparse_identical"] != true {
+            continue;
+        }
+        let printed = str_field(&r, "xla_str");
+        let Ok(shape) = printed.parse::<Shape>() else {
+            continue;
+        };
+        let json = serde_json::to_string(&Compact {
+            value: shape.clone(),
+        })
+        .unwrap();
+        assert_eq!(json, serde_json::json!({ "value": printed }).to_string());
+        let back: Compact<Shape> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.value, shape, "{printed}");
+        if let Some(layout) = shape.layout() {
+            let text = serde_json::to_value(Compact {
+                value: layout.clone(),
+            })
+            .unwrap();
+            let text = text["value"].as_str().unwrap();
+            // XLA prints no `{}` after a scalar.
+            assert!(
+                printed.ends_with(text) || (text == "{}" && !printed.contains('{')),
+                "{printed} / {text}"
+            );
+            let back: Compact<xla_shape::Layout> =
+                serde_json::from_value(serde_json::json!({ "value": text })).unwrap();
+            assert_eq!(&back.value, layout);
+        }
+        checked += 1;
+    }
+    assert!(checked > 400, "{checked}");
+}
+
+/// An invalid string fails with XLA's message (golden `invalid.jsonl`):
+/// every `was parsing L:C: error: ...` line of XLA's status text (the
+/// source line under it differs where docs/differences.md says so).
+#[test]
+fn compact_serde_rejects_with_xlas_message() {
+    let mut checked = 0;
+    for r in records("invalid.jsonl") {
+        if r["status"] != "error" || r["input"]["kind"] != "text" {
+            continue;
+        }
+        let text = r["input"]["text"].as_str().unwrap();
+        let err = serde_json::from_value::<Compact<Shape>>(serde_json::json!({ "value": text }))
+            .unwrap_err()
+            .to_string();
+        let xla_error = str_field(&r, "xla_error");
+        let mut lines: Vec<&str> = xla_error
+            .lines()
+            .filter(|l| l.starts_with("was parsing "))
+            .collect();
+        let whole = xla_message(xla_error);
+        if lines.is_empty() {
+            // A message without a source position: all of it.
+            lines.push(&whole);
+        }
+        for line in lines {
+            assert!(err.contains(line), "{text}: {err:?} lacks {line:?}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 10, "{checked}");
+}

@@ -434,9 +434,10 @@ proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
         PyShape(shape_util::make_token_shape())
     }
 
-    /// The dimension sizes of an array (an empty tuple for other shapes).
+    /// The dimension sizes of an array; raises for other shapes (where
+    /// jaxlib aborts the process).
     fn dimensions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.jax().dimensions())
+        PyTuple::new(py, self.array()?.dimensions())
     }
 
     /// The number of dimensions of an array; raises for other shapes

@@ -56,7 +56,7 @@ mod json;
 mod lossless;
 mod model;
 mod retired;
-mod serde;
+pub(crate) mod serde;
 mod text_format;
 mod wire;
 

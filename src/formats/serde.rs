@@ -55,6 +55,114 @@ macro_rules! serde_via_proto {
 
 serde_via_proto!(Shape, Layout, ProgramShape);
 
+/// XLA's printed form as the serde representation: for
+/// `#[serde(with = "xla_shape::serde::compact")]` on a [`Shape`] or
+/// [`Layout`] field.
+///
+/// Serializing writes the value's `Display` form, which is what XLA's
+/// `Shape::ToString(/*print_layout=*/true)` and `Layout::ToString` print
+/// (`"f32[2,3]{1,0}"`, `"{1,0:T(8,128)}"`); deserializing reads a string
+/// with XLA's `ParseShape` / `ParseLayout` ([`FromStr`](std::str::FromStr)),
+/// and an invalid string fails through [`serde::de::Error::custom`] with
+/// XLA's message. The type's own `Serialize` stays the proto3 JSON of its
+/// proto.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use xla_shape::{Layout, Shape};
+///
+/// #[derive(Serialize, Deserialize)]
+/// struct Buffer {
+///     #[serde(with = "xla_shape::serde::compact")]
+///     shape: Shape,
+///     #[serde(with = "xla_shape::serde::compact")]
+///     layout: Layout,
+/// }
+///
+/// let json = r#"{"shape":"f32[2,3]{1,0}","layout":"{0,1:T(2,128)}"}"#;
+/// let b: Buffer = serde_json::from_str(json)?;
+/// assert_eq!(b.shape, "f32[2,3]".parse()?);
+/// assert_eq!(serde_json::to_string(&b)?, json);
+///
+/// // XLA's message for a shape its parser rejects.
+/// let err = serde_json::from_str::<Buffer>(r#"{"shape":"f32[2,3]{0,0}","layout":"{}"}"#)
+///     .err()
+///     .unwrap();
+/// assert!(err.to_string().contains("layout minor_to_major field has duplicate values: {0, 0}"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub mod compact {
+    use std::fmt;
+    use std::marker::PhantomData;
+    use std::str::FromStr;
+
+    use serde::de::{Deserializer, Visitor};
+    use serde::ser::Serializer;
+
+    use crate::model::{Layout, Shape};
+
+    mod sealed {
+        pub trait Sealed {}
+        impl Sealed for crate::model::Shape {}
+        impl Sealed for crate::model::Layout {}
+    }
+
+    /// The types with a compact form: [`Shape`] and [`Layout`], whose
+    /// `Display` is XLA's printer and whose `FromStr` is XLA's parser.
+    pub trait Compact: sealed::Sealed + fmt::Display + FromStr<Err = crate::Error> + Sized {
+        /// What the value is, for serde's "expected ..." messages.
+        #[doc(hidden)]
+        const EXPECTING: &'static str;
+    }
+
+    impl Compact for Shape {
+        const EXPECTING: &'static str = "an HLO shape string such as \"f32[2,3]{1,0}\"";
+    }
+
+    impl Compact for Layout {
+        const EXPECTING: &'static str = "an HLO layout string such as \"{1,0}\"";
+    }
+
+    /// Writes XLA's printed form of `value` as a string.
+    ///
+    /// # Errors
+    ///
+    /// Only the serializer's own.
+    pub fn serialize<T: Compact, S: Serializer>(
+        value: &T,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    /// Reads a string with XLA's parser.
+    ///
+    /// # Errors
+    ///
+    /// A value that is not a string, or a string XLA's `ParseShape` /
+    /// `ParseLayout` rejects (with XLA's message).
+    pub fn deserialize<'de, T: Compact, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<T, D::Error> {
+        deserializer.deserialize_str(CompactVisitor(PhantomData))
+    }
+
+    struct CompactVisitor<T>(PhantomData<T>);
+
+    impl<T: Compact> Visitor<'_> for CompactVisitor<T> {
+        type Value = T;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(T::EXPECTING)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<T, E> {
+            text.parse()
+                .map_err(|e: crate::Error| E::custom(e.message()))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{ArrayShape, PrimitiveType, Shape};

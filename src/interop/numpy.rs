@@ -286,6 +286,7 @@ pub fn lookup(name: &str) -> Option<&'static Dtype> {
 /// jaxlib's `PrimitiveTypeToNbDtype` (`Shape.numpy_dtype()`): the dtype of
 /// an array of `t`, `object` for a tuple, `None` where jaxlib has none
 /// (`F6E3M2FN`, `F6E2M3FN`, `TOKEN`, `OPAQUE_TYPE`, `BUFFER`, `INVALID`).
+#[doc(alias = "xla_client.Shape.numpy_dtype")]
 pub fn dtype(t: PrimitiveType) -> Option<&'static Dtype> {
     if t == P::Tuple {
         return lookup("object");

@@ -430,6 +430,7 @@ impl Shape {
     }
 
     /// The serialized `ShapeProto`, byte-identical to what XLA writes.
+    #[doc(alias = "xla_client.Shape.to_serialized_proto")]
     pub fn to_proto_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64);
         self.encode_to(&mut out);

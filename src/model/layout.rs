@@ -145,6 +145,7 @@ impl Layout {
     }
 
     /// The tiles, in the order they are applied.
+    #[doc(alias = "xla_client.Layout.tiling")]
     pub fn tiles(&self) -> &[Tile] {
         &self.tiles
     }

@@ -30,6 +30,7 @@ impl ProgramShape {
     }
 
     /// The parameter shapes.
+    #[doc(alias = "xla_client.ProgramShape.parameter_shapes")]
     pub fn parameters(&self) -> &[Shape] {
         &self.parameters
     }
@@ -40,6 +41,7 @@ impl ProgramShape {
     }
 
     /// The result shape.
+    #[doc(alias = "xla_client.ProgramShape.result_shape")]
     pub fn result(&self) -> &Shape {
         &self.result
     }

@@ -77,6 +77,7 @@ impl ArrayShape {
     /// type, `Invalid dimension size -1, is_dynamic=false`, `overflow in
     /// static extent product: dimes=[...]`.
     #[doc(alias = "MakeValidatedShape")]
+    #[doc(alias = "xla_client.Shape.array_shape")]
     pub fn new(element_type: PrimitiveType, dimensions: impl Into<Vec<i64>>) -> Result<Self> {
         let dimensions = dimensions.into();
         let dynamic: Vec<bool> = dimensions
@@ -268,6 +269,7 @@ impl ArrayShape {
 impl Shape {
     /// The element type field of this shape's proto: the array's element
     /// type, or `Tuple`, `Token`, `OpaqueType`, `Buffer`.
+    #[doc(alias = "xla_client.Shape.xla_element_type")]
     pub fn element_type(&self) -> PrimitiveType {
         match self {
             Shape::Array(a) => a.element_type,
@@ -327,12 +329,37 @@ impl Shape {
         }
     }
 
-    /// The array's dimensions; empty for every other shape.
-    pub fn dimensions(&self) -> &[i64] {
-        match self {
-            Shape::Array(a) => &a.dimensions,
-            _ => &[],
-        }
+    /// The array's dimensions; `None` for every other shape.
+    ///
+    /// XLA's `Shape::dimensions()` CHECK-fails on a non-array (xla/shape.h),
+    /// and jaxlib's `Shape.dimensions()` aborts the process on a tuple; here
+    /// a tuple, token, opaque or buffer shape gives `None`, so a caller
+    /// cannot mistake it for a scalar's empty dimensions.
+    ///
+    /// ```
+    /// use xla_shape::Shape;
+    /// let array: Shape = "f32[2,3]".parse()?;
+    /// assert_eq!(array.dimensions(), Some(&[2, 3][..]));
+    /// let tuple: Shape = "(f32[2,3], s32[])".parse()?;
+    /// assert_eq!(tuple.dimensions(), None);
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    pub fn dimensions(&self) -> Option<&[i64]> {
+        self.as_array().map(ArrayShape::dimensions)
+    }
+
+    /// The array's number of dimensions; `None` for every other shape (XLA
+    /// CHECK-fails there, see [`Shape::dimensions`]).
+    ///
+    /// ```
+    /// use xla_shape::Shape;
+    /// assert_eq!("f32[]".parse::<Shape>()?.rank(), Some(0));
+    /// assert_eq!("(f32[2,3], s32[])".parse::<Shape>()?.rank(), None);
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    #[doc(alias = "dimensions_size")]
+    pub fn rank(&self) -> Option<usize> {
+        self.as_array().map(ArrayShape::rank)
     }
 
     /// The array's layout; `None` for arrays without one and every other

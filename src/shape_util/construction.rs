@@ -83,6 +83,7 @@ pub fn make_validated_shape_with_dynamic_dimensions(
 /// If `element_type` is not an array type.
 #[doc(alias = "ShapeUtil::MakeScalarShape")]
 #[track_caller]
+#[doc(alias = "xla_client.Shape.scalar_shape")]
 pub fn make_scalar_shape(element_type: PrimitiveType) -> ArrayShape {
     or_panic(make_validated_scalar_shape(element_type))
 }
@@ -450,6 +451,7 @@ pub fn make_static_shape(shape: &Shape) -> Shape {
 /// assert_eq!(shape_util::make_nil().to_string(), "()");
 /// ```
 #[doc(alias = "ShapeUtil::MakeTupleShape")]
+#[doc(alias = "xla_client.Shape.tuple_shape")]
 pub fn make_tuple_shape(shapes: Vec<Shape>) -> Shape {
     Shape::Tuple(shapes)
 }
@@ -520,6 +522,7 @@ pub fn make_opaque_shape() -> Shape {
 
 /// XLA's `ShapeUtil::MakeTokenShape`: `token[]`.
 #[doc(alias = "ShapeUtil::MakeTokenShape")]
+#[doc(alias = "xla_client.Shape.token_shape")]
 pub fn make_token_shape() -> Shape {
     Shape::Token
 }

@@ -185,7 +185,7 @@ pub fn get_dimension(shape: &ArrayShape, dimension_number: i64) -> i64 {
 /// for a non-array).
 #[doc(alias = "ShapeUtil::CreateDimensionVectorFromShape")]
 pub fn create_dimension_vector_from_shape(shape: &Shape) -> Vec<i64> {
-    shape.dimensions().to_vec()
+    shape.dimensions().unwrap_or_default().to_vec()
 }
 
 /// XLA's `ShapeUtil::ElementIsIntegral`.

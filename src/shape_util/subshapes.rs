@@ -125,6 +125,7 @@ pub fn is_leaf_index(shape: &Shape, index: &[i64]) -> bool {
 /// XLA's `ShapeUtil::GetLeafCount`: 1 for a non-tuple; for a tuple, the
 /// leaves of its elements (an empty tuple has none).
 #[doc(alias = "ShapeUtil::GetLeafCount")]
+#[doc(alias = "xla_client.Shape.leaf_count")]
 pub fn get_leaf_count(shape: &Shape) -> i64 {
     match shape {
         Shape::Tuple(e) => e.iter().map(get_leaf_count).sum(),

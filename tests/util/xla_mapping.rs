@@ -1,5 +1,6 @@
 //! `docs/xla-mapping.md` and the crate's `#[doc(alias = "ShapeUtil::…")]`
-//! attributes (and those of `LayoutUtil`, `IndexUtil`, `primitive_util`)
+//! attributes (and those of `LayoutUtil`, `IndexUtil`, `primitive_util`,
+//! and jaxlib's `xla_client.Shape.leaf_count` and the like)
 //! name the same upstream functions for the same Rust items.
 //!
 //! Both sides are read as text. An alias is the string in `alias = "…"`;
@@ -15,6 +16,27 @@ use std::path::Path;
 
 /// The upstream classes whose functions the mapping lists.
 const CLASSES: [&str; 4] = ["primitive_util", "ShapeUtil", "LayoutUtil", "IndexUtil"];
+
+/// The jaxlib classes (`xla_client.Shape` and so on) whose methods the
+/// mapping lists: an alias `xla_client.Shape.array_shape` names class
+/// `xla_client.Shape`, function `array_shape`.
+const JAXLIB_CLASSES: [&str; 3] = [
+    "xla_client.Shape",
+    "xla_client.Layout",
+    "xla_client.ProgramShape",
+];
+
+/// The `(class, function)` an alias or a mapping span names, if it is one
+/// of an upstream class the mapping lists.
+fn class_function(name: &str) -> Option<(&str, &str)> {
+    if let Some((class, function)) = name.rsplit_once('.')
+        && JAXLIB_CLASSES.contains(&class)
+    {
+        return Some((class, function));
+    }
+    name.split_once("::")
+        .filter(|(class, _)| CLASSES.contains(class))
+}
 
 /// `(class, function)` -> the Rust item names.
 type Names = BTreeMap<(String, String), BTreeSet<String>>;
@@ -87,9 +109,7 @@ fn source_aliases() -> Names {
             if line.starts_with("#[doc(") && line.contains("alias") {
                 for part in line.split("alias = \"").skip(1) {
                     let alias = &part[..part.find('"').expect("closing quote")];
-                    if let Some((class, function)) = alias.split_once("::")
-                        && CLASSES.contains(&class)
-                    {
+                    if let Some((class, function)) = class_function(alias) {
                         pending.push((class.to_string(), function.to_string()));
                     }
                 }
@@ -127,7 +147,10 @@ fn mapping() -> (Names, BTreeSet<(String, String)>) {
     let mut class = None;
     for line in text.lines() {
         if let Some(title) = line.strip_prefix("## ") {
-            class = CLASSES.into_iter().find(|c| leading_ident(title) == *c);
+            class = CLASSES
+                .into_iter()
+                .chain(["jaxlib"])
+                .find(|c| leading_ident(title) == *c);
             continue;
         }
         let Some(class) = class else { continue };
@@ -143,10 +166,10 @@ fn mapping() -> (Names, BTreeSet<(String, String)>) {
             .map(str::to_string)
             .collect();
         for span in backticked(xla) {
-            let (row_class, function) = match span.split_once("::") {
-                Some((c, f)) if CLASSES.contains(&c) => (c, f),
+            let (row_class, function) = match class_function(span) {
+                Some(named) => named,
                 // `Shape::Equal` and the like: a method of a model type.
-                Some(_) => continue,
+                None if span.contains("::") || class == "jaxlib" => continue,
                 None => (class, span),
             };
             let key = (row_class.to_string(), leading_ident(function).to_string());
@@ -193,6 +216,11 @@ fn every_mapped_function_is_an_alias_of_a_listed_item() {
         "the mapping parsed to {} names",
         mapped.len()
     );
+    let jaxlib = mapped
+        .keys()
+        .filter(|(class, _)| JAXLIB_CLASSES.contains(&class.as_str()))
+        .count();
+    assert!(jaxlib >= 10, "the jaxlib section parsed to {jaxlib} names");
     let mut missing = Vec::new();
     for ((class, function), items) in &mapped {
         let carried = aliases.get(&(class.clone(), function.clone()));
