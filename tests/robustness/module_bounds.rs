@@ -45,40 +45,44 @@ fn within(what: &str, input: usize, peak: usize, per_byte: usize) {
     );
 }
 
-#[test]
-fn module_text_is_read_in_memory_linear_in_its_size() {
-    let text = module_text();
-    let ((module, count), peak) = peak_memory(|| allocations(|| HloModule::from_text(&text)));
+/// Reads a module of `input` bytes with `read`, holding its peak memory to
+/// `bound` per input byte; then builds its memory report, held to
+/// `BOUND_REPORT`. Every instruction owns its name, opcode, operands and
+/// shape: a few allocations each, none per input byte.
+fn check_module(
+    what: &str,
+    input: usize,
+    bound: usize,
+    read: impl FnOnce() -> xla_shape::Result<HloModule>,
+) {
+    let ((module, count), peak) = peak_memory(|| allocations(read));
     let module = module.unwrap();
-    within("module text", text.len(), peak, BOUND_TEXT);
-    // Every instruction owns its name, opcode, operands and shape: a few
-    // allocations each, none per input byte.
+    within(what, input, peak, bound);
     let instructions = module.instructions().count();
     assert!(instructions > 1000);
     assert!(
         count <= 16 * instructions + 1000,
-        "{count} allocations for {instructions} instructions"
+        "{what}: {count} allocations for {instructions} instructions"
     );
     let (report, peak) = peak_memory(|| MemoryReport::new(&module).map(|r| r.largest(10).len()));
     report.unwrap();
-    within("module text report", text.len(), peak, BOUND_REPORT);
+    within(&format!("{what} report"), input, peak, BOUND_REPORT);
+}
+
+#[test]
+fn module_text_is_read_in_memory_linear_in_its_size() {
+    let text = module_text();
+    check_module("module text", text.len(), BOUND_TEXT, || {
+        HloModule::from_text(&text)
+    });
 }
 
 #[test]
 fn module_bytes_are_read_in_memory_linear_in_their_size() {
     let bytes = module_pb();
-    let ((module, count), peak) = peak_memory(|| allocations(|| HloModule::read(&bytes)));
-    let module = module.unwrap();
-    within("module .pb", bytes.len(), peak, BOUND_PB);
-    let instructions = module.instructions().count();
-    assert!(instructions > 1000);
-    assert!(
-        count <= 16 * instructions + 1000,
-        "{count} allocations for {instructions} instructions"
-    );
-    let (report, peak) = peak_memory(|| MemoryReport::new(&module).map(|r| r.largest(10).len()));
-    report.unwrap();
-    within("module .pb report", bytes.len(), peak, BOUND_REPORT);
+    check_module("module .pb", bytes.len(), BOUND_PB, || {
+        HloModule::read(&bytes)
+    });
 }
 
 #[test]
