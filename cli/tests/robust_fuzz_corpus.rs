@@ -5,44 +5,17 @@
 
 #[path = "../../fuzz/cli_checks.rs"]
 mod cli_checks;
+#[path = "../../fuzz/replay.rs"]
+mod replay;
 
-use std::path::{Path, PathBuf};
-
-/// The files of `fuzz/<kind>/<target>/`, sorted; none when the directory
-/// does not exist.
-fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fuzz")
-        .join(kind)
-        .join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.expect("a readable directory entry").path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    files
-}
+use std::path::Path;
 
 #[test]
 fn every_cli_target_replays_its_corpus_and_regressions() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
     for (target, check) in cli_checks::TARGETS {
-        let seeds = inputs("corpus", target);
-        assert!(!seeds.is_empty(), "fuzz/corpus/{target} is empty");
-        let mut failures = Vec::new();
-        for path in seeds.iter().chain(&inputs("regressions", target)) {
-            let data = std::fs::read(path).expect("a readable corpus file");
-            if let Err(panic) = std::panic::catch_unwind(|| check(&data)) {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| panic.downcast_ref::<&str>().copied())
-                    .unwrap_or("(no message)");
-                failures.push(format!("{}: {message}", path.display()));
-            }
-        }
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        let seeds = replay::replay(&fuzz, "corpus", target, *check);
+        assert!(seeds > 0, "fuzz/corpus/{target} is empty");
+        replay::replay(&fuzz, "regressions", target, *check);
     }
 }

@@ -7,50 +7,21 @@
 use crate::common;
 
 use crate::checks;
+use crate::replay;
 
 use std::path::{Path, PathBuf};
 
-/// The files of `fuzz/<kind>/<target>/`, sorted; none when the directory
-/// does not exist.
-fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz")
-        .join(kind)
-        .join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.expect("a readable directory entry").path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    files
+/// The `fuzz/` directory of the repository.
+fn fuzz() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
 }
 
-/// Runs `check` over every input, reporting each failing file by name.
-fn replay(kind: &str, target: &str, check: fn(&[u8])) -> usize {
-    let files = inputs(kind, target);
-    let mut failures = Vec::new();
-    for path in &files {
-        let data = std::fs::read(path).expect("a readable corpus file");
-        if let Err(panic) = std::panic::catch_unwind(|| check(&data)) {
-            let message = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("(no message)");
-            failures.push(format!("{}: {message}", path.display()));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} inputs fail:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n")
-    );
-    files.len()
+fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
+    replay::inputs(&fuzz(), kind, target)
+}
+
+fn replay(kind: &str, target: &str, check: checks::Check) -> usize {
+    replay::replay(&fuzz(), kind, target, check)
 }
 
 #[test]
@@ -65,7 +36,7 @@ fn every_target_has_a_seed_corpus() {
 
 #[test]
 fn every_corpus_and_regression_directory_belongs_to_a_target() {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let fuzz = fuzz();
     for kind in ["corpus", "regressions"] {
         let Ok(entries) = std::fs::read_dir(fuzz.join(kind)) else {
             continue;

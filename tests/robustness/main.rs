@@ -5,6 +5,8 @@
 mod checks;
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../../fuzz/replay.rs"]
+mod replay;
 
 mod fuzz_corpus;
 mod module_bounds;
