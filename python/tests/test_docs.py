@@ -88,7 +88,7 @@ def test_stub_declares_the_package():
 @pytest.mark.parametrize("mod", SUBMODULES)
 def test_stub_declares_each_submodule(mod):
     names, _ = stub_names(PKG / f"{mod}.pyi")
-    imported = {"_ElementType", "Layout", "Shape"}
+    imported = {"_ElementType", "Layout", "PrimitiveType", "ProgramShape", "Shape"}
     assert set(getattr(xs, mod).__all__) == names - imported - {"__all__"}
 
 
