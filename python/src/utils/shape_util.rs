@@ -1,8 +1,9 @@
 //! `xla_shape.shape_util`: XLA's `ShapeUtil` (xla/shape_util.h) under the
 //! names of the Rust module `xla_shape::shape_util`.
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBytes, PyTuple};
 use xla_shape::proto::ShapeProto;
 use xla_shape::{ArrayShape, Error, ErrorKind, Shape, shape_util};
 
@@ -582,11 +583,16 @@ fn serialized_size_with_proto(
     proto: &Bound<'_, PyAny>,
 ) -> PyResult<i64> {
     use prost::Message;
-    let bytes = match proto.downcast::<pyo3::types::PyBytes>() {
+    let bytes = match proto.downcast::<PyBytes>() {
         Ok(b) => b.clone(),
-        Err(_) => proto
+        Err(_) if proto.hasattr("SerializeToString")? => proto
             .call_method0("SerializeToString")?
-            .downcast_into::<pyo3::types::PyBytes>()?,
+            .downcast_into::<PyBytes>()?,
+        Err(_) => {
+            return Err(PyTypeError::new_err(
+                "proto must be bytes or a ShapeProto message with SerializeToString()",
+            ));
+        }
     };
     let proto = ShapeProto::decode(bytes.as_bytes())
         .map_err(|e| to_py(Error::new(ErrorKind::Decode, e.to_string())))?;
