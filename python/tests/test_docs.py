@@ -94,3 +94,16 @@ def test_stub_declares_each_submodule(mod):
 
 def test_py_typed_marker():
     assert (PKG / "py.typed").exists()
+
+
+@pytest.mark.parametrize("mod", ["shape_util", "layout_util", "index_util"])
+def test_utility_docstrings_say_what_and_name_xla(mod):
+    # The first sentence says what the function does (a verb, not a bare
+    # name) and names the XLA function it binds; `indices` has no XLA
+    # counterpart and says so.
+    module = getattr(xs, mod)
+    for name in module.__all__:
+        first = inspect.getdoc(getattr(module, name)).split("\n\n")[0].replace("\n", " ")
+        assert not first.startswith("`"), (mod, name, first)
+        xla = ("ShapeUtil::", "LayoutUtil::", "IndexUtil::")
+        assert any(k in first for k in xla) or "XLA counterpart" in first, (mod, name, first)

@@ -8,50 +8,33 @@ use super::ToPython;
 use crate::errors::IntoPyResult;
 use crate::types::{PyShape, as_array};
 
-/// `IndexUtil::MultidimensionalIndexToLinearIndex(shape, index)`.
-#[pyfunction]
-fn multidimensional_index_to_linear_index(
-    shape: PyRef<'_, PyShape>,
-    index: Vec<i64>,
-) -> PyResult<i64> {
-    index_util::multidimensional_index_to_linear_index(as_array(&shape.0)?, &index).py()
+bind! { index_util;
+    /// Returns the linear index of `index` in the shape's dense layout, as
+    /// XLA's `IndexUtil::MultidimensionalIndexToLinearIndex(shape, index)`.
+    plain fn multidimensional_index_to_linear_index(shape: array, index: ints);
+    /// Returns the index of linear index `linear_index` in the shape's
+    /// dense layout, as XLA's
+    /// `IndexUtil::LinearIndexToMultidimensionalIndex(shape, linear_index)`.
+    plain fn linear_index_to_multidimensional_index(shape: array, linear_index: i64);
+    /// Returns the element stride of a dimension in the shape's dense
+    /// layout, as XLA's `IndexUtil::GetDimensionStride(shape, dimension)`.
+    plain fn get_dimension_stride(shape: array, dimension: i64);
+    /// Tells whether every entry of `index` is within its dimension, as
+    /// XLA's `IndexUtil::IndexInBounds(shape, index)`.
+    plain fn index_in_bounds(shape: array, index: ints);
+    /// Compares two indices lexicographically (-1, 0 or 1), as XLA's
+    /// `IndexUtil::CompareIndices(lhs, rhs)`.
+    plain fn compare_indices(lhs: ints, rhs: ints);
 }
 
-/// `IndexUtil::LinearIndexToMultidimensionalIndex(shape, linear_index)`.
-#[pyfunction]
-fn linear_index_to_multidimensional_index(
-    shape: PyRef<'_, PyShape>,
-    linear_index: i64,
-) -> PyResult<Vec<i64>> {
-    index_util::linear_index_to_multidimensional_index(as_array(&shape.0)?, linear_index).py()
-}
-
-/// `IndexUtil::BumpIndices(shape, index)`: `(True, next_index)`, or
-/// `(False, index)` at the last index.
+/// Returns `(True, next_index)`, or `(False, index)` at the last index, as
+/// XLA's `IndexUtil::BumpIndices(shape, index)`, which changes `index` in
+/// place: here the caller's list is left alone.
 #[pyfunction]
 fn bump_indices(shape: PyRef<'_, PyShape>, index: Vec<i64>) -> PyResult<(bool, Vec<i64>)> {
     let mut index = index;
     let bumped = index_util::bump_indices(as_array(&shape.0)?, &mut index).py()?;
     Ok((bumped, index))
-}
-
-/// `IndexUtil::GetDimensionStride(shape, dimension)`: the element stride
-/// of a dimension in the shape's dense layout.
-#[pyfunction]
-fn get_dimension_stride(shape: PyRef<'_, PyShape>, dimension: i64) -> PyResult<i64> {
-    index_util::get_dimension_stride(as_array(&shape.0)?, dimension).py()
-}
-
-/// `IndexUtil::IndexInBounds(shape, index)`.
-#[pyfunction]
-fn index_in_bounds(shape: PyRef<'_, PyShape>, index: Vec<i64>) -> PyResult<bool> {
-    Ok(index_util::index_in_bounds(as_array(&shape.0)?, &index))
-}
-
-/// `IndexUtil::CompareIndices(lhs, rhs)`: -1, 0 or 1.
-#[pyfunction]
-fn compare_indices(lhs: Vec<i64>, rhs: Vec<i64>) -> i32 {
-    index_util::compare_indices(&lhs, &rhs) as i32
 }
 
 bind! { index_util;

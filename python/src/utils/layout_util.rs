@@ -4,36 +4,26 @@
 use pyo3::prelude::*;
 use xla_shape::{LayoutEqual, layout_util};
 
-use super::guard;
-use crate::errors::{IntoPyResult, invalid_argument};
-use crate::types::{PyLayout, PyProgramShape, PyShape, as_array};
+use crate::errors::invalid_argument;
+use crate::types::{PyLayout, PyProgramShape, PyShape};
 
-/// `LayoutUtil::MakeLayout(minor_to_major)`.
-#[pyfunction]
-fn make_layout(minor_to_major: Vec<i64>) -> PyResult<PyLayout> {
-    guard(|| layout_util::make_layout(&minor_to_major)).map(PyLayout)
-}
-
-/// `LayoutUtil::MakeLayoutFromMajorToMinor(major_to_minor)`.
-#[pyfunction]
-fn make_layout_from_major_to_minor(major_to_minor: Vec<i64>) -> PyResult<PyLayout> {
-    guard(|| layout_util::make_layout_from_major_to_minor(&major_to_minor)).map(PyLayout)
-}
-
-/// `LayoutUtil::MakeDescendingLayout(rank)`: `{rank-1,...,0}`.
+/// Makes the layout `{rank-1,...,0}`, as XLA's
+/// `LayoutUtil::MakeDescendingLayout(rank)`.
 #[pyfunction]
 fn make_descending_layout(rank: usize) -> PyResult<PyLayout> {
     check_rank(rank)?;
     Ok(PyLayout(layout_util::make_descending_layout(rank)))
 }
 
-/// `LayoutUtil::MakeAscendingLayout(rank)`: `{0,...,rank-1}`.
+/// Makes the layout `{0,...,rank-1}`, as XLA's
+/// `LayoutUtil::MakeAscendingLayout(rank)`.
 #[pyfunction]
 fn make_ascending_layout(rank: usize) -> PyResult<PyLayout> {
     check_rank(rank)?;
     Ok(PyLayout(layout_util::make_ascending_layout(rank)))
 }
 
+/// Makes the default (descending) layout of a rank, as XLA's
 /// `LayoutUtil::GetDefaultLayoutForRank(rank)`.
 #[pyfunction]
 fn get_default_layout_for_rank(rank: usize) -> PyResult<PyLayout> {
@@ -55,122 +45,67 @@ fn check_rank(rank: usize) -> PyResult<()> {
     Ok(())
 }
 
-/// `LayoutUtil::GetWithDefaultLayout`: the shape with XLA's default
-/// layout on every array.
-#[pyfunction]
-fn get_with_default_layout(shape: PyRef<'_, PyShape>) -> PyShape {
-    PyShape(layout_util::get_with_default_layout(&shape.0))
-}
-
-/// `LayoutUtil::ClearLayout`: the shape without layouts.
-#[pyfunction]
-fn clear_layout(shape: PyRef<'_, PyShape>) -> PyShape {
-    let mut s = shape.0.clone();
-    layout_util::clear_layout(&mut s);
-    PyShape(s)
-}
-
-/// `LayoutUtil::ValidateLayoutForShape`: raises when `layout` does not
-/// fit `shape`.
-#[pyfunction]
-fn validate_layout_for_shape(
-    layout: PyRef<'_, PyLayout>,
-    shape: PyRef<'_, PyShape>,
-) -> PyResult<()> {
-    layout_util::validate_layout_for_shape(&layout.0, &shape.0).py()
-}
-
-/// `LayoutUtil::ValidateLayoutInShape`.
-#[pyfunction]
-#[pyo3(signature = (shape, allow_missing_layouts=false))]
-fn validate_layout_in_shape(
-    shape: PyRef<'_, PyShape>,
-    allow_missing_layouts: bool,
-) -> PyResult<()> {
-    layout_util::validate_layout_in_shape(&shape.0, allow_missing_layouts).py()
-}
-
-/// `LayoutUtil::IsDenseArray`.
-#[pyfunction]
-fn is_dense_array(shape: PyRef<'_, PyShape>) -> bool {
-    layout_util::is_dense_array(&shape.0)
-}
-
-/// `LayoutUtil::HasLayout`: every leaf has a layout.
-#[pyfunction]
-fn has_layout(shape: PyRef<'_, PyShape>) -> bool {
-    layout_util::has_layout(&shape.0)
-}
-
-/// `LayoutUtil::HasAnyLayout`.
-#[pyfunction]
-fn has_any_layout(shape: PyRef<'_, PyShape>) -> bool {
-    layout_util::has_any_layout(&shape.0)
-}
-
-/// `LayoutUtil::HasDescendingLayout`.
-#[pyfunction]
-fn has_descending_layout(layout: PyRef<'_, PyLayout>) -> bool {
-    layout_util::has_descending_layout(&layout.0)
-}
-
-/// `LayoutUtil::Equal`.
-#[pyfunction(name = "equal")]
-fn layout_equal(lhs: PyRef<'_, PyLayout>, rhs: PyRef<'_, PyLayout>) -> bool {
-    layout_util::equal(&lhs.0, &rhs.0)
-}
-
-/// `LayoutUtil::HumanString(layout)`.
-#[pyfunction(name = "human_string")]
-fn layout_human_string(layout: PyRef<'_, PyLayout>) -> String {
-    layout_util::human_string(&layout.0)
-}
-
-/// `LayoutUtil::LayoutsInShapesEqual`.
-#[pyfunction]
-fn layouts_in_shapes_equal(lhs: PyRef<'_, PyShape>, rhs: PyRef<'_, PyShape>) -> bool {
-    layout_util::layouts_in_shapes_equal(&lhs.0, &rhs.0)
-}
-
-/// `LayoutUtil::MinorToMajor(shape)`.
-#[pyfunction]
-fn minor_to_major(shape: PyRef<'_, PyShape>) -> PyResult<Vec<i64>> {
-    Ok(layout_util::minor_to_major(as_array(&shape.0)?)
-        .py()?
-        .to_vec())
-}
-
-/// `LayoutUtil::MakeLogicalToPhysical(layout)`.
-#[pyfunction]
-fn make_logical_to_physical(layout: PyRef<'_, PyLayout>) -> PyResult<Vec<i64>> {
-    layout_util::make_logical_to_physical(&layout.0).py()
-}
-
-/// `LayoutUtil::Major(layout, physical)`: the logical dimension at
-/// position `physical` counted from the major end.
-#[pyfunction]
-fn major(layout: PyRef<'_, PyLayout>, physical: usize) -> PyResult<i64> {
-    guard(|| layout_util::major(&layout.0, physical))
-}
-
-/// `LayoutUtil::Minor(layout, physical)`: the logical dimension at
-/// position `physical` counted from the minor end.
-#[pyfunction]
-fn minor(layout: PyRef<'_, PyLayout>, physical: usize) -> PyResult<i64> {
-    guard(|| layout_util::minor(&layout.0, physical))
-}
-
-/// `LayoutUtil::LinearIndex(shape, index)`: the element offset of `index`
-/// in the shape's (tiled) layout.
-#[pyfunction]
-fn linear_index(shape: PyRef<'_, PyShape>, index: Vec<i64>) -> PyResult<i64> {
-    layout_util::linear_index(as_array(&shape.0)?, &index).py()
-}
-
-/// `LayoutUtil::MoveDimToMajor(layout, dim)`.
-#[pyfunction]
-fn move_dim_to_major(layout: PyRef<'_, PyLayout>, dim: i64) -> PyResult<PyLayout> {
-    guard(|| layout_util::move_dim_to_major(&layout.0, dim)).map(PyLayout)
+bind! { layout_util;
+    /// Makes a layout of this `minor_to_major`, as XLA's
+    /// `LayoutUtil::MakeLayout(minor_to_major)`; raises where XLA
+    /// `LOG(FATAL)`s.
+    guarded fn make_layout(minor_to_major: ints);
+    /// Makes a layout from the dimensions major to minor, as XLA's
+    /// `LayoutUtil::MakeLayoutFromMajorToMinor(major_to_minor)`.
+    guarded fn make_layout_from_major_to_minor(major_to_minor: ints);
+    /// Returns the shape with XLA's default layout on every array, as
+    /// XLA's `LayoutUtil::GetWithDefaultLayout`.
+    plain fn get_with_default_layout(shape: shape);
+    /// Returns the shape without layouts, as XLA's `LayoutUtil::ClearLayout`,
+    /// which changes the shape in place: here `shape` is left alone.
+    plain fn clear_layout(shape: mut_shape) -> shape;
+    /// Raises when `layout` does not fit `shape`, as XLA's
+    /// `LayoutUtil::ValidateLayoutForShape`.
+    plain fn validate_layout_for_shape(layout: layout, shape: shape);
+    /// Raises when a layout in the shape is invalid (or missing, unless
+    /// allowed), as XLA's `LayoutUtil::ValidateLayoutInShape`.
+    #[pyo3(signature = (shape, allow_missing_layouts=false))]
+    plain fn validate_layout_in_shape(shape: shape, allow_missing_layouts: bool);
+    /// Tells whether the shape is an array, as XLA's (deprecated)
+    /// `LayoutUtil::IsDenseArray`.
+    plain fn is_dense_array(shape: shape);
+    /// Tells whether every leaf has a layout, as XLA's
+    /// `LayoutUtil::HasLayout`.
+    plain fn has_layout(shape: shape);
+    /// Tells whether some leaf has a layout, as XLA's
+    /// `LayoutUtil::HasAnyLayout`.
+    plain fn has_any_layout(shape: shape);
+    /// Tells whether `minor_to_major` is non-increasing, as XLA's
+    /// `LayoutUtil::HasDescendingLayout`.
+    plain fn has_descending_layout(layout: layout);
+    /// Tells whether two layouts are equal, as XLA's `LayoutUtil::Equal`.
+    plain fn equal(lhs: layout, rhs: layout);
+    /// Prints a layout (`{1,0:T(8,128)}`), as XLA's
+    /// `LayoutUtil::HumanString(layout)`.
+    plain fn human_string(layout: layout);
+    /// Tells whether the layouts of two shapes are equal, as XLA's
+    /// `LayoutUtil::LayoutsInShapesEqual`.
+    plain fn layouts_in_shapes_equal(lhs: shape, rhs: shape);
+    /// Returns the `minor_to_major` of an array's layout, as XLA's
+    /// `LayoutUtil::MinorToMajor(shape)`.
+    plain fn minor_to_major(shape: array);
+    /// Returns, per logical dimension, its position from the major end, as
+    /// XLA's `LayoutUtil::MakeLogicalToPhysical(layout)`.
+    plain fn make_logical_to_physical(layout: layout);
+    /// Returns the logical dimension at position `physical` from the major
+    /// end, as XLA's `LayoutUtil::Major(layout, physical)`; raises for a
+    /// position out of range.
+    guarded fn major(layout: layout, physical: usize);
+    /// Returns the logical dimension at position `physical` from the minor
+    /// end, as XLA's `LayoutUtil::Minor(layout, physical)`; raises for a
+    /// position out of range.
+    guarded fn minor(layout: layout, physical: usize);
+    /// Returns the element offset of `index` in the shape's (tiled) layout,
+    /// as XLA's `LayoutUtil::LinearIndex(shape, index)`.
+    plain fn linear_index(shape: array, index: ints);
+    /// Moves `dim` to the most major position of `minor_to_major`, as XLA's
+    /// `LayoutUtil::MoveDimToMajor(layout, dim)`.
+    guarded fn move_dim_to_major(layout: layout, dim: i64);
 }
 
 bind! { layout_util;
@@ -312,8 +247,8 @@ pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
         has_layout,
         has_any_layout,
         has_descending_layout,
-        layout_equal,
-        layout_human_string,
+        equal,
+        human_string,
         layouts_in_shapes_equal,
         minor_to_major,
         make_logical_to_physical,

@@ -8,13 +8,14 @@
 //! leaving the argument alone: Python's `Shape`, `Layout` and
 //! `ProgramShape` are immutable and hashable.
 
+use std::cmp::Ordering;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use xla_shape::shape_util::{
-    BitcastDecomposition, BitcastDecompositionTrt, ShapeEqualityDescriptor,
+    BitcastDecomposition, BitcastDecompositionTrt, IndexedShape, ShapeEqualityDescriptor,
 };
 use xla_shape::{ArrayShape, Error, Layout, PrimitiveType, ProgramShape, Shape, SplitConfig};
 
@@ -202,6 +203,27 @@ impl ToPython for BitcastDecomposition {
             BitcastDecomposition::Transpose(dims) => ("transpose", dims).to_python(py),
             BitcastDecomposition::Trt(trt) => ("trt", *trt).to_python(py),
         }
+    }
+}
+
+/// `(index, shape)`.
+impl ToPython for IndexedShape {
+    fn to_python(self, py: Python<'_>) -> PyResult<PyObject> {
+        (Vec::<i64>::from(self.index), self.shape).to_python(py)
+    }
+}
+
+/// A list.
+impl ToPython for &[i64] {
+    fn to_python(self, py: Python<'_>) -> PyResult<PyObject> {
+        self.into_py_any(py)
+    }
+}
+
+/// -1, 0 or 1.
+impl ToPython for Ordering {
+    fn to_python(self, py: Python<'_>) -> PyResult<PyObject> {
+        (self as i32).into_py_any(py)
     }
 }
 

@@ -7,274 +7,159 @@ use pyo3::types::{PyBytes, PyTuple};
 use xla_shape::proto::ShapeProto;
 use xla_shape::{ArrayShape, Error, ErrorKind, Shape, shape_util};
 
-use super::{ToPython, guard};
+use super::ToPython;
 use crate::errors::{IntoPyResult, invalid_argument, to_py};
-use crate::types::{PyLayout, PyProgramShape, PyShape, as_array, element_type_from};
-
-/// `ShapeUtil::ByteSizeOf(shape, pointer_size)`: the bytes of an array,
-/// or of a tuple's index table (`pointer_size` per element).
-#[pyfunction]
-#[pyo3(signature = (shape, pointer_size=-1), text_signature = "(shape, pointer_size=-1)")]
-fn byte_size_of(shape: PyRef<'_, PyShape>, pointer_size: i64) -> PyResult<i64> {
-    shape_util::byte_size_of(&shape.0, pointer_size).py()
-}
-
-/// `ShapeUtil::ByteSizeOfPrimitiveType`; None for types without a size.
-#[pyfunction]
-fn byte_size_of_primitive_type(element_type: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
-    Ok(shape_util::byte_size_of_primitive_type(element_type_from(
-        element_type,
-    )?))
-}
-
-/// `ShapeUtil::ByteSizeOfElements`: the bytes of an array's elements,
-/// without tile padding.
-#[pyfunction]
-fn byte_size_of_elements(shape: PyRef<'_, PyShape>) -> PyResult<i64> {
-    shape_util::byte_size_of_elements(as_array(&shape.0)?).py()
-}
-
-/// `ShapeUtil::ElementsIn`: the number of elements of an array.
-#[pyfunction]
-fn elements_in(shape: PyRef<'_, PyShape>) -> PyResult<i64> {
-    shape_util::elements_in(as_array(&shape.0)?).py()
-}
-
-/// `ShapeUtil::ElementsInRecursive`: the elements of every leaf.
-#[pyfunction]
-fn elements_in_recursive(shape: PyRef<'_, PyShape>) -> PyResult<i64> {
-    shape_util::elements_in_recursive(&shape.0).py()
-}
-
-/// `ShapeUtil::ArraySize`: the bytes of an array's buffer with tiles and
-/// padding.
-#[pyfunction]
-fn array_size(shape: PyRef<'_, PyShape>) -> PyResult<i64> {
-    shape_util::array_size(as_array(&shape.0)?).py()
-}
-
-/// `ShapeUtil::ArrayDataSize`: `array_size` without the tail padding.
-#[pyfunction]
-fn array_data_size(shape: PyRef<'_, PyShape>) -> PyResult<i64> {
-    shape_util::array_data_size(as_array(&shape.0)?).py()
-}
-
-/// `ShapeUtil::SerializedSize`: the bytes of a serialized array.
-#[pyfunction]
-fn serialized_size(shape: PyRef<'_, PyShape>) -> PyResult<i64> {
-    shape_util::serialized_size(&shape.0).py()
-}
-
-/// `ShapeUtil::HumanString`: the shape without layouts (`f32[2,3]`).
-#[pyfunction]
-fn human_string(shape: PyRef<'_, PyShape>) -> String {
-    shape_util::human_string(&shape.0)
-}
-
-/// `ShapeUtil::HumanStringWithLayout`.
-#[pyfunction]
-fn human_string_with_layout(shape: PyRef<'_, PyShape>) -> String {
-    shape_util::human_string_with_layout(&shape.0)
-}
-
-/// `ShapeUtil::ValidateShape`: raises when the shape (with its layout) is
-/// not valid. Shapes of this package are valid when made; this re-checks.
-#[pyfunction]
-fn validate_shape(shape: PyRef<'_, PyShape>) -> PyResult<()> {
-    shape_util::validate_shape(&shape.0).py()
-}
-
-/// `ShapeUtil::Equal`.
-#[pyfunction]
-fn equal(lhs: PyRef<'_, PyShape>, rhs: PyRef<'_, PyShape>) -> bool {
-    shape_util::equal(&lhs.0, &rhs.0)
-}
-
-/// `ShapeUtil::Compatible`: equal ignoring layouts.
-#[pyfunction]
-fn compatible(lhs: PyRef<'_, PyShape>, rhs: PyRef<'_, PyShape>) -> bool {
-    shape_util::compatible(&lhs.0, &rhs.0)
-}
+use crate::types::{PyLayout, PyProgramShape, PyShape, as_array};
 
 bind! { shape_util;
+    /// Returns the bytes of an array, or of a tuple's index table
+    /// (`pointer_size` per element), as XLA's `ShapeUtil::ByteSizeOf`.
+    #[pyo3(signature = (shape, pointer_size=-1), text_signature = "(shape, pointer_size=-1)")]
+    plain fn byte_size_of(shape: shape, pointer_size: i64);
+    /// Returns the byte width of an element type, or None for types
+    /// without one, as XLA's `ShapeUtil::ByteSizeOfPrimitiveType`.
+    plain fn byte_size_of_primitive_type(element_type: etype);
+    /// Returns the bytes of an array's elements without tile padding, as
+    /// XLA's `ShapeUtil::ByteSizeOfElements`.
+    plain fn byte_size_of_elements(shape: array);
+    /// Returns the number of elements of an array, as XLA's
+    /// `ShapeUtil::ElementsIn`.
+    plain fn elements_in(shape: array);
+    /// Returns the elements of every leaf, as XLA's
+    /// `ShapeUtil::ElementsInRecursive`.
+    plain fn elements_in_recursive(shape: shape);
+    /// Returns the bytes of an array's buffer with tiles and padding, as
+    /// XLA's `ShapeUtil::ArraySize`.
+    plain fn array_size(shape: array);
+    /// Returns `array_size` without the tail padding, as XLA's
+    /// `ShapeUtil::ArrayDataSize`.
+    plain fn array_data_size(shape: array);
+    /// Returns the bytes of a literal of this shape in XLA's serialized
+    /// form, as XLA's `ShapeUtil::SerializedSize`.
+    plain fn serialized_size(shape: shape);
+    /// Prints the shape without layouts (`f32[2,3]`), as XLA's
+    /// `ShapeUtil::HumanString`.
+    plain fn human_string(shape: shape);
+    /// Prints the shape with its layouts (`f32[2,3]{1,0}`), as XLA's
+    /// `ShapeUtil::HumanStringWithLayout`.
+    plain fn human_string_with_layout(shape: shape);
+    /// Raises when the shape (with its layout) is not valid, as XLA's
+    /// `ShapeUtil::ValidateShape` (shapes of this package are valid when
+    /// made; this checks again).
+    plain fn validate_shape(shape: shape);
+    /// Tells whether two shapes are equal, layouts included, as XLA's
+    /// `ShapeUtil::Equal`.
+    plain fn equal(lhs: shape, rhs: shape);
+    /// Tells whether two shapes are equal ignoring layouts, as XLA's
+    /// `ShapeUtil::Compatible`.
+    plain fn compatible(lhs: shape, rhs: shape);
+    /// Tells whether the shape is the empty tuple, as XLA's
     /// `ShapeUtil::IsEmptyTuple`.
     plain fn is_empty_tuple(shape: shape);
-    /// `ShapeUtil::IsNestedTuple`: a tuple with a tuple element.
+    /// Tells whether the shape is a tuple with a tuple element, as XLA's
+    /// `ShapeUtil::IsNestedTuple`.
     plain fn is_nested_tuple(shape: shape);
-    /// `ShapeUtil::EqualStructure`: the same tuple tree, leaves aside.
+    /// Tells whether two shapes have the same tuple tree, leaves aside, as
+    /// XLA's `ShapeUtil::EqualStructure`.
     plain fn equal_structure(lhs: shape, rhs: shape);
+    /// Tells whether two shapes are equal ignoring element types, as XLA's
     /// `ShapeUtil::EqualIgnoringElementType`.
     plain fn equal_ignoring_element_type(lhs: shape, rhs: shape);
-    /// `ShapeUtil::EqualIgnoringFpPrecision`.
+    /// Tells whether two shapes are equal ignoring floating-point
+    /// precision, as XLA's `ShapeUtil::EqualIgnoringFpPrecision`.
     plain fn equal_ignoring_fp_precision(lhs: shape, rhs: shape);
-    /// `ShapeUtil::CompatibleIgnoringElementType`.
+    /// Tells whether two shapes are compatible ignoring element types, as
+    /// XLA's `ShapeUtil::CompatibleIgnoringElementType`.
     plain fn compatible_ignoring_element_type(lhs: shape, rhs: shape);
-    /// `ShapeUtil::CompatibleIgnoringFpPrecision`.
+    /// Tells whether two shapes are compatible ignoring floating-point
+    /// precision, as XLA's `ShapeUtil::CompatibleIgnoringFpPrecision`.
     plain fn compatible_ignoring_fp_precision(lhs: shape, rhs: shape);
+    /// Tells whether two shapes have the same element type, as XLA's
     /// `ShapeUtil::SameElementType`.
     plain fn same_element_type(lhs: shape, rhs: shape);
+    /// Tells whether the element type is floating point, as XLA's
     /// `ShapeUtil::ElementIsFloating`.
     plain fn element_is_floating(shape: shape);
+    /// Tells whether the element type is an integer, as XLA's
     /// `ShapeUtil::ElementIsIntegral`.
     plain fn element_is_integral(shape: shape);
-    /// `ShapeUtil::ElementIsSigned`: signed integers and floating point.
+    /// Tells whether the element type is signed (signed integers and
+    /// floating point), as XLA's `ShapeUtil::ElementIsSigned`.
     plain fn element_is_signed(shape: shape);
+    /// Tells whether the element type is complex, as XLA's
     /// `ShapeUtil::ElementIsComplex`.
     plain fn element_is_complex(shape: shape);
-    /// `ShapeUtil::SubshapeCount`: the shape and every nested element.
+    /// Counts the shape and every nested element, as XLA's
+    /// `ShapeUtil::SubshapeCount`.
     plain fn subshape_count(shape: shape);
-    /// `ShapeUtil::SameRank` of two arrays.
+    /// Tells whether two arrays have the same rank, as XLA's
+    /// `ShapeUtil::SameRank`.
     plain fn same_rank(lhs: array, rhs: array);
-    /// `ShapeUtil::SameDimensions` of two arrays.
+    /// Tells whether two arrays have the same dimensions, as XLA's
+    /// `ShapeUtil::SameDimensions`.
     plain fn same_dimensions(lhs: array, rhs: array);
-    /// `ShapeUtil::TrueNumDimensions`: the dimensions of size other than 1.
+    /// Counts the dimensions of size other than 1, as XLA's
+    /// `ShapeUtil::TrueNumDimensions`.
     plain fn true_num_dimensions(shape: array);
-}
-
-/// `ShapeUtil::IsScalar`.
-#[pyfunction]
-fn is_scalar(shape: PyRef<'_, PyShape>) -> bool {
-    shape_util::is_scalar(&shape.0)
-}
-
-/// `ShapeUtil::IsEffectiveScalar`: an array of one element.
-#[pyfunction]
-fn is_effective_scalar(shape: PyRef<'_, PyShape>) -> bool {
-    shape_util::is_effective_scalar(&shape.0)
-}
-
-/// `ShapeUtil::IsZeroElementArray`.
-#[pyfunction]
-fn is_zero_element_array(shape: PyRef<'_, PyShape>) -> bool {
-    shape_util::is_zero_element_array(&shape.0)
-}
-
-/// `ShapeUtil::HasDegenerateDimensions`: some dimension of size 1.
-#[pyfunction]
-fn has_degenerate_dimensions(shape: PyRef<'_, PyShape>) -> PyResult<bool> {
-    Ok(shape_util::has_degenerate_dimensions(as_array(&shape.0)?))
-}
-
-/// `ShapeUtil::TupleElementCount`.
-#[pyfunction]
-fn tuple_element_count(shape: PyRef<'_, PyShape>) -> PyResult<i64> {
-    shape_util::tuple_element_count(&shape.0).py()
-}
-
-/// `ShapeUtil::GetLeafCount`.
-#[pyfunction]
-fn get_leaf_count(shape: PyRef<'_, PyShape>) -> i64 {
-    shape_util::get_leaf_count(&shape.0)
-}
-
-/// `ShapeUtil::GetLeafShapes`: `(index, shape)` for every leaf.
-#[pyfunction]
-fn get_leaf_shapes(shape: PyRef<'_, PyShape>) -> Vec<(Vec<i64>, PyShape)> {
-    shape_util::get_leaf_shapes(&shape.0)
-        .into_iter()
-        .map(|l| (l.index.into(), PyShape(l.shape)))
-        .collect()
-}
-
-/// `ShapeUtil::TryGetSubshape`: the subshape at a tuple index path.
-#[pyfunction]
-fn get_subshape(shape: PyRef<'_, PyShape>, index: Vec<i64>) -> PyResult<PyShape> {
-    shape_util::try_get_subshape(&shape.0, &index)
-        .py()
-        .map(|s| PyShape(s.clone()))
-}
-
-/// `ShapeUtil::PermuteDimensions(permutation, shape)`.
-#[pyfunction]
-fn permute_dimensions(permutation: Vec<i64>, shape: PyRef<'_, PyShape>) -> PyResult<PyShape> {
-    let a = as_array(&shape.0)?;
-    Ok(PyShape(
-        guard(|| shape_util::permute_dimensions(&permutation, a))?
-            .py()?
-            .into(),
-    ))
-}
-
-/// `ShapeUtil::DeleteDimension(dim, shape)`.
-#[pyfunction]
-fn delete_dimension(dim: i64, shape: PyRef<'_, PyShape>) -> PyResult<PyShape> {
-    let a = as_array(&shape.0)?;
-    Ok(PyShape(
-        guard(|| shape_util::delete_dimension(dim, a))?.py()?.into(),
-    ))
-}
-
-/// `ShapeUtil::DropDegenerateDimensions`.
-#[pyfunction]
-fn drop_degenerate_dimensions(shape: PyRef<'_, PyShape>) -> PyResult<PyShape> {
-    Ok(PyShape(
-        shape_util::drop_degenerate_dimensions(as_array(&shape.0)?)
-            .py()?
-            .into(),
-    ))
-}
-
-/// `ShapeUtil::ChangeElementType`.
-#[pyfunction]
-fn change_element_type(
-    shape: PyRef<'_, PyShape>,
-    element_type: &Bound<'_, PyAny>,
-) -> PyResult<PyShape> {
-    let t = element_type_from(element_type)?;
-    shape_util::change_element_type(&shape.0, t)
-        .py()
-        .map(PyShape)
-}
-
-/// `ShapeUtil::MakeShapeWithDescendingLayout`.
-#[pyfunction]
-fn make_shape_with_descending_layout(
-    element_type: &Bound<'_, PyAny>,
-    dimensions: Vec<i64>,
-) -> PyResult<PyShape> {
-    let t = element_type_from(element_type)?;
-    Ok(PyShape(
-        shape_util::make_validated_shape_with_descending_layout(t, &dimensions)
-            .py()?
-            .into(),
-    ))
-}
-
-/// `ShapeUtil::MakeStaticShape`: dynamic dimensions made static.
-#[pyfunction]
-fn make_static_shape(shape: PyRef<'_, PyShape>) -> PyShape {
-    PyShape(shape_util::make_static_shape(&shape.0))
-}
-
-/// `ShapeUtil::DeviceShapeToHostShape`: tiles and memory space dropped.
-#[pyfunction]
-fn device_shape_to_host_shape(shape: PyRef<'_, PyShape>) -> PyShape {
-    PyShape(shape_util::device_shape_to_host_shape(shape.0.clone()))
-}
-
-/// `ShapeUtil::TransposeIsBitcast(input, output, dimension_mapping)`.
-#[pyfunction]
-#[pyo3(signature = (input, output, dimension_mapping, ignore_element_type=false))]
-fn transpose_is_bitcast(
-    input: PyRef<'_, PyShape>,
-    output: PyRef<'_, PyShape>,
-    dimension_mapping: Vec<i64>,
-    ignore_element_type: bool,
-) -> PyResult<bool> {
-    let (i, o) = (as_array(&input.0)?, as_array(&output.0)?);
-    guard(|| shape_util::transpose_is_bitcast(i, o, &dimension_mapping, ignore_element_type))?.py()
-}
-
-/// `ShapeUtil::ReshapeIsBitcast(input, output)`.
-#[pyfunction]
-#[pyo3(signature = (input, output, ignore_element_type=false))]
-fn reshape_is_bitcast(
-    input: PyRef<'_, PyShape>,
-    output: PyRef<'_, PyShape>,
-    ignore_element_type: bool,
-) -> PyResult<bool> {
-    let (i, o) = (as_array(&input.0)?, as_array(&output.0)?);
-    shape_util::reshape_is_bitcast(i, o, ignore_element_type).py()
+    /// Tells whether the shape is a rank-0 array, as XLA's
+    /// `ShapeUtil::IsScalar`.
+    plain fn is_scalar(shape: shape);
+    /// Tells whether the shape is an array of one element, as XLA's
+    /// `ShapeUtil::IsEffectiveScalar`.
+    plain fn is_effective_scalar(shape: shape);
+    /// Tells whether the shape is an array of no elements, as XLA's
+    /// `ShapeUtil::IsZeroElementArray`.
+    plain fn is_zero_element_array(shape: shape);
+    /// Tells whether some dimension has size 1, as XLA's
+    /// `ShapeUtil::HasDegenerateDimensions`.
+    plain fn has_degenerate_dimensions(shape: array);
+    /// Counts the elements of a tuple, as XLA's
+    /// `ShapeUtil::TupleElementCount`.
+    plain fn tuple_element_count(shape: shape);
+    /// Counts the leaves (arrays, tokens, opaque values), as XLA's
+    /// `ShapeUtil::GetLeafCount`.
+    plain fn get_leaf_count(shape: shape);
+    /// Returns `(index, shape)` for every leaf, as XLA's
+    /// `ShapeUtil::GetLeafShapes`.
+    plain fn get_leaf_shapes(shape: shape);
+    /// Returns the subshape at a tuple index path, raising for an invalid
+    /// one, as XLA's `ShapeUtil::TryGetSubshape` (`ShapeUtil::GetSubshape`
+    /// `CHECK`-fails instead).
+    plain fn get_subshape(shape: shape, index: ints) = shape_util::try_get_subshape;
+    /// Permutes the dimensions of an array, as XLA's
+    /// `ShapeUtil::PermuteDimensions(permutation, shape)`; raises when
+    /// `permutation` is not one.
+    guarded fn permute_dimensions(permutation: ints, shape: array);
+    /// Deletes dimension `dim` of an array, as XLA's
+    /// `ShapeUtil::DeleteDimension(dim, shape)`; raises when `dim` is not a
+    /// dimension.
+    guarded fn delete_dimension(dim: i64, shape: array);
+    /// Deletes the dimensions of size 1, as XLA's
+    /// `ShapeUtil::DropDegenerateDimensions`.
+    plain fn drop_degenerate_dimensions(shape: array);
+    /// Changes the element type of every array, as XLA's
+    /// `ShapeUtil::ChangeElementType`.
+    plain fn change_element_type(shape: shape, element_type: etype);
+    /// Makes an array with the descending layout, as XLA's
+    /// `ShapeUtil::MakeShapeWithDescendingLayout`; raises where XLA
+    /// `CHECK`-fails.
+    plain fn make_shape_with_descending_layout(element_type: etype, dimensions: ints)
+        = shape_util::make_validated_shape_with_descending_layout;
+    /// Makes every dynamic dimension static, as XLA's
+    /// `ShapeUtil::MakeStaticShape`.
+    plain fn make_static_shape(shape: shape);
+    /// Drops tiles and memory space, as XLA's
+    /// `ShapeUtil::DeviceShapeToHostShape`.
+    plain fn device_shape_to_host_shape(shape: owned_shape);
+    /// Tells whether a transpose from `input` to `output` is a bitcast, as
+    /// XLA's `ShapeUtil::TransposeIsBitcast`; raises when
+    /// `dimension_mapping` is not a permutation.
+    #[pyo3(signature = (input, output, dimension_mapping, ignore_element_type=false))]
+    guarded fn transpose_is_bitcast(input: array, output: array, dimension_mapping: ints, ignore_element_type: bool);
+    /// Tells whether a reshape from `input` to `output` is a bitcast, as
+    /// XLA's `ShapeUtil::ReshapeIsBitcast`.
+    #[pyo3(signature = (input, output, ignore_element_type=false))]
+    plain fn reshape_is_bitcast(input: array, output: array, ignore_element_type: bool);
 }
 
 bind! { shape_util;
@@ -687,10 +572,10 @@ impl PyIndices {
 }
 
 /// Iterates over every index of an array in the order of its layout, the
-/// most minor dimension fastest, each a tuple; as the Rust
-/// `shape_util::indices` (XLA's `ShapeUtil::ForEachIndex` order as an
-/// iterator). Takes ranks up to 12; raises for an array without a layout
-/// or with an unbounded dimension.
+/// most minor dimension fastest, each a tuple, as the Rust
+/// `shape_util::indices` (no XLA counterpart; the order of XLA's
+/// `ShapeUtil::ForEachIndex`). Takes ranks up to 12; raises for an array
+/// without a layout or with an unbounded dimension.
 #[pyfunction]
 fn indices(shape: PyRef<'_, PyShape>) -> PyResult<PyIndices> {
     RankedIndices::new(as_array(&shape.0)?).map(PyIndices)
