@@ -21,6 +21,7 @@ SOURCES = {
     "index_util": [REPO / "src" / "index_util.rs"],
 }
 
+
 def rust_functions(module):
     names = set()
     for path in SOURCES[module]:
