@@ -3,8 +3,11 @@ negative integers, invalid UTF-8, deep nesting, random bytes."""
 
 import concurrent.futures
 import inspect
+import os
 import pickle
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -197,3 +200,31 @@ def test_utility_functions_from_many_threads():
 
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         assert all(pool.map(work, range(8)))
+
+
+def test_check_failures_raise_without_printing():
+    # Where XLA CHECK-fails on the caller's numbers, the exception is the
+    # whole report: nothing reaches stderr (no Rust panic message, no
+    # backtrace), whatever RUST_BACKTRACE says.
+    code = """
+import xla_shape as xs
+s = xs.Shape("f32[2,3]")
+calls = [
+    lambda: xs.shape_util.get_dimension(s, -3),
+    lambda: xs.shape_util.permute_dimensions([0, 0], s),
+    lambda: xs.shape_util.delete_dimensions([1, 1], s),
+    lambda: xs.layout_util.major(s.layout(), 7),
+    lambda: xs.shape_util.get_tuple_element_shape(xs.Shape("(f32[])"), 1),
+]
+for call in calls:
+    try:
+        call()
+    except xs.InvalidArgumentError:
+        pass
+    else:
+        raise SystemExit("no exception")
+"""
+    env = dict(os.environ, RUST_BACKTRACE="1")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""

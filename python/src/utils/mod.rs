@@ -8,8 +8,10 @@
 //! leaving the argument alone: Python's `Shape`, `Layout` and
 //! `ProgramShape` are immutable and hashable.
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
@@ -25,9 +27,14 @@ use crate::types::{PyLayout, PyPrimitiveType, PyProgramShape, PyShape, checked_s
 /// Runs a library function whose documented `# Panics` cover numbers the
 /// caller supplies (a dimension number out of range, a permutation that is
 /// not one): from Python such a number is input, so the panic becomes an
-/// `InvalidArgumentError` carrying the library's message.
+/// `InvalidArgumentError` carrying the library's message, and nothing is
+/// printed to stderr (see `quiet_guarded_panics`).
 pub fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+    quiet_guarded_panics();
+    let outer = GUARDED.replace(true);
+    let result = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.set(outer);
+    result.map_err(|payload| {
         let message = payload
             .downcast_ref::<String>()
             .map(String::as_str)
@@ -35,6 +42,27 @@ pub fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
             .unwrap_or("invalid argument");
         invalid_argument(message.to_string())
     })
+}
+
+thread_local! {
+    /// Whether this thread runs inside `guard`.
+    static GUARDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Installs, once, a panic hook that stays silent for panics inside
+/// `guard` (they become Python exceptions; the default hook would print
+/// the message and a backtrace as well) and hands every other panic to
+/// the hook it replaces.
+fn quiet_guarded_panics() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.get() {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// A NumPy view of the destination bytes of a relayout: the dtype of the
