@@ -329,6 +329,29 @@ fn nesting(shape: &Shape) -> usize {
         .map_or(0, |t| 1 + t.iter().map(nesting).max().unwrap_or(0))
 }
 
+/// `shape` as a Python `Shape`, refused when its tuples nest deeper than
+/// `MAX_NESTING_DEPTH` levels: every shape handed to Python can be
+/// serialized and read back, and `nesting` stays bounded. Near the limit
+/// the levels are counted as the decoder counts them (layouts and physical
+/// shapes nest messages too).
+pub fn checked_shape(shape: Shape) -> PyResult<PyShape> {
+    if !shape.is_tuple() {
+        return Ok(PyShape(shape));
+    }
+    let depth = nesting(&shape);
+    if depth > MAX_NESTING_DEPTH {
+        return Err(invalid_argument(format!(
+            "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH}"
+        )));
+    }
+    if depth > MAX_NESTING_DEPTH / 2 && Shape::from_proto_bytes(&shape.to_proto_bytes()).is_err() {
+        return Err(invalid_argument(format!(
+            "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH} nested messages"
+        )));
+    }
+    Ok(PyShape(shape))
+}
+
 /// An XLA shape: an array, a tuple, a token (`xla.ShapeProto`), with the
 /// methods of jaxlib's `xla_client.Shape` and more. `Shape(text)` parses
 /// HLO text such as `"bf16[8,128]{1,0:T(8,128)(2,1)}"`.
@@ -408,24 +431,7 @@ proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
     #[staticmethod]
     fn tuple_shape(shapes: Vec<PyRef<'_, PyShape>>) -> PyResult<Self> {
         let elements: Vec<Shape> = shapes.iter().map(|s| s.0.clone()).collect();
-        let depth = 1 + elements.iter().map(nesting).max().unwrap_or(0);
-        if depth > MAX_NESTING_DEPTH {
-            return Err(invalid_argument(format!(
-                "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH}"
-            )));
-        }
-        let tuple = shape_util::make_validated_tuple_shape(elements).py()?;
-        // Near the limit, count the levels as the decoder does (layouts and
-        // physical shapes nest messages too), so that every shape made here
-        // can be serialized and read back.
-        if depth > MAX_NESTING_DEPTH / 2
-            && Shape::from_proto_bytes(&tuple.to_proto_bytes()).is_err()
-        {
-            return Err(invalid_argument(format!(
-                "tuple nesting of {depth} levels exceeds the limit of {MAX_NESTING_DEPTH} nested messages"
-            )));
-        }
-        Ok(PyShape(tuple))
+        checked_shape(shape_util::make_validated_tuple_shape(elements).py()?)
     }
 
     /// The token shape `token[]`, as jaxlib's `Shape.token_shape`.

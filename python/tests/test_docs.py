@@ -88,9 +88,22 @@ def test_stub_declares_the_package():
 @pytest.mark.parametrize("mod", SUBMODULES)
 def test_stub_declares_each_submodule(mod):
     names, _ = stub_names(PKG / f"{mod}.pyi")
-    imported = {"_ElementType", "Layout", "Shape"}
+    imported = {"_ElementType", "Layout", "PrimitiveType", "ProgramShape", "Shape"}
     assert set(getattr(xs, mod).__all__) == names - imported - {"__all__"}
 
 
 def test_py_typed_marker():
     assert (PKG / "py.typed").exists()
+
+
+@pytest.mark.parametrize("mod", ["shape_util", "layout_util", "index_util"])
+def test_utility_docstrings_say_what_and_name_xla(mod):
+    # The first sentence says what the function does (a verb, not a bare
+    # name) and names the XLA function it binds; `indices` has no XLA
+    # counterpart and says so.
+    module = getattr(xs, mod)
+    for name in module.__all__:
+        first = inspect.getdoc(getattr(module, name)).split("\n\n")[0].replace("\n", " ")
+        assert not first.startswith("`"), (mod, name, first)
+        xla = ("ShapeUtil::", "LayoutUtil::", "IndexUtil::")
+        assert any(k in first for k in xla) or "XLA counterpart" in first, (mod, name, first)

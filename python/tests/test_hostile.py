@@ -1,8 +1,13 @@
 """Input from Python never crashes the interpreter: wrong types, huge and
 negative integers, invalid UTF-8, deep nesting, random bytes."""
 
+import concurrent.futures
+import inspect
+import os
 import pickle
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -118,3 +123,108 @@ def test_random_bytes_never_crash():
                 f(bytes(data))
             except xs.XlaShapeError:
                 pass
+
+
+def utility_functions():
+    """Every function of the utility submodules, as (name, function)."""
+    return [
+        (f"{mod}.{name}", getattr(getattr(xs, mod), name))
+        for mod in ("shape_util", "layout_util", "index_util", "strides")
+        for name in getattr(xs, mod).__all__
+    ]
+
+
+def arity(f):
+    """The number of parameters of a native function, from its signature."""
+    return len([p for p in inspect.signature(f).parameters.values() if p.kind is not p.KEYWORD_ONLY])
+
+
+JUNK = [
+    None, -1, 0, 3, 2**31, 2**63, -(2**63), 2**70, "f32", "\udcff", b"\xff", 2.5, [], [-1], [0, 0],
+    [2**62, 2**62], [2**63], [True], xs.Shape("f32[2,3]"), xs.Shape("(f32[2], ())"), xs.Shape("token[]"),
+    xs.Shape("f32[]"), xs.Shape("s4[8]{0:T(2)E(4)}"), xs.Shape("f32[<=4,?]"), xs.Layout([1, 0]),
+    xs.Layout([5, 5]), xs.PrimitiveType.F32, xs.ProgramShape([xs.Shape("f32[2]")], xs.Shape("()")),
+    lambda i: i % 2, lambda i: 1 / 0,
+]
+
+
+@pytest.mark.parametrize("name,f", utility_functions())
+def test_utility_functions_raise_on_junk_arguments(name, f):
+    # Only Python exceptions: a Rust panic would surface as PanicException,
+    # a BaseException that `except Exception` does not catch.
+    rng = random.Random(name)
+    n = arity(f)
+    for _ in range(300):
+        try:
+            f(*(rng.choice(JUNK) for _ in range(n)))
+        except Exception:
+            pass
+
+
+def test_tuple_makers_keep_the_nesting_limit():
+    su = xs.shape_util
+    makers = [
+        lambda s: su.make_tuple_shape([s]),
+        lambda s: su.make_validated_tuple_shape_with_ptrs([s]),
+        lambda s: su.append_shape_to_tuple(s, su.make_nil()),
+        lambda s: su.update_tuple_shape(s, 0, xs.Shape("(f32[])")),
+        lambda s: su.make_maybe_tuple_shape([s, su.make_nil()]),
+    ]
+    for make in makers:
+        s, depth = xs.Shape("f32[2]"), 0
+        while depth <= xs.MAX_NESTING_DEPTH:
+            try:
+                s = make(s)
+            except xs.InvalidArgumentError:
+                break
+            depth += 1
+        assert xs.MAX_NESTING_DEPTH - 2 <= depth <= xs.MAX_NESTING_DEPTH
+        assert xs.Shape.from_proto_bytes(s.to_serialized_proto()) == s
+
+
+def test_utility_functions_from_many_threads():
+    su, lu = xs.shape_util, xs.layout_util
+    s = xs.Shape("(f32[8,128]{1,0:T(8,128)}, s8[<=4,3])")
+    expected = (lu.clear_tiles(s), su.make_shape_with_static_dimensions(s), su.flatten_tuple_shape(s))
+    it = su.indices(xs.Shape("f32[50,40]"))
+
+    def work(_):
+        for _ in range(200):
+            got = (lu.clear_tiles(s), su.make_shape_with_static_dimensions(s), su.flatten_tuple_shape(s))
+            assert got == expected
+            try:
+                next(it)  # one iterator shared by every thread
+            except (StopIteration, RuntimeError):
+                pass
+        return True
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(work, range(8)))
+
+
+def test_check_failures_raise_without_printing():
+    # Where XLA CHECK-fails on the caller's numbers, the exception is the
+    # whole report: nothing reaches stderr (no Rust panic message, no
+    # backtrace), whatever RUST_BACKTRACE says.
+    code = """
+import xla_shape as xs
+s = xs.Shape("f32[2,3]")
+calls = [
+    lambda: xs.shape_util.get_dimension(s, -3),
+    lambda: xs.shape_util.permute_dimensions([0, 0], s),
+    lambda: xs.shape_util.delete_dimensions([1, 1], s),
+    lambda: xs.layout_util.major(s.layout(), 7),
+    lambda: xs.shape_util.get_tuple_element_shape(xs.Shape("(f32[])"), 1),
+]
+for call in calls:
+    try:
+        call()
+    except xs.InvalidArgumentError:
+        pass
+    else:
+        raise SystemExit("no exception")
+"""
+    env = dict(os.environ, RUST_BACKTRACE="1")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""

@@ -20,7 +20,8 @@ def examples():
     out = []
     for path in READMES:
         blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
-        out += [(f"{path.parent.name}_{path.stem}_{i}", b) for i, b in enumerate(blocks)]
+        where = "_".join(path.relative_to(REPO).parent.parts) or "root"
+        out += [(f"{where}_{path.stem}_{i}", b) for i, b in enumerate(blocks)]
     return out
 
 
