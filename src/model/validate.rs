@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::display;
+use crate::model::inline::{Dims, DynamicFlags};
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::ArrayShape;
@@ -226,13 +227,13 @@ pub(crate) fn require_array_type(t: PrimitiveType) -> Result<()> {
 /// `ArrayShape::from_parts`: the full `ValidateShapeWithOptionalLayout`.
 pub(crate) fn array_from_parts(
     t: PrimitiveType,
-    dimensions: Vec<i64>,
-    mut dynamic: Vec<bool>,
+    dimensions: Dims,
+    mut dynamic: DynamicFlags,
     layout: Option<Layout>,
 ) -> Result<ArrayShape> {
     require_array_type(t)?;
     if dynamic.is_empty() {
-        dynamic = vec![false; dimensions.len()];
+        dynamic = dimensions.iter().map(|_| false).collect();
     } else if dynamic.len() != dimensions.len() {
         return Err(Error::invalid_argument(format!(
             "dynamic dimensions size {} did not match number of dimensions {}",
@@ -256,8 +257,8 @@ pub(crate) fn array_from_parts(
 /// dimensions and the default descending layout.
 pub(crate) fn make_validated_array(
     t: PrimitiveType,
-    dimensions: Vec<i64>,
-    dynamic: Vec<bool>,
+    dimensions: Dims,
+    dynamic: DynamicFlags,
 ) -> Result<ArrayShape> {
     if dynamic.len() != dimensions.len() {
         return Err(Error::invalid_argument(format!(
@@ -269,7 +270,7 @@ pub(crate) fn make_validated_array(
     require_array_type(t)?;
     let mut product = t.byte_width().unwrap_or(1);
     let mut overflow = false;
-    for (&d, &dyn_) in dimensions.iter().zip(&dynamic) {
+    for (&d, &dyn_) in dimensions.iter().zip(dynamic.iter()) {
         if !(d >= 0 || (dyn_ && d == ArrayShape::UNBOUNDED_SIZE)) {
             return Err(Error::invalid_argument(format!(
                 "Invalid dimension size {d}, is_dynamic={dyn_}"
@@ -288,8 +289,7 @@ pub(crate) fn make_validated_array(
             join(&dimensions, ",")
         )));
     }
-    let rank = dimensions.len() as i64;
-    let layout = Layout::new((0..rank).rev().collect::<Vec<_>>());
+    let layout = Layout::descending(dimensions.len());
     Ok(ArrayShape {
         element_type: t,
         dimensions,
