@@ -421,7 +421,8 @@ impl Shape {
     /// assert_eq!(s.to_proto_bytes(), [0x10, 0x0b, 0x1a, 0x01, 0x02, 0x32, 0x01, 0x00]);
     /// ```
     pub fn from_proto_bytes(bytes: &[u8]) -> Result<Shape> {
-        if let Some(shape) = wire::decode_valid_shape(bytes) {
+        let mut shape = Shape::Token;
+        if wire::decode_valid_shape_into(bytes, &mut shape).is_some() {
             return Ok(shape);
         }
         shape_from_raw(wire::decode_shape(bytes)?)

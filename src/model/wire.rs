@@ -86,76 +86,92 @@ const ONE_PASS_DEPTH: usize = 16;
 /// bytes...), for which the full decoder runs from the start and gives
 /// XLA's answer. A test checks both on every golden proto and mutations of
 /// them.
+#[cfg(test)]
 pub(crate) fn decode_valid_shape(buf: &[u8]) -> Option<Shape> {
-    valid_shape(buf, 0)
+    let mut out = Shape::Token;
+    valid_shape(buf, 0, &mut out)?;
+    Some(out)
 }
 
-fn valid_shape(buf: &[u8], depth: usize) -> Option<Shape> {
+/// [`decode_valid_shape`] into `out` (unspecified when it gives `None`).
+/// Shapes are built where they end up, not moved there: a `Shape` is 304
+/// bytes, and moves were a fifth of the instructions.
+pub(crate) fn decode_valid_shape_into(buf: &[u8], out: &mut Shape) -> Option<()> {
+    valid_shape(buf, 0, out)
+}
+
+fn valid_shape(buf: &[u8], depth: usize, out: &mut Shape) -> Option<()> {
     if depth > ONE_PASS_DEPTH {
         return None;
     }
+    // Read as an array; a tuple, token or opaque shape replaces it at the
+    // end, once the element type is known.
+    *out = Shape::Array(ArrayShape {
+        element_type: PrimitiveType::Invalid,
+        dimensions: Dims::new(),
+        dynamic: DynamicFlags::new(),
+        layout: None,
+    });
+    let Shape::Array(a) = out else {
+        return None;
+    };
     let mut r = Reader::new(buf);
     let mut element_type = 0;
-    let mut dims = Dims::new();
-    let mut dynamic = DynamicFlags::new();
-    let mut layout: Option<Layout> = None;
-    let mut elements = Vec::new();
+    let mut elements: Vec<Shape> = Vec::new();
     while !r.at_end() {
         let (field, wire) = r.key().ok()?;
         match (field, wire) {
             (shape::ELEMENT_TYPE, WireType::Varint) => element_type = r.varint().ok()? as i32,
             (shape::DIMENSIONS, _) => {
-                if !r.repeated_varint(wire, &mut dims).ok()? {
+                if !r.repeated_varint(wire, &mut a.dimensions).ok()? {
                     return None;
                 }
             }
             (shape::IS_DYNAMIC_DIMENSION, _) => {
-                if !r.repeated_varint(wire, &mut dynamic).ok()? {
+                if !r.repeated_varint(wire, &mut a.dynamic).ok()? {
                     return None;
                 }
             }
             (shape::TUPLE_SHAPES, WireType::LengthDelimited) => {
-                elements.push(valid_shape(r.len_delimited().ok()?, depth + 1)?);
+                let bytes = r.len_delimited().ok()?;
+                elements.push(Shape::Token);
+                valid_shape(bytes, depth + 1, elements.last_mut()?)?;
             }
-            (shape::LAYOUT, WireType::LengthDelimited) if layout.is_none() => {
-                layout = Some(valid_layout_fields(r.len_delimited().ok()?)?);
+            (shape::LAYOUT, WireType::LengthDelimited) if a.layout.is_none() => {
+                let bytes = r.len_delimited().ok()?;
+                valid_layout_fields(bytes, a.layout.insert(Layout::default()))?;
             }
             _ => return None,
         }
     }
     let t = PrimitiveType::from_number(element_type)?;
-    let only_type = dims.is_empty() && dynamic.is_empty() && layout.is_none();
+    let only_type = a.dimensions.is_empty() && a.dynamic.is_empty() && a.layout.is_none();
     match t {
-        PrimitiveType::Tuple if only_type => Some(Shape::Tuple(elements)),
-        PrimitiveType::Token if only_type && elements.is_empty() => Some(Shape::Token),
-        PrimitiveType::OpaqueType if only_type && elements.is_empty() => Some(Shape::Opaque),
+        PrimitiveType::Tuple if only_type => *out = Shape::Tuple(elements),
+        PrimitiveType::Token if only_type && elements.is_empty() => *out = Shape::Token,
+        PrimitiveType::OpaqueType if only_type && elements.is_empty() => *out = Shape::Opaque,
         t if t.is_array_type() && elements.is_empty() => {
-            if dynamic.is_empty() {
-                dynamic = dims.iter().map(|_| false).collect();
-            } else if dynamic.len() != dims.len() {
+            a.element_type = t;
+            if a.dynamic.is_empty() {
+                a.dynamic = a.dimensions.iter().map(|_| false).collect();
+            } else if a.dynamic.len() != a.dimensions.len() {
                 return None;
             }
-            validate::validate_array_dimensions(t, &dims, &dynamic).ok()?;
-            if let Some(l) = &layout {
-                validate::validate_layout_for_array(l, t, &dims, &dynamic).ok()?;
+            validate::validate_array_dimensions(t, &a.dimensions, &a.dynamic).ok()?;
+            if let Some(l) = &a.layout {
+                validate::validate_layout_for_array(l, t, &a.dimensions, &a.dynamic).ok()?;
             }
-            Some(Shape::Array(ArrayShape {
-                element_type: t,
-                dimensions: dims,
-                dynamic,
-                layout,
-            }))
         }
-        _ => None,
+        _ => return None,
     }
+    Some(())
 }
 
 /// The fields of a `LayoutProto` that [`decode_valid_shape`] takes, as
 /// `Layout::FromProto` sets them (alignment 0 read as 1); `None` for any
 /// other field, a negative tile bound other than `*` or a negative
 /// alignment.
-fn valid_layout_fields(buf: &[u8]) -> Option<Layout> {
-    let mut l = Layout::default();
+fn valid_layout_fields(buf: &[u8], l: &mut Layout) -> Option<()> {
     let mut r = Reader::new(buf);
     while !r.at_end() {
         let (field, wire) = r.key().ok()?;
@@ -196,7 +212,7 @@ fn valid_layout_fields(buf: &[u8]) -> Option<Layout> {
             _ => return None,
         }
     }
-    Some(l)
+    Some(())
 }
 
 /// Where dimensions and minor_to_major go as they are read (int64).
@@ -208,6 +224,10 @@ impl<const N: usize> VarintSink for InlineVec<i64, N> {
     #[inline]
     fn push_varint(&mut self, v: u64) {
         self.push(v as i64);
+    }
+    #[inline]
+    fn push_packed(&mut self, payload: &[u8]) -> WireResult<()> {
+        push_packed_in_place(self, payload, |v| v as i64)
     }
 }
 
@@ -221,6 +241,40 @@ impl<const N: usize> VarintSink for InlineVec<bool, N> {
     fn push_varint(&mut self, v: u64) {
         self.push(v != 0);
     }
+    #[inline]
+    fn push_packed(&mut self, payload: &[u8]) -> WireResult<()> {
+        push_packed_in_place(self, payload, |v| v != 0)
+    }
+}
+
+/// The values of a packed run, `value` of each varint: written straight
+/// into the free slots of a vector kept in place, then (past its capacity)
+/// pushed.
+#[inline]
+fn push_packed_in_place<T: Default, const N: usize>(
+    out: &mut InlineVec<T, N>,
+    payload: &[u8],
+    value: impl Fn(u64) -> T,
+) -> WireResult<()> {
+    let mut r = Reader::new(payload);
+    if let InlineVec::Inline { len, items } = out {
+        let mut n = *len as usize;
+        while n < N && !r.at_end() {
+            match r.varint() {
+                Ok(v) => items[n] = value(v),
+                Err(e) => {
+                    *len = n as u8;
+                    return Err(e);
+                }
+            }
+            n += 1;
+        }
+        *len = n as u8;
+    }
+    while !r.at_end() {
+        out.push(value(r.varint()?));
+    }
+    Ok(())
 }
 
 /// Where a tile's bounds go as they are read.

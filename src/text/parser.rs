@@ -902,7 +902,10 @@ pub(crate) fn parse_shape_at(
     // unless what follows could continue the shape for the full parser (a
     // layout after a space or a comment).
     let rest = &text[offset..];
-    if let Some((shape, len)) = super::fast::parse_prefix(rest, options.fill_missing_layouts) {
+    let mut shape = Shape::Token;
+    if let Some(len) =
+        super::fast::parse_prefix_into(rest, options.fill_missing_layouts, &mut shape)
+    {
         let after = &rest[len..];
         let next = after.trim_start_matches([' ', '\t', '\n', '\r']);
         let ends = match after.as_bytes().first() {
