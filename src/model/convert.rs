@@ -421,7 +421,7 @@ impl Shape {
     /// assert_eq!(s.to_proto_bytes(), [0x10, 0x0b, 0x1a, 0x01, 0x02, 0x32, 0x01, 0x00]);
     /// ```
     pub fn from_proto_bytes(bytes: &[u8]) -> Result<Shape> {
-        let mut shape = Shape::Token;
+        let mut shape = Shape::slot();
         if wire::decode_valid_shape_into(bytes, &mut shape).is_some() {
             return Ok(shape);
         }

@@ -40,7 +40,7 @@ pub(crate) enum InlineVec<T, const N: usize> {
 }
 
 impl<T: Default, const N: usize> Default for InlineVec<T, N> {
-    #[inline]
+    #[inline(always)]
     fn default() -> Self {
         const { assert!(N <= u8::MAX as usize) };
         InlineVec::Inline {

@@ -37,6 +37,7 @@ pub struct Layout {
 
 impl Default for Layout {
     /// XLA's `Layout()`: empty minor_to_major, alignment 1, nothing else.
+    #[inline]
     fn default() -> Self {
         Layout {
             minor_to_major: Dims::new(),

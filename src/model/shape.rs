@@ -276,6 +276,33 @@ impl ArrayShape {
 }
 
 impl Shape {
+    /// An empty array of type `Invalid`: the slot that the one-pass
+    /// readers (`model::wire`, `text::fast`) fill in place.
+    #[inline]
+    pub(crate) fn slot() -> Shape {
+        Shape::Array(ArrayShape {
+            element_type: PrimitiveType::Invalid,
+            dimensions: Dims::new(),
+            dynamic: DynamicFlags::new(),
+            layout: None,
+        })
+    }
+
+    /// The empty array `self` holds if it is a [`slot`](Self::slot) still
+    /// unfilled (then nothing is moved), or a new one put in its place.
+    #[inline]
+    pub(crate) fn array_slot(&mut self) -> &mut ArrayShape {
+        let fresh = matches!(self, Shape::Array(a)
+            if a.dimensions.is_empty() && a.dynamic.is_empty() && a.layout.is_none());
+        if !fresh {
+            *self = Shape::slot();
+        }
+        match self {
+            Shape::Array(a) => a,
+            _ => unreachable!("an array was put here above"),
+        }
+    }
+
     /// The element type field of this shape's proto: the array's element
     /// type, or `Tuple`, `Token`, `OpaqueType`, `Buffer`.
     #[doc(alias = "xla_client.Shape.xla_element_type")]

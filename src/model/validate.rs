@@ -24,6 +24,7 @@ pub(crate) trait LayoutFacts {
 }
 
 impl LayoutFacts for Layout {
+    #[inline]
     fn minor_to_major(&self) -> &[i64] {
         &self.minor_to_major
     }
@@ -39,6 +40,7 @@ impl LayoutFacts for Layout {
     fn has_physical_shape(&self) -> bool {
         self.physical_shape.is_some()
     }
+    #[inline]
     fn has_invalid_tiles(&self) -> bool {
         self.tiles.iter().any(|t| invalid_tile(t.dimensions()))
     }
@@ -69,11 +71,34 @@ pub(crate) fn shape_error(message: &str, t: PrimitiveType, human: &str) -> Error
 
 /// The array rules of XLA's `ValidateNonLayoutProperties`
 /// (`ValidateDimensions`, then `ValidateShapeSize`).
+#[inline]
 pub(crate) fn validate_array_dimensions(
     t: PrimitiveType,
     dims: &[i64],
     dynamic: &[bool],
 ) -> Result<()> {
+    // The common case, valid, checked with nothing else in the way; the
+    // full check below finds and words the error.
+    let mut product: i64 = 1;
+    for &d in dims {
+        if d != ArrayShape::UNBOUNDED_SIZE {
+            match product.checked_mul(d) {
+                Some(p) if d >= 0 => product = p,
+                _ => return array_dimensions_in_full(t, dims, dynamic),
+            }
+        }
+    }
+    if product.checked_mul(t.byte_width().unwrap_or(1)).is_some() {
+        Ok(())
+    } else {
+        array_dimensions_in_full(t, dims, dynamic)
+    }
+}
+
+/// [`validate_array_dimensions`], rule by rule, with XLA's messages.
+#[cold]
+#[inline(never)]
+fn array_dimensions_in_full(t: PrimitiveType, dims: &[i64], dynamic: &[bool]) -> Result<()> {
     let mut product: i64 = 1;
     let mut overflow = false;
     for (i, &d) in dims.iter().enumerate() {
@@ -121,7 +146,40 @@ fn join(values: &[i64], sep: &str) -> String {
 }
 
 /// XLA's `LayoutUtil::ValidateLayoutForShape` for an array shape.
+#[inline]
 pub(crate) fn validate_layout_for_array(
+    layout: &impl LayoutFacts,
+    t: PrimitiveType,
+    dims: &[i64],
+    dynamic: &[bool],
+) -> Result<()> {
+    // The common case, valid, checked with nothing else in the way; the
+    // full check below finds and words the error (and takes ranks past 64).
+    let mtm = layout.minor_to_major();
+    let rank = dims.len();
+    let mut fits = mtm.len() == rank && rank <= 64;
+    let mut mask = 0u64;
+    for &d in mtm {
+        fits &= d >= 0 && (d as u64) < rank as u64 && mask & (1u64 << (d & 63)) == 0;
+        mask |= 1u64 << (d & 63);
+    }
+    if fits
+        && layout.tail_padding_alignment() > 0
+        && !layout.has_index_primitive_type()
+        && !layout.has_pointer_primitive_type()
+        && !layout.has_physical_shape()
+        && !layout.has_invalid_tiles()
+        && layout.element_size_in_bits() >= 0
+    {
+        return Ok(());
+    }
+    layout_for_array_in_full(layout, t, dims, dynamic)
+}
+
+/// [`validate_layout_for_array`], rule by rule, with XLA's messages.
+#[cold]
+#[inline(never)]
+fn layout_for_array_in_full(
     layout: &impl LayoutFacts,
     t: PrimitiveType,
     dims: &[i64],

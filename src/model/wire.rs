@@ -12,12 +12,12 @@
 
 use crate::error::{Error, Result};
 use crate::limits::MAX_NESTING_DEPTH;
-use crate::model::inline::{Dims, DynamicFlags, InlineVec};
+use crate::model::inline::InlineVec;
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
 use crate::model::raw::{RawLayout, RawProgramShape, RawShape};
-use crate::model::shape::{ArrayShape, Shape};
+use crate::model::shape::Shape;
 use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
 use crate::protobuf::fields::{layout, program_shape, shape, split_config, tile};
@@ -88,7 +88,7 @@ const ONE_PASS_DEPTH: usize = 16;
 /// them.
 #[cfg(test)]
 pub(crate) fn decode_valid_shape(buf: &[u8]) -> Option<Shape> {
-    let mut out = Shape::Token;
+    let mut out = Shape::slot();
     valid_shape(buf, 0, &mut out)?;
     Some(out)
 }
@@ -106,15 +106,7 @@ fn valid_shape(buf: &[u8], depth: usize, out: &mut Shape) -> Option<()> {
     }
     // Read as an array; a tuple, token or opaque shape replaces it at the
     // end, once the element type is known.
-    *out = Shape::Array(ArrayShape {
-        element_type: PrimitiveType::Invalid,
-        dimensions: Dims::new(),
-        dynamic: DynamicFlags::new(),
-        layout: None,
-    });
-    let Shape::Array(a) = out else {
-        return None;
-    };
+    let a = out.array_slot();
     let mut r = Reader::new(buf);
     let mut element_type = 0;
     let mut elements: Vec<Shape> = Vec::new();
@@ -134,7 +126,7 @@ fn valid_shape(buf: &[u8], depth: usize, out: &mut Shape) -> Option<()> {
             }
             (shape::TUPLE_SHAPES, WireType::LengthDelimited) => {
                 let bytes = r.len_delimited().ok()?;
-                elements.push(Shape::Token);
+                elements.push(Shape::slot());
                 valid_shape(bytes, depth + 1, elements.last_mut()?)?;
             }
             (shape::LAYOUT, WireType::LengthDelimited) if a.layout.is_none() => {

@@ -7,7 +7,6 @@
 //! agree on every golden string, many mutations of them, and shapes inside
 //! HLO text.
 
-use crate::model::inline::{Dims, DynamicFlags};
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::{ArrayShape, Shape};
@@ -105,7 +104,7 @@ const MAX_KEYWORD: usize = 13;
 /// The whole of `text` as one valid shape in printed form, or `None`.
 #[cfg(test)]
 pub(crate) fn parse(text: &str, fill_missing_layouts: bool) -> Option<Shape> {
-    let mut out = Shape::Token;
+    let mut out = Shape::slot();
     let end = parse_prefix_into(text, fill_missing_layouts, &mut out)?;
     (end == text.len()).then_some(out)
 }
@@ -116,7 +115,7 @@ pub(crate) fn parse(text: &str, fill_missing_layouts: bool) -> Option<Shape> {
 /// after a space, a comment).
 #[cfg(test)]
 pub(crate) fn parse_prefix(text: &str, fill_missing_layouts: bool) -> Option<(Shape, usize)> {
-    let mut out = Shape::Token;
+    let mut out = Shape::slot();
     let end = parse_prefix_into(text, fill_missing_layouts, &mut out)?;
     Some((out, end))
 }
@@ -147,7 +146,7 @@ fn shape(c: &mut Cursor<'_>, fill: bool, depth: usize, out: &mut Shape) -> Optio
         let mut elements: Vec<Shape> = Vec::new();
         if !c.eat(b')') {
             loop {
-                elements.push(Shape::Token);
+                elements.push(Shape::slot());
                 let last = elements.last_mut()?;
                 shape(c, fill, depth + 1, last)?;
                 if c.eat(b')') {
@@ -174,7 +173,7 @@ fn shape(c: &mut Cursor<'_>, fill: bool, depth: usize, out: &mut Shape) -> Optio
     }
     if c.b[c.i..].starts_with(b"b(") {
         c.i += 2;
-        let mut inner = Box::new(Shape::Token);
+        let mut inner = Box::new(Shape::slot());
         shape(c, fill, depth + 1, &mut inner)?;
         if !(inner.is_array() && c.eat(b')')) {
             return None;
@@ -199,16 +198,9 @@ fn shape(c: &mut Cursor<'_>, fill: bool, depth: usize, out: &mut Shape) -> Optio
             Some(())
         }
         t if t.is_array_type() => {
-            *out = Shape::Array(ArrayShape {
-                element_type: t,
-                dimensions: Dims::new(),
-                dynamic: DynamicFlags::new(),
-                layout: None,
-            });
-            match out {
-                Shape::Array(a) => array(c, fill, a),
-                _ => None,
-            }
+            let a = out.array_slot();
+            a.element_type = t;
+            array(c, fill, a)
         }
         _ => None,
     }

@@ -64,7 +64,7 @@ pub use scan::{HloShape, HloShapes, ShapeRole, shapes_in_hlo, shapes_in_hlo_with
 /// parser accepts but that are not valid (`f32[2,3]{0,0}`), with XLA's
 /// validation message.
 pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
-    let mut shape = Shape::Token;
+    let mut shape = Shape::slot();
     if fast::parse_prefix_into(text, options.fill_missing_layouts, &mut shape) == Some(text.len()) {
         return Ok(shape);
     }

@@ -902,7 +902,7 @@ pub(crate) fn parse_shape_at(
     // unless what follows could continue the shape for the full parser (a
     // layout after a space or a comment).
     let rest = &text[offset..];
-    let mut shape = Shape::Token;
+    let mut shape = Shape::slot();
     if let Some(len) =
         super::fast::parse_prefix_into(rest, options.fill_missing_layouts, &mut shape)
     {
