@@ -102,8 +102,12 @@ print(n)' "$out/mixed.bin")
     instructions rust $op 20 "$strings" "$rust"
   done
   if [ "${CALLGRIND_JAXLIB:-1}" = 1 ]; then
+    # Python itself under valgrind (through `env`, valgrind would follow
+    # only `env`, not the program it runs), with a fixed hash seed: a
+    # random one moves Python's own counts by thousands between runs.
     for op in parse print noop; do
-      instructions jaxlib $op 5 "$strings" env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$here/jaxlib_peer.py"
+      (unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE; export PYTHONHASHSEED=0
+       instructions jaxlib $op 20 "$strings" "$py" "$here/jaxlib_peer.py")
     done
   fi
 else
