@@ -240,23 +240,40 @@ pub fn linear_index_to_multidimensional_index_into(
     if out.len() != dims.len() {
         return Err(bad_index(shape, out));
     }
-    // Digit by digit, most minor first: what is left at the end is 0 when
-    // `0 <= linear_index < elements_in(shape)`.
-    let mut rest = linear_index;
-    let mut ok = linear_index >= 0;
-    for &d in layout.minor_to_major() {
-        let (Some(&size), Some(slot)) = (dims.get(d as usize), out.get_mut(d as usize)) else {
-            continue;
-        };
-        if size <= 0 {
-            ok = false;
-            break;
+    // Digit by digit, most minor first, in unsigned arithmetic (a
+    // division of `u64`s is cheaper than one of `i64`s). The most major
+    // digit is what is left once the others are taken: it needs no
+    // division, only the check that it is below its dimension's size, which
+    // is what makes `0 <= linear_index < elements_in(shape)`.
+    if linear_index >= 0 {
+        let mut rest = linear_index as u64;
+        match layout.minor_to_major().split_last() {
+            Some((&major, minor)) => {
+                let mut ok = true;
+                for &d in minor {
+                    let (Some(&size), Some(slot)) = (dims.get(d as usize), out.get_mut(d as usize))
+                    else {
+                        continue;
+                    };
+                    if size <= 0 {
+                        ok = false;
+                        break;
+                    }
+                    *slot = (rest % size as u64) as i64;
+                    rest /= size as u64;
+                }
+                if let (true, Some(&size), Some(slot)) =
+                    (ok, dims.get(major as usize), out.get_mut(major as usize))
+                    && size > 0
+                    && rest < size as u64
+                {
+                    *slot = rest as i64;
+                    return Ok(());
+                }
+            }
+            None if rest == 0 => return Ok(()),
+            None => {}
         }
-        *slot = rest % size;
-        rest /= size;
-    }
-    if ok && rest == 0 {
-        return Ok(());
     }
     let count = crate::shape_util::elements_in(shape)?;
     Err(Error::invalid_argument(format!(

@@ -12,9 +12,9 @@
 # from PyPI (JAXLIB_VENV=DIR uses an existing one with those versions). It
 # builds the crate's harness (bench/compare/rust, --release), the C++ harness
 # and the C baselines (cc -O2), then runs ROUNDS rounds of every side in turn,
-# callgrind instruction counts of the small operations (CALLGRIND=0 skips
-# them; CALLGRIND_JAXLIB=1 adds jaxlib's, which take more than ten minutes
-# under valgrind, most of it loading jaxlib), and prints the table. Everything it makes goes under
+# callgrind instruction counts of the small operations, jaxlib's included
+# (CALLGRIND=0 skips them, CALLGRIND_JAXLIB=0 skips jaxlib's, about two
+# minutes), and prints the table. Everything it makes goes under
 # target/compare (OUT=DIR for another place).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -100,10 +100,16 @@ print(n)' "$out/mixed.bin")
   done
   for op in parse print; do
     instructions rust $op 20 "$strings" "$rust"
-    if [ "${CALLGRIND_JAXLIB:-0}" = 1 ]; then
-      instructions jaxlib $op 5 "$strings" env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$here/jaxlib_peer.py"
-    fi
   done
+  if [ "${CALLGRIND_JAXLIB:-1}" = 1 ]; then
+    # Python itself under valgrind (through `env`, valgrind would follow
+    # only `env`, not the program it runs), with a fixed hash seed: a
+    # random one moves Python's own counts by thousands between runs.
+    for op in parse print noop; do
+      (unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE; export PYTHONHASHSEED=0
+       instructions jaxlib $op 20 "$strings" "$py" "$here/jaxlib_peer.py")
+    done
+  fi
 else
   rm -f "$out/callgrind.txt"
 fi

@@ -107,3 +107,6 @@ if cg.exists():
         fa = f"{a:,.0f}" if a else "—"
         fb = f"{b:,.0f}" if b else "—"
         print(f"| {op.replace('_', ' ')} | {fa} | {'C++ libprotobuf' if peer == 'cpp' else 'jaxlib'} | {fb} | {r} |")
+    noop = counts.get(("jaxlib", "noop"))
+    if noop:
+        print(f"| Python's call of an empty function (part of jaxlib's parse and print) | — | Python | {noop:,.0f} | — |")

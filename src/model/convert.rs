@@ -169,7 +169,7 @@ fn build(p: RawShape) -> Result<Shape> {
         PrimitiveType::OpaqueType => Shape::Opaque,
         t => {
             let dynamic = if p.dynamic.is_empty() {
-                vec![false; p.dimensions.len()]
+                p.dimensions.iter().map(|_| false).collect()
             } else {
                 p.dynamic
             };
@@ -277,8 +277,8 @@ impl From<&Shape> for ShapeProto {
         };
         match s {
             Shape::Array(a) => {
-                p.dimensions = a.dimensions.clone();
-                p.is_dynamic_dimension = a.dynamic.clone();
+                p.dimensions = a.dimensions.to_vec();
+                p.is_dynamic_dimension = a.dynamic.to_vec();
                 p.layout = a.layout.as_ref().map(|l| Box::new(LayoutProto::from(l)));
             }
             Shape::Tuple(elements) => {
@@ -301,7 +301,7 @@ impl From<&Layout> for LayoutProto {
     /// XLA's `Layout::ToProto` (the alignment is written even when 1).
     fn from(l: &Layout) -> LayoutProto {
         LayoutProto {
-            minor_to_major: l.minor_to_major.clone(),
+            minor_to_major: l.minor_to_major.to_vec(),
             tiles: l.tiles.iter().map(TileProto::from).collect(),
             tail_padding_alignment_in_elements: l.tail_padding_alignment_in_elements,
             element_size_in_bits: l.element_size_in_bits,
@@ -421,6 +421,10 @@ impl Shape {
     /// assert_eq!(s.to_proto_bytes(), [0x10, 0x0b, 0x1a, 0x01, 0x02, 0x32, 0x01, 0x00]);
     /// ```
     pub fn from_proto_bytes(bytes: &[u8]) -> Result<Shape> {
+        let mut shape = Shape::slot();
+        if wire::decode_valid_shape_into(bytes, &mut shape).is_some() {
+            return Ok(shape);
+        }
         shape_from_raw(wire::decode_shape(bytes)?)
     }
 

@@ -1,6 +1,7 @@
 //! [`Layout`]: how an array's elements are placed in memory.
 
 use crate::error::{Error, Result};
+use crate::model::inline::{Dims, Tiles};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::Shape;
 use crate::model::tile::{SplitConfig, Tile};
@@ -22,8 +23,8 @@ use crate::model::tile::{SplitConfig, Tile};
 /// ```
 #[derive(Clone, Debug)]
 pub struct Layout {
-    pub(crate) minor_to_major: Vec<i64>,
-    pub(crate) tiles: Vec<Tile>,
+    pub(crate) minor_to_major: Dims,
+    pub(crate) tiles: Tiles,
     pub(crate) tail_padding_alignment_in_elements: i64,
     pub(crate) index_primitive_type: PrimitiveType,
     pub(crate) pointer_primitive_type: PrimitiveType,
@@ -36,10 +37,11 @@ pub struct Layout {
 
 impl Default for Layout {
     /// XLA's `Layout()`: empty minor_to_major, alignment 1, nothing else.
+    #[inline]
     fn default() -> Self {
         Layout {
-            minor_to_major: Vec::new(),
-            tiles: Vec::new(),
+            minor_to_major: Dims::new(),
+            tiles: Tiles::new(),
             tail_padding_alignment_in_elements: 1,
             index_primitive_type: PrimitiveType::Invalid,
             pointer_primitive_type: PrimitiveType::Invalid,
@@ -57,7 +59,10 @@ impl Layout {
     /// the one implementation behind `LayoutUtil::MakeDescendingLayout`
     /// and the layouts the HLO parser fills in.
     pub(crate) fn descending(rank: usize) -> Layout {
-        Layout::new((0..rank as i64).rev().collect::<Vec<_>>())
+        Layout {
+            minor_to_major: (0..rank as i64).rev().collect(),
+            ..Layout::default()
+        }
     }
 
     /// XLA's memory space 0 (`kDefaultMemorySpace`).
@@ -70,14 +75,14 @@ impl Layout {
     /// A layout with this minor-to-major order and no other attribute.
     pub fn new(minor_to_major: impl Into<Vec<i64>>) -> Self {
         Layout {
-            minor_to_major: minor_to_major.into(),
+            minor_to_major: Dims::from(minor_to_major.into()),
             ..Layout::default()
         }
     }
 
     /// With these tiles (replacing any).
     pub fn with_tiles(mut self, tiles: Vec<Tile>) -> Self {
-        self.tiles = tiles;
+        self.tiles = Tiles::from(tiles);
         self
     }
 
@@ -193,12 +198,12 @@ impl Layout {
     /// Mutable access to the minor-to-major order (validity is checked
     /// again when the layout is put on a shape).
     pub fn minor_to_major_mut(&mut self) -> &mut Vec<i64> {
-        &mut self.minor_to_major
+        self.minor_to_major.as_mut_vec()
     }
 
     /// Mutable access to the tiles.
     pub fn tiles_mut(&mut self) -> &mut Vec<Tile> {
-        &mut self.tiles
+        self.tiles.as_mut_vec()
     }
 
     /// Mutable access to the split configs.

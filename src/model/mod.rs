@@ -18,6 +18,7 @@ macro_rules! equal_options {
 
 pub(crate) mod convert;
 pub(crate) mod display;
+pub(crate) mod inline;
 pub(crate) mod layout;
 pub(crate) mod primitive_type;
 pub(crate) mod program_shape;

@@ -1,6 +1,7 @@
 //! [`RawShape`] and [`RawLayout`]: what a `ShapeProto` / `LayoutProto`
 //! carries, before XLA's `FromProto` checks and validation.
 
+use crate::model::inline::{Dims, DynamicFlags, Tiles};
 use crate::model::tile::{SplitConfig, Tile};
 use crate::proto::{LayoutProto, ProgramShapeProto, ShapeProto};
 
@@ -10,8 +11,8 @@ use crate::proto::{LayoutProto, ProgramShapeProto, ShapeProto};
 #[derive(Debug, Default)]
 pub(crate) struct RawShape {
     pub(crate) element_type: i32,
-    pub(crate) dimensions: Vec<i64>,
-    pub(crate) dynamic: Vec<bool>,
+    pub(crate) dimensions: Dims,
+    pub(crate) dynamic: DynamicFlags,
     pub(crate) tuple_shapes: Vec<RawShape>,
     pub(crate) layout: Option<RawLayout>,
 }
@@ -19,8 +20,8 @@ pub(crate) struct RawShape {
 /// What a `LayoutProto` carries (the fields XLA reads), unchecked.
 #[derive(Debug, Default)]
 pub(crate) struct RawLayout {
-    pub(crate) minor_to_major: Vec<i64>,
-    pub(crate) tiles: Vec<Tile>,
+    pub(crate) minor_to_major: Dims,
+    pub(crate) tiles: Tiles,
     pub(crate) tail_padding_alignment_in_elements: i64,
     pub(crate) index_primitive_type: i32,
     pub(crate) pointer_primitive_type: i32,
@@ -35,8 +36,8 @@ impl From<ShapeProto> for RawShape {
     fn from(p: ShapeProto) -> RawShape {
         RawShape {
             element_type: p.element_type,
-            dimensions: p.dimensions,
-            dynamic: p.is_dynamic_dimension,
+            dimensions: p.dimensions.into(),
+            dynamic: p.is_dynamic_dimension.into(),
             tuple_shapes: p.tuple_shapes.into_iter().map(RawShape::from).collect(),
             layout: p.layout.map(|l| RawLayout::from(*l)),
         }
@@ -46,7 +47,7 @@ impl From<ShapeProto> for RawShape {
 impl From<LayoutProto> for RawLayout {
     fn from(p: LayoutProto) -> RawLayout {
         RawLayout {
-            minor_to_major: p.minor_to_major,
+            minor_to_major: p.minor_to_major.into(),
             tiles: p
                 .tiles
                 .into_iter()

@@ -1,6 +1,7 @@
 //! [`Shape`] and [`ArrayShape`]: validated XLA shapes.
 
 use crate::error::{Error, Result};
+use crate::model::inline::{Dims, DynamicFlags};
 use crate::model::layout::{Layout, LayoutEqual};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::validate;
@@ -26,6 +27,10 @@ use crate::model::validate;
 /// assert_eq!(Shape::from_proto_bytes(&bytes).unwrap(), t);
 /// ```
 #[derive(Clone, Debug)]
+// An array keeps its short vectors in place (`model::inline`), so that
+// building one allocates nothing; boxing it to shrink the enum would put
+// that allocation back.
+#[allow(clippy::large_enum_variant)]
 pub enum Shape {
     /// An array: element type, dimensions, optional layout.
     Array(ArrayShape),
@@ -56,8 +61,8 @@ pub enum Shape {
 #[derive(Clone, Debug)]
 pub struct ArrayShape {
     pub(crate) element_type: PrimitiveType,
-    pub(crate) dimensions: Vec<i64>,
-    pub(crate) dynamic: Vec<bool>,
+    pub(crate) dimensions: Dims,
+    pub(crate) dynamic: DynamicFlags,
     pub(crate) layout: Option<Layout>,
 }
 
@@ -79,12 +84,12 @@ impl ArrayShape {
     #[doc(alias = "MakeValidatedShape")]
     #[doc(alias = "xla_client.Shape.array_shape")]
     pub fn new(element_type: PrimitiveType, dimensions: impl Into<Vec<i64>>) -> Result<Self> {
-        let dimensions = dimensions.into();
-        let dynamic: Vec<bool> = dimensions
+        let dimensions = Dims::from(dimensions.into());
+        let dynamic = dimensions
             .iter()
             .map(|&d| d == Self::UNBOUNDED_SIZE)
             .collect();
-        Self::with_dynamic_dimensions(element_type, dimensions, dynamic)
+        validate::make_validated_array(element_type, dimensions, dynamic)
     }
 
     /// Like [`new`](Self::new), with an explicit dynamic flag per
@@ -99,7 +104,11 @@ impl ArrayShape {
         dimensions: impl Into<Vec<i64>>,
         dynamic: impl Into<Vec<bool>>,
     ) -> Result<Self> {
-        validate::make_validated_array(element_type, dimensions.into(), dynamic.into())
+        validate::make_validated_array(
+            element_type,
+            Dims::from(dimensions.into()),
+            DynamicFlags::from(dynamic.into()),
+        )
     }
 
     /// An array from all its parts, checked as XLA's
@@ -115,7 +124,7 @@ impl ArrayShape {
         dynamic: Vec<bool>,
         layout: Option<Layout>,
     ) -> Result<Self> {
-        validate::array_from_parts(element_type, dimensions, dynamic, layout)
+        validate::array_from_parts(element_type, dimensions.into(), dynamic.into(), layout)
     }
 
     /// This array with `layout` instead of its own (`None` removes it).
@@ -267,6 +276,33 @@ impl ArrayShape {
 }
 
 impl Shape {
+    /// An empty array of type `Invalid`: the slot that the one-pass
+    /// readers (`model::wire`, `text::fast`) fill in place.
+    #[inline]
+    pub(crate) fn slot() -> Shape {
+        Shape::Array(ArrayShape {
+            element_type: PrimitiveType::Invalid,
+            dimensions: Dims::new(),
+            dynamic: DynamicFlags::new(),
+            layout: None,
+        })
+    }
+
+    /// The empty array `self` holds if it is a [`slot`](Self::slot) still
+    /// unfilled (then nothing is moved), or a new one put in its place.
+    #[inline]
+    pub(crate) fn array_slot(&mut self) -> &mut ArrayShape {
+        let fresh = matches!(self, Shape::Array(a)
+            if a.dimensions.is_empty() && a.dynamic.is_empty() && a.layout.is_none());
+        if !fresh {
+            *self = Shape::slot();
+        }
+        match self {
+            Shape::Array(a) => a,
+            _ => unreachable!("an array was put here above"),
+        }
+    }
+
     /// The element type field of this shape's proto: the array's element
     /// type, or `Tuple`, `Token`, `OpaqueType`, `Buffer`.
     #[doc(alias = "xla_client.Shape.xla_element_type")]

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::error::{Error, Result};
+use crate::model::inline::TileBounds;
 
 /// One tile of a tiled layout (XLA's `Tile`): bounds, most major first,
 /// applied to the most minor physical dimensions of an array.
@@ -20,30 +21,11 @@ use crate::error::{Error, Result};
 /// assert_eq!(Tile::new([2, Tile::COMBINE_DIMENSION, 128]).unwrap().to_string(), "(2,*,128)");
 /// assert!(Tile::new([-2]).is_err());
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Tile {
-    bounds: Bounds,
-}
-
-/// Up to [`INLINE`] bounds are kept in place: tiles rarely have more, and
-/// decoding a tiled layout then allocates nothing per tile.
-#[derive(Clone)]
-enum Bounds {
-    Inline { len: u8, dims: [i64; INLINE] },
-    Heap(Vec<i64>),
-}
-
-const INLINE: usize = 4;
-
-impl Default for Tile {
-    fn default() -> Self {
-        Tile {
-            bounds: Bounds::Inline {
-                len: 0,
-                dims: [0; INLINE],
-            },
-        }
-    }
+    /// Up to four bounds are kept in place: tiles rarely have more, and
+    /// decoding a tiled layout then allocates nothing per tile.
+    bounds: TileBounds,
 }
 
 impl Tile {
@@ -65,10 +47,7 @@ impl Tile {
 
     /// The bounds, most major first.
     pub fn dimensions(&self) -> &[i64] {
-        match &self.bounds {
-            Bounds::Inline { len, dims } => &dims[..*len as usize],
-            Bounds::Heap(v) => v,
-        }
+        &self.bounds
     }
 
     /// The bound at `i` (most major first).
@@ -82,27 +61,15 @@ impl Tile {
 
     /// A tile holding `bounds` as they are; the decoder checks them later.
     pub(crate) fn from_bounds_unchecked(bounds: &[i64]) -> Self {
-        let mut t = Tile::default();
-        for &b in bounds {
-            t.push_unchecked(b);
+        Tile {
+            bounds: TileBounds::from_slice(bounds),
         }
-        t
     }
 
     /// Appends a bound without checking it.
+    #[inline]
     pub(crate) fn push_unchecked(&mut self, bound: i64) {
-        match &mut self.bounds {
-            Bounds::Inline { len, dims } if (*len as usize) < INLINE => {
-                dims[*len as usize] = bound;
-                *len += 1;
-            }
-            Bounds::Inline { len, dims } => {
-                let mut v = dims[..*len as usize].to_vec();
-                v.push(bound);
-                self.bounds = Bounds::Heap(v);
-            }
-            Bounds::Heap(v) => v.push(bound),
-        }
+        self.bounds.push(bound);
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::display;
+use crate::model::inline::{Dims, DynamicFlags};
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::ArrayShape;
@@ -23,6 +24,7 @@ pub(crate) trait LayoutFacts {
 }
 
 impl LayoutFacts for Layout {
+    #[inline]
     fn minor_to_major(&self) -> &[i64] {
         &self.minor_to_major
     }
@@ -38,6 +40,7 @@ impl LayoutFacts for Layout {
     fn has_physical_shape(&self) -> bool {
         self.physical_shape.is_some()
     }
+    #[inline]
     fn has_invalid_tiles(&self) -> bool {
         self.tiles.iter().any(|t| invalid_tile(t.dimensions()))
     }
@@ -68,11 +71,34 @@ pub(crate) fn shape_error(message: &str, t: PrimitiveType, human: &str) -> Error
 
 /// The array rules of XLA's `ValidateNonLayoutProperties`
 /// (`ValidateDimensions`, then `ValidateShapeSize`).
+#[inline]
 pub(crate) fn validate_array_dimensions(
     t: PrimitiveType,
     dims: &[i64],
     dynamic: &[bool],
 ) -> Result<()> {
+    // The common case, valid, checked with nothing else in the way; the
+    // full check below finds and words the error.
+    let mut product: i64 = 1;
+    for &d in dims {
+        if d != ArrayShape::UNBOUNDED_SIZE {
+            match product.checked_mul(d) {
+                Some(p) if d >= 0 => product = p,
+                _ => return array_dimensions_in_full(t, dims, dynamic),
+            }
+        }
+    }
+    if product.checked_mul(t.byte_width().unwrap_or(1)).is_some() {
+        Ok(())
+    } else {
+        array_dimensions_in_full(t, dims, dynamic)
+    }
+}
+
+/// [`validate_array_dimensions`], rule by rule, with XLA's messages.
+#[cold]
+#[inline(never)]
+fn array_dimensions_in_full(t: PrimitiveType, dims: &[i64], dynamic: &[bool]) -> Result<()> {
     let mut product: i64 = 1;
     let mut overflow = false;
     for (i, &d) in dims.iter().enumerate() {
@@ -120,7 +146,40 @@ fn join(values: &[i64], sep: &str) -> String {
 }
 
 /// XLA's `LayoutUtil::ValidateLayoutForShape` for an array shape.
+#[inline]
 pub(crate) fn validate_layout_for_array(
+    layout: &impl LayoutFacts,
+    t: PrimitiveType,
+    dims: &[i64],
+    dynamic: &[bool],
+) -> Result<()> {
+    // The common case, valid, checked with nothing else in the way; the
+    // full check below finds and words the error (and takes ranks past 64).
+    let mtm = layout.minor_to_major();
+    let rank = dims.len();
+    let mut fits = mtm.len() == rank && rank <= 64;
+    let mut mask = 0u64;
+    for &d in mtm {
+        fits &= d >= 0 && (d as u64) < rank as u64 && mask & (1u64 << (d & 63)) == 0;
+        mask |= 1u64 << (d & 63);
+    }
+    if fits
+        && layout.tail_padding_alignment() > 0
+        && !layout.has_index_primitive_type()
+        && !layout.has_pointer_primitive_type()
+        && !layout.has_physical_shape()
+        && !layout.has_invalid_tiles()
+        && layout.element_size_in_bits() >= 0
+    {
+        return Ok(());
+    }
+    layout_for_array_in_full(layout, t, dims, dynamic)
+}
+
+/// [`validate_layout_for_array`], rule by rule, with XLA's messages.
+#[cold]
+#[inline(never)]
+fn layout_for_array_in_full(
     layout: &impl LayoutFacts,
     t: PrimitiveType,
     dims: &[i64],
@@ -226,13 +285,13 @@ pub(crate) fn require_array_type(t: PrimitiveType) -> Result<()> {
 /// `ArrayShape::from_parts`: the full `ValidateShapeWithOptionalLayout`.
 pub(crate) fn array_from_parts(
     t: PrimitiveType,
-    dimensions: Vec<i64>,
-    mut dynamic: Vec<bool>,
+    dimensions: Dims,
+    mut dynamic: DynamicFlags,
     layout: Option<Layout>,
 ) -> Result<ArrayShape> {
     require_array_type(t)?;
     if dynamic.is_empty() {
-        dynamic = vec![false; dimensions.len()];
+        dynamic = dimensions.iter().map(|_| false).collect();
     } else if dynamic.len() != dimensions.len() {
         return Err(Error::invalid_argument(format!(
             "dynamic dimensions size {} did not match number of dimensions {}",
@@ -256,8 +315,8 @@ pub(crate) fn array_from_parts(
 /// dimensions and the default descending layout.
 pub(crate) fn make_validated_array(
     t: PrimitiveType,
-    dimensions: Vec<i64>,
-    dynamic: Vec<bool>,
+    dimensions: Dims,
+    dynamic: DynamicFlags,
 ) -> Result<ArrayShape> {
     if dynamic.len() != dimensions.len() {
         return Err(Error::invalid_argument(format!(
@@ -269,7 +328,7 @@ pub(crate) fn make_validated_array(
     require_array_type(t)?;
     let mut product = t.byte_width().unwrap_or(1);
     let mut overflow = false;
-    for (&d, &dyn_) in dimensions.iter().zip(&dynamic) {
+    for (&d, &dyn_) in dimensions.iter().zip(dynamic.iter()) {
         if !(d >= 0 || (dyn_ && d == ArrayShape::UNBOUNDED_SIZE)) {
             return Err(Error::invalid_argument(format!(
                 "Invalid dimension size {d}, is_dynamic={dyn_}"
@@ -288,8 +347,7 @@ pub(crate) fn make_validated_array(
             join(&dimensions, ",")
         )));
     }
-    let rank = dimensions.len() as i64;
-    let layout = Layout::new((0..rank).rev().collect::<Vec<_>>());
+    let layout = Layout::descending(dimensions.len());
     Ok(ArrayShape {
         element_type: t,
         dimensions,

@@ -205,15 +205,7 @@ impl<'a> Reader<'a> {
     ) -> WireResult<bool> {
         match wire {
             WireType::Varint => out.push_varint(self.varint()?),
-            WireType::LengthDelimited => {
-                let payload = self.len_delimited()?;
-                // Each byte below 0x80 ends one value.
-                out.reserve_varints(payload.iter().filter(|&&b| b < 0x80).count());
-                let mut r = Reader::new(payload);
-                while !r.at_end() {
-                    out.push_varint(r.varint()?);
-                }
-            }
+            WireType::LengthDelimited => out.push_packed(self.len_delimited()?)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -226,6 +218,17 @@ pub(crate) trait VarintSink {
     fn reserve_varints(&mut self, n: usize);
     /// One value, as the field's type reads a varint.
     fn push_varint(&mut self, v: u64);
+    /// The values of a packed run.
+    #[inline]
+    fn push_packed(&mut self, payload: &[u8]) -> WireResult<()> {
+        // Each byte below 0x80 ends one value.
+        self.reserve_varints(payload.iter().filter(|&&b| b < 0x80).count());
+        let mut r = Reader::new(payload);
+        while !r.at_end() {
+            self.push_varint(r.varint()?);
+        }
+        Ok(())
+    }
 }
 
 /// Room for `n` more values: an exact allocation for the first run (the

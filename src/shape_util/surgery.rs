@@ -378,7 +378,7 @@ pub fn permute_dimensions(permutation: &[i64], shape: &ArrayShape) -> Result<Arr
     let dynamic = permute(shape.dynamic_dimensions(), permutation);
     let layout = shape.layout().map(|l| {
         let mut l = l.clone();
-        l.minor_to_major = compose_permutations(&inverse, &l.minor_to_major);
+        l.minor_to_major = compose_permutations(&inverse, &l.minor_to_major).into();
         l
     });
     rebuild(shape.element_type(), dims, dynamic, layout)

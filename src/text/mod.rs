@@ -64,10 +64,11 @@ pub use scan::{HloShape, HloShapes, ShapeRole, shapes_in_hlo, shapes_in_hlo_with
 /// parser accepts but that are not valid (`f32[2,3]{0,0}`), with XLA's
 /// validation message.
 pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
-    match fast::parse_array(text, options.fill_missing_layouts) {
-        Some(shape) => Ok(shape),
-        None => parser::parse_shape(text, options),
+    let mut shape = Shape::slot();
+    if fast::parse_prefix_into(text, options.fill_missing_layouts, &mut shape) == Some(text.len()) {
+        return Ok(shape);
     }
+    parser::parse_shape(text, options)
 }
 
 /// XLA's `ParseShape` (missing layouts are filled with the default

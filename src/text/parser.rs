@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use crate::error::{Diagnostic, Error, ErrorKind, Location, Nesting, too_deep_message};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::display;
+use crate::model::inline::{Dims, DynamicFlags, Tiles};
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
@@ -290,8 +291,8 @@ impl<'a> Parser<'a> {
         start: usize,
         depth: usize,
     ) -> Result<Shape, Partial> {
-        let mut dims: Vec<i64> = Vec::new();
-        let mut dynamic: Vec<bool> = Vec::new();
+        let mut dims = Dims::new();
+        let mut dynamic = DynamicFlags::new();
         // The offset of the first dimension and the first invalid one
         // (XLA's `IsValidDimensionSize`), checked once the list is read.
         let mut first_dim_at = None;
@@ -300,8 +301,6 @@ impl<'a> Parser<'a> {
             let at = p.lx.start;
             if first_dim_at.is_none() {
                 first_dim_at = Some(at);
-                dims = Vec::with_capacity(4);
-                dynamic = Vec::with_capacity(4);
             }
             let (size, is_dynamic) = if p.lx.kind == Tok::QuestionMark {
                 p.lx.lex();
@@ -350,8 +349,8 @@ impl<'a> Parser<'a> {
             );
             return Err(Some(Box::new(unchecked_array(
                 t,
-                Vec::new(),
-                Vec::new(),
+                Dims::new(),
+                DynamicFlags::new(),
                 None,
             ))));
         }
@@ -458,7 +457,6 @@ impl<'a> Parser<'a> {
         let mut tail_padding_at = 0;
         if self.lx.kind != Tok::Rbrace {
             if self.lx.kind == Tok::Int {
-                l.minor_to_major = Vec::with_capacity(4);
                 loop {
                     l.minor_to_major.push(self.parse_int().ok_or(())?);
                     if !self.eat(Tok::Comma) {
@@ -571,8 +569,7 @@ impl<'a> Parser<'a> {
 
     /// XLA's `ParseTiles`: a tile whose list fails is kept with what was
     /// read of it.
-    fn parse_tiles(&mut self, tiles: &mut Vec<Tile>, negative: &mut Option<(usize, i64)>) {
-        tiles.reserve_exact(2);
+    fn parse_tiles(&mut self, tiles: &mut Tiles, negative: &mut Option<(usize, i64)>) {
         loop {
             let mut tile = Tile::default();
             let ok = self.parse_list(Tok::Lparen, Tok::Rparen, |p| {
@@ -850,8 +847,8 @@ const SOURCE_WINDOW: usize = 120;
 /// a partial one for a message.
 fn unchecked_array(
     t: PrimitiveType,
-    dims: Vec<i64>,
-    dynamic: Vec<bool>,
+    dims: Dims,
+    dynamic: DynamicFlags,
     layout: Option<Layout>,
 ) -> Shape {
     match t {
@@ -879,6 +876,8 @@ pub(crate) fn parse_shape(text: &str, options: &ParseOptions) -> Result<Shape, E
 
 /// What a shape written at some position of a larger text (an HLO module)
 /// parses to.
+// Moved once per shape read; boxing would allocate per shape.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum ShapeAt {
     /// A valid shape.
     Valid(Shape),
@@ -899,18 +898,36 @@ pub(crate) fn parse_shape_at(
     line_start: usize,
     options: &ParseOptions,
 ) -> (ShapeAt, usize) {
-    // XLA prints arrays without spaces: try the fast path on the word, unless
-    // a layout follows after a space.
+    // XLA prints shapes without spaces but in tuples: try the fast path,
+    // unless what follows could continue the shape for the full parser (a
+    // layout after a space or a comment).
     let rest = &text[offset..];
-    let word = rest
-        .find([' ', '\t', '\n', '\r', ','])
-        .map_or(rest, |i| &rest[..i]);
-    let after = rest[word.len()..].trim_start_matches([' ', '\t']);
-    if !after.starts_with('{')
-        && let Some(shape) = super::fast::parse_array(word, options.fill_missing_layouts)
+    let mut shape = Shape::slot();
+    if let Some(len) =
+        super::fast::parse_prefix_into(rest, options.fill_missing_layouts, &mut shape)
     {
-        return (ShapeAt::Valid(shape), offset + word.len());
+        let after = &rest[len..];
+        let next = after.trim_start_matches([' ', '\t', '\n', '\r']);
+        let ends = match after.as_bytes().first() {
+            None | Some(b',') => true,
+            Some(b' ' | b'\t' | b'\n' | b'\r') => !next.starts_with(['{', '/']),
+            Some(_) => false,
+        };
+        if ends {
+            return (ShapeAt::Valid(shape), offset + len);
+        }
     }
+    parse_shape_at_in_full(text, offset, line, line_start, options)
+}
+
+/// [`parse_shape_at`] by the full parser alone.
+pub(crate) fn parse_shape_at_in_full(
+    text: &str,
+    offset: usize,
+    line: usize,
+    line_start: usize,
+    options: &ParseOptions,
+) -> (ShapeAt, usize) {
     let mut p = Parser::new(text, offset, options);
     p.origin = (offset, line, line_start);
     let outcome = match p.parse_shape(0) {
