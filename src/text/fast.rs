@@ -303,9 +303,8 @@ fn layout(c: &mut Cursor<'_>, l: &mut Layout) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::parser::{
-        ParseOptions, Parser, ShapeAt, parse_shape_at, parse_shape_at_in_full,
-    };
+    use crate::text::parse_shape_at;
+    use crate::text::parser::{self, ParseOptions, Parser, ShapeAt};
 
     fn full(text: &str, fill: bool) -> Option<Shape> {
         let options = ParseOptions {
@@ -442,7 +441,7 @@ mod tests {
                 };
                 let at = before.len();
                 let ours = outcome(parse_shape_at(&text, at, 1, 0, &options));
-                let full = outcome(parse_shape_at_in_full(&text, at, 1, 0, &options));
+                let full = outcome(parser::parse_shape_at(&text, at, 1, 0, &options));
                 assert_eq!(ours, full, "{text:?}");
                 if parse_prefix(&text[at..], options.fill_missing_layouts).is_some() {
                     fast += 1;

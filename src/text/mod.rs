@@ -42,7 +42,7 @@
 mod fast;
 mod lexer;
 mod parser;
-pub(crate) use parser::{ShapeAt, parse_shape_at};
+pub(crate) use parser::ShapeAt;
 mod scan;
 
 use std::str::FromStr;
@@ -69,6 +69,36 @@ pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
         return Ok(shape);
     }
     parser::parse_shape(text, options)
+}
+
+/// XLA's `ParseShape` on the shape that starts at `offset` of `text`, whose
+/// line is `line`, starting at offset `line_start`: the outcome and the
+/// offset just past the shape's last token.
+pub(crate) fn parse_shape_at(
+    text: &str,
+    offset: usize,
+    line: usize,
+    line_start: usize,
+    options: &ParseOptions,
+) -> (ShapeAt, usize) {
+    // XLA prints shapes without spaces but in tuples: try the fast path,
+    // unless what follows could continue the shape for the full parser (a
+    // layout after a space or a comment).
+    let rest = &text[offset..];
+    let mut shape = Shape::slot();
+    if let Some(len) = fast::parse_prefix_into(rest, options.fill_missing_layouts, &mut shape) {
+        let after = &rest[len..];
+        let next = after.trim_start_matches([' ', '\t', '\n', '\r']);
+        let ends = match after.as_bytes().first() {
+            None | Some(b',') => true,
+            Some(b' ' | b'\t' | b'\n' | b'\r') => !next.starts_with(['{', '/']),
+            Some(_) => false,
+        };
+        if ends {
+            return (ShapeAt::Valid(shape), offset + len);
+        }
+    }
+    parser::parse_shape_at(text, offset, line, line_start, options)
 }
 
 /// XLA's `ParseShape` (missing layouts are filled with the default

@@ -888,40 +888,9 @@ pub(crate) enum ShapeAt {
     Failed(Error),
 }
 
-/// XLA's `ParseShape` on the shape that starts at `offset` of `text`, whose
-/// line is `line`, starting at offset `line_start`: the outcome and the
-/// offset just past the shape's last token.
+/// XLA's `ParseShape` on the shape that starts at `offset` of `text`, by
+/// the full parser (`text::parse_shape_at` tries the fast path first).
 pub(crate) fn parse_shape_at(
-    text: &str,
-    offset: usize,
-    line: usize,
-    line_start: usize,
-    options: &ParseOptions,
-) -> (ShapeAt, usize) {
-    // XLA prints shapes without spaces but in tuples: try the fast path,
-    // unless what follows could continue the shape for the full parser (a
-    // layout after a space or a comment).
-    let rest = &text[offset..];
-    let mut shape = Shape::slot();
-    if let Some(len) =
-        super::fast::parse_prefix_into(rest, options.fill_missing_layouts, &mut shape)
-    {
-        let after = &rest[len..];
-        let next = after.trim_start_matches([' ', '\t', '\n', '\r']);
-        let ends = match after.as_bytes().first() {
-            None | Some(b',') => true,
-            Some(b' ' | b'\t' | b'\n' | b'\r') => !next.starts_with(['{', '/']),
-            Some(_) => false,
-        };
-        if ends {
-            return (ShapeAt::Valid(shape), offset + len);
-        }
-    }
-    parse_shape_at_in_full(text, offset, line, line_start, options)
-}
-
-/// [`parse_shape_at`] by the full parser alone.
-pub(crate) fn parse_shape_at_in_full(
     text: &str,
     offset: usize,
     line: usize,
