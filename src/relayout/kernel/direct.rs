@@ -309,6 +309,7 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// order and each of the few rows on the other side too.
     /// `stream`: the destination may be written with non-temporal
     /// stores where whole lines can be.
+    #[inline]
     fn narrow(&mut self, stream: bool) {
         match self.i.n.min(self.j.n) {
             2 => self.narrow_k::<2>(stream),
@@ -453,11 +454,14 @@ fn transpose_e<const E: usize>(
     let Some(mut tr) = Tr::<E>::new(i, j, batch, src, s, dst, d) else {
         return false;
     };
-    for k in 0..batch.n {
-        tr.to(batch, s, d, k);
-        if narrow {
+    if narrow {
+        for k in 0..batch.n {
+            tr.to(batch, s, d, k);
             tr.narrow(stream);
-        } else {
+        }
+    } else {
+        for k in 0..batch.n {
+            tr.to(batch, s, d, k);
             tr.blocks(kernel, stream);
         }
     }
