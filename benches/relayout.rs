@@ -9,9 +9,18 @@
 //! (`-- 16MiB` or `-- 256MiB` for one size; with `--features rayon`, each
 //! case again as `_threads`, the same copy by `Relayout::run_parallel` on
 //! every core of the machine).
+//!
+//! On a loaded machine the two sides of a ratio measured seconds apart
+//! see different loads. `RELAYOUT_PAIRED=ROUNDS cargo bench --bench
+//! relayout -- [FILTER]` times instead, in each of `ROUNDS` rounds, a
+//! memory copy of the case's destination size and then the case, one
+//! after the other, and prints per case (whose name contains `FILTER`)
+//! the ratio of the best throughputs of the two (preemption only ever
+//! slows a copy down) and the median of the rounds' ratios.
 
-use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group};
 use std::hint::black_box;
+use std::time::Instant;
 use xla_shape::relayout::Relayout;
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
 
@@ -92,12 +101,19 @@ fn memcpy(
     });
 }
 
-fn bench(c: &mut Criterion) {
-    for mib in [16i64, 256] {
+/// The sizes measured, each with a source of that many bytes.
+fn sizes() -> impl Iterator<Item = (i64, i64, Vec<u8>)> {
+    [16i64, 256].into_iter().map(|mib| {
         let bytes = mib << 20;
         let src: Vec<u8> = (0..bytes as usize)
             .map(|i| (i * 7 + i / 4096) as u8)
             .collect();
+        (mib, bytes, src)
+    })
+}
+
+fn bench(c: &mut Criterion) {
+    for (mib, bytes, src) in sizes() {
         let mut dst = vec![0u8; bytes as usize];
         let mut g = c.benchmark_group(format!("relayout_{mib}MiB"));
         g.sample_size(10);
@@ -127,5 +143,84 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// Seconds `f` takes once.
+fn seconds(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+/// The paired measurement (see the file's documentation): per case, the
+/// ratio of its throughput to a memory copy's in each round.
+fn paired(rounds: usize, filter: &str) {
+    println!("case | ratio of the best | median ratio | best GiB/s | memcpy's best GiB/s");
+    for (mib, bytes, src) in sizes() {
+        let mut dst = vec![0u8; bytes as usize];
+        for (name, from, to) in cases(bytes) {
+            let plan = Relayout::new(&from, &to).unwrap();
+            let (sn, dn) = (plan.src_byte_size(), plan.dst_byte_size());
+            let (src, dst) = (&src[..sn], &mut dst[..dn]);
+            let copy_src = &src[..dn.min(sn)];
+            type Run<'a> = Box<dyn Fn(&[u8], &mut [u8]) + 'a>;
+            let mut runs: Vec<(String, Run<'_>)> = vec![(
+                name.clone(),
+                Box::new(|s: &[u8], d: &mut [u8]| plan.run(s, d).unwrap()),
+            )];
+            #[cfg(feature = "rayon")]
+            runs.push((
+                format!("{name}_threads"),
+                Box::new(|s: &[u8], d: &mut [u8]| plan.run_parallel(s, d).unwrap()),
+            ));
+            for (label, run) in runs {
+                let label = format!("relayout_{mib}MiB/{label}");
+                if !label.contains(filter) {
+                    continue;
+                }
+                // Warm: pages of both buffers touched, code loaded.
+                run(src, dst);
+                let rows: Vec<(f64, f64, f64)> = (0..rounds)
+                    .map(|_| {
+                        let m = seconds(|| {
+                            dst[..copy_src.len()].copy_from_slice(black_box(copy_src));
+                            black_box(&mut *dst);
+                        });
+                        let c = seconds(|| {
+                            run(black_box(src), dst);
+                            black_box(&mut *dst);
+                        });
+                        let gib = |bytes: usize, s: f64| bytes as f64 / s / f64::from(1 << 30);
+                        let (cg, mg) = (gib(dn, c), gib(copy_src.len(), m));
+                        (cg / mg, cg, mg)
+                    })
+                    .collect();
+                let best = |f: fn(&(f64, f64, f64)) -> f64| rows.iter().map(f).fold(0.0, f64::max);
+                let (cg, mg) = (best(|r| r.1), best(|r| r.2));
+                let mut ratios: Vec<f64> = rows.iter().map(|r| r.0).collect();
+                ratios.sort_by(f64::total_cmp);
+                println!(
+                    "{label} | {:.2}x | {:.2}x | {cg:.2} | {mg:.2}",
+                    cg / mg,
+                    ratios[ratios.len() / 2]
+                );
+            }
+        }
+    }
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(rounds) = std::env::var("RELAYOUT_PAIRED")
+        .ok()
+        .and_then(|r| r.parse::<usize>().ok())
+    {
+        let filter = std::env::args()
+            .skip(1)
+            .find(|a| !a.starts_with('-'))
+            .unwrap_or_default();
+        paired(rounds.max(1), &filter);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

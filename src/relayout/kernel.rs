@@ -9,9 +9,11 @@
 //! again ([`box_span`]) before it uses raw pointers.
 //!
 //! The code is split by instruction set: [`scalar`] (portable, and the
-//! staged transposes every fast path falls back to), `sse` (the one 4 x 4
-//! transpose of 4-byte elements and the blocks built from it) and `avx`
-//! (8 x 8 blocks), with [`direct`] choosing between them.
+//! staged transposes every fast path falls back to), `sse` (the one
+//! square transpose of a 16-byte-wide block and the blocks built from
+//! it) and `avx` (8 x 8 blocks of 4-byte elements with AVX, the squares
+//! of other sizes two at a time with AVX2), with [`direct`] choosing
+//! between them.
 
 #[cfg(target_arch = "x86_64")]
 mod avx;
@@ -270,42 +272,44 @@ impl Block {
     /// against both buffers. `stream`: the destination is large enough
     /// for non-temporal stores ([`STREAM_MIN_BYTES`]).
     pub(crate) fn copy(&self, e: usize, src: &[u8], dst: &mut [u8], stream: bool) {
-        for_each_position(&self.outer, self.src, self.dst, |s, d| {
-            self.copy_inner(e, src, s, dst, d, stream)
-        });
-    }
-
-    fn copy_inner(&self, e: usize, src: &[u8], s: isize, dst: &mut [u8], d: isize, stream: bool) {
         match self.inner {
-            Inner::Run(len) => {
+            Inner::Run(len) => for_each_position(&self.outer, self.src, self.dst, |s, d| {
                 let (s, d) = (s as usize, d as usize);
                 dst[d..d + len].copy_from_slice(&src[s..s + len]);
-            }
-            Inner::Strided(a) => scalar::strided(e, a, src, s, dst, d),
-            Inner::Transpose { i, j } => transpose(e, i, j, src, s, dst, d, stream),
+            }),
+            Inner::Strided(a) => for_each_position(&self.outer, self.src, self.dst, |s, d| {
+                scalar::strided(e, a, src, s, dst, d)
+            }),
+            Inner::Transpose { i, j } => self.transposes(e, i, j, src, dst, stream),
         }
     }
-}
 
-/// The transpose `dst[d + ii*e + jj*j.d] = src[s + ii*i.s + jj*e]` for
-/// `ii < i.n`, `jj < j.n`: on x86_64 straight from source to destination
-/// ([`direct`]) where it can, else staged ([`scalar::transpose`]).
-#[allow(clippy::too_many_arguments)]
-fn transpose(
-    e: usize,
-    i: Axis,
-    j: Axis,
-    src: &[u8],
-    s: isize,
-    dst: &mut [u8],
-    d: isize,
-    stream: bool,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if direct::transpose(direct::Kernel::best(), e, i, j, src, s, dst, d, stream) {
-        return;
+    /// The transposes `dst[d + ii*e + jj*j.d] = src[s + ii*i.s + jj*e]`
+    /// (`ii < i.n`, `jj < j.n`) at every position of the outer axes: on
+    /// x86_64 straight from source to destination ([`direct`]) where it
+    /// can, the innermost outer axis in one call, else staged
+    /// ([`scalar::transpose`]).
+    fn transposes(&self, e: usize, i: Axis, j: Axis, src: &[u8], dst: &mut [u8], stream: bool) {
+        let (outer, batch) = match self.outer.split_last() {
+            Some((last, rest)) => (rest, *last),
+            None => (&[][..], Axis { n: 1, s: 0, d: 0 }),
+        };
+        #[cfg(target_arch = "x86_64")]
+        let kernel = direct::Kernel::best();
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = stream;
+        for_each_position(outer, self.src, self.dst, |s, d| {
+            #[cfg(target_arch = "x86_64")]
+            if direct::transpose(kernel, e, i, j, batch, src, s, dst, d, stream) {
+                return;
+            }
+            for k in 0..batch.n as isize {
+                scalar::transpose(e, i, j, src, s + k * batch.s, dst, d + k * batch.d);
+            }
+        });
+        #[cfg(target_arch = "x86_64")]
+        if stream {
+            direct::fence();
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = stream;
-    scalar::transpose(e, i, j, src, s, dst, d);
 }

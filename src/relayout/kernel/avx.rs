@@ -1,11 +1,16 @@
-//! AVX: 16 x 16 blocks of 4-byte elements as four 8 x 8 transposes.
+//! AVX: 16 x 16 blocks of 4-byte elements as four 8 x 8 transposes; AVX2:
+//! blocks of 1-, 2- and 8-byte elements whose squares go two at a time,
+//! one in each 128-bit lane ([`Pairs`]).
 
-use super::direct::{Block, Lines};
+use super::direct::Block;
 use std::arch::x86_64::{
-    __m256, _mm256_loadu_ps, _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_storeu_ps,
-    _mm256_stream_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+    __m256, __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
+    _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps, _mm256_setzero_si256,
+    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_stream_ps, _mm256_unpackhi_epi8,
+    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps,
+    _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    _mm256_unpacklo_ps,
 };
-use std::mem::MaybeUninit;
 
 /// 16 x 16 blocks in 8 x 8 transposes, the two halves of each
 /// destination row one after the other, with non-temporal stores
@@ -26,15 +31,10 @@ impl<const NT: bool> Block for Block16<NT> {
             // Streamed, each destination line is written whole from a
             // buffer in L1: two halves written apart would leave the
             // write-combining buffers with partial lines.
-            let mut cols = MaybeUninit::<Lines>::uninit();
-            let pc = cols.as_mut_ptr().cast::<u8>();
-            // SAFETY: the source rows are what the caller vouches for;
-            // the 16 rows of 64 bytes written lie in `cols` (more than 4096 bytes),
-            // which `stream_lines` then reads, every byte written.
-            unsafe {
-                block16::<false>(pa, sa, pc, 64);
-                super::sse::stream_lines(pc, 16, pt, st);
-            }
+            // SAFETY: the source rows and the destination rows are what
+            // the caller vouches for; `block16` writes all 16 rows of 64
+            // bytes of the buffer.
+            unsafe { super::sse::through_l1(16, pt, st, |pc| block16::<false>(pa, sa, pc, 64)) };
             return;
         }
         // SAFETY: as the caller vouches.
@@ -115,6 +115,117 @@ unsafe fn block8<const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isiz
             } else {
                 _mm256_storeu_ps(p, v);
             }
+        }
+    }
+}
+
+/// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
+/// with AVX2: each [`pair`] transposes two `16 / E`-element squares side
+/// by side, one in each 128-bit lane, so the shuffles and the loads are
+/// half those of the SSE2 blocks (`sse::Line`). With `NT`, the block is
+/// transposed into a buffer in L1 and every destination line streamed
+/// whole from it, as `sse::Line` does.
+pub(super) struct Pairs<const E: usize, const NT: bool>;
+
+impl<const E: usize, const NT: bool> Block for Pairs<E, NT> {
+    const SIZE: usize = 64 / E;
+
+    /// # Safety
+    ///
+    /// The 64 bytes at `pa + r*sa` (`r < SIZE`) are readable, the 64
+    /// bytes at `pt + c*st` (`c < SIZE`) writable and disjoint from
+    /// them; with `NT` each `pt + c*st` is 16-byte aligned; `E` is 1, 2
+    /// or 8; the CPU has AVX2.
+    #[inline]
+    unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+        if NT {
+            // SAFETY: the source rows and the destination rows are what
+            // the caller vouches for; `pairs` writes all `SIZE` rows of 64
+            // bytes of the buffer.
+            unsafe { super::sse::through_l1(Self::SIZE, pt, st, |pc| pairs::<E>(pa, sa, pc, 64)) };
+            return;
+        }
+        // SAFETY: as the caller vouches.
+        unsafe { pairs::<E>(pa, sa, pt, st) }
+    }
+}
+
+/// The `64 / E`-element block of [`Pairs`]: four bands of `16 / E` rows,
+/// each two [`pair`]s of 32 bytes wide.
+///
+/// # Safety
+///
+/// As [`Pairs::copy`] without `NT`.
+#[target_feature(enable = "avx2")]
+unsafe fn pairs<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+    let n = (16 / E) as isize;
+    for c0 in 0..2isize {
+        for r0 in 0..4isize {
+            // SAFETY: rows `n*r0 .. n*r0 + n`, bytes `32*c0 .. 32*c0 + 32`
+            // of the block the caller vouches for, into destination rows
+            // `2n*c0 .. 2n*c0 + 2n`, bytes `16*r0 .. 16*r0 + 16`.
+            unsafe {
+                let a = pa.offset(n * r0 * sa + 32 * c0);
+                let t = pt.offset(2 * n * c0 * st + 16 * r0);
+                pair::<E>(a, sa, t, st);
+            }
+        }
+    }
+}
+
+/// One round of [`pair`] on its first `n` rows, as `sse::interleave`:
+/// rows `k` and `k + n/2` interleaved `E` bytes at a time into rows `2k`
+/// and `2k + 1`, in each lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn interleave2<const E: usize>(r: [__m256i; 16], n: usize) -> [__m256i; 16] {
+    let mut t = r;
+    for k in 0..n / 2 {
+        let (a, b) = (r[k], r[k + n / 2]);
+        (t[2 * k], t[2 * k + 1]) = match E {
+            1 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
+            2 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
+            4 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
+            _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+        };
+    }
+    t
+}
+
+/// Two squares side by side: `n = 16 / E` rows of 32 bytes at `pa`
+/// (`sa` bytes apart), the first `n` elements of each row one square and
+/// the next `n` the other, transposed so that column `c < 2n` goes to
+/// the 16 bytes at `pt + c*st`. Each lane goes through the rounds of
+/// `sse::square`; row `c` then holds column `c` in its low lane and
+/// column `n + c` in its high lane.
+///
+/// # Safety
+///
+/// `E` is 1, 2, 4 or 8; the 32 bytes at `pa + r*sa` (`r < n`) are
+/// readable, the 16 bytes at `pt + c*st` (`c < 2n`) writable and
+/// disjoint from them; the CPU has AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn pair<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+    let n = 16 / E;
+    // SAFETY: the rows read and written are what the caller vouches
+    // for; unaligned loads and stores need no alignment.
+    unsafe {
+        let mut r = [_mm256_setzero_si256(); 16];
+        for (k, v) in r.iter_mut().enumerate().take(n) {
+            *v = _mm256_loadu_si256(pa.offset(k as isize * sa).cast());
+        }
+        // `log2(n)` rounds, written out so that they unroll.
+        for round in [2, 4, 8, 16] {
+            if round <= n {
+                r = interleave2::<E>(r, n);
+            }
+        }
+        for (k, v) in r.into_iter().enumerate().take(n) {
+            let k = k as isize;
+            _mm_storeu_si128(pt.offset(k * st).cast(), _mm256_castsi256_si128(v));
+            let high = _mm256_extracti128_si256::<1>(v);
+            _mm_storeu_si128(pt.offset((k + n as isize) * st).cast(), high);
         }
     }
 }

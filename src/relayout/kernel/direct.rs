@@ -5,7 +5,13 @@
 //! squares of 16-byte rows along the edges, and the staged copy
 //! ([`transpose`](super::scalar::transpose)) for what is left. Staging
 //! costs more than it saves here: the rows of a block stay in the caches
-//! however their addresses collide.
+//! however their addresses collide. The blocks are made of SSE2 squares,
+//! AVX 8 x 8 transposes (4-byte elements) or AVX2 pairs of squares (the
+//! other sizes), whichever the CPU has. One call copies a batch of equal
+//! transposes (the innermost loop around them, such as the tiles of a
+//! row of XLA's `T(8,128)(2,1)` bf16 layout): its bounds are checked and
+//! its loops chosen once, and a streamed copy is fenced once at the end
+//! by the caller.
 //!
 //! A large destination is written with non-temporal stores (whole lines,
 //! never read first), in tiles of [`TILE`] x [`TILE`] elements so that
@@ -32,7 +38,7 @@ const SPAN: usize = 2 << 20;
 
 /// Elements on each side of the tiles a streamed transpose is copied in
 /// (fewer under Miri, so that its tests reach past a tile).
-const TILE: usize = if cfg!(miri) { 128 } else { 512 };
+const TILE: usize = if cfg!(miri) { 64 } else { 512 };
 
 /// The instructions the 16 x 16 blocks are copied with. Only made for
 /// a CPU that has them.
@@ -44,8 +50,10 @@ enum Isa {
     /// SSE2, part of the x86_64 baseline: squares of 16-byte rows.
     Sse,
     /// AVX: 8 x 8 transposes of 4-byte elements (SSE2 for the others).
-    #[cfg_attr(miri, allow(dead_code))]
     Avx,
+    /// AVX2: as AVX, and the squares of other sizes two at a time
+    /// (`avx::Pairs`).
+    Avx2,
 }
 
 impl Kernel {
@@ -54,18 +62,26 @@ impl Kernel {
         Kernel(Isa::Sse)
     }
 
-    /// AVX, if the CPU has it (never under Miri, which cannot run it).
+    /// AVX, if the CPU has it. Under Miri, only when the crate is built
+    /// with the feature enabled (`-C target-feature=+avx`):
+    /// `is_x86_feature_detected!` then answers from the build.
     pub(crate) fn avx() -> Option<Kernel> {
-        #[cfg(not(miri))]
-        if std::arch::is_x86_feature_detected!("avx") {
-            return Some(Kernel(Isa::Avx));
-        }
-        None
+        std::arch::is_x86_feature_detected!("avx").then_some(Kernel(Isa::Avx))
     }
 
-    /// AVX where the CPU has it, else SSE.
+    /// AVX2 (which includes AVX), if the CPU has it; under Miri as
+    /// [`avx`](Self::avx).
+    pub(crate) fn avx2() -> Option<Kernel> {
+        let has = std::arch::is_x86_feature_detected!("avx")
+            && std::arch::is_x86_feature_detected!("avx2");
+        has.then_some(Kernel(Isa::Avx2))
+    }
+
+    /// AVX2 where the CPU has it, else AVX, else SSE.
     pub(crate) fn best() -> Kernel {
-        Kernel::avx().unwrap_or_else(Kernel::sse)
+        Kernel::avx2()
+            .or_else(Kernel::avx)
+            .unwrap_or_else(Kernel::sse)
     }
 }
 
@@ -96,7 +112,8 @@ pub(super) trait Block {
 
 /// A transpose `dst[d + ii*E + jj*j.d] = src[s + ii*i.s + jj*E]` of
 /// `E`-byte elements for `ii < i.n`, `jj < j.n` whose every byte lies in
-/// `src` and `dst` (checked by [`Tr::new`]).
+/// `src` and `dst` (checked by [`Tr::new`] for every `s`, `d` the
+/// transpose is moved to by [`Tr::to`]).
 struct Tr<'a, const E: usize> {
     i: Axis,
     j: Axis,
@@ -106,10 +123,10 @@ struct Tr<'a, const E: usize> {
     d: isize,
 }
 
-/// Whether every byte `base + a * sa + b * sb + k` (`a < na`, `b < nb`,
-/// `k < e`) lies in `0..len`.
-fn inside(base: isize, a: (usize, isize), b: (usize, isize), e: usize, len: usize) -> bool {
-    let (lo, hi) = box_span(base as i128, [a, b]);
+/// Whether every byte `base + sum(x[k] * axes[k].1) + b` (`x[k] <
+/// axes[k].0`, `b < e`) lies in `0..len`.
+fn inside(base: isize, axes: [(usize, isize); 3], e: usize, len: usize) -> bool {
+    let (lo, hi) = box_span(base as i128, axes);
     lo >= 0 && hi + e as i128 <= len as i128
 }
 
@@ -120,13 +137,35 @@ fn rows_per_sweep(stride: isize, b: usize) -> usize {
 }
 
 impl<'a, const E: usize> Tr<'a, E> {
-    fn new(i: Axis, j: Axis, src: &'a [u8], s: isize, dst: &'a mut [u8], d: isize) -> Option<Self> {
+    /// The transpose at `s`, `d`, and the `batch.n - 1` others `batch.s`
+    /// and `batch.d` bytes further each, all checked to lie in the
+    /// buffers.
+    fn new(
+        i: Axis,
+        j: Axis,
+        batch: Axis,
+        src: &'a [u8],
+        s: isize,
+        dst: &'a mut [u8],
+        d: isize,
+    ) -> Option<Self> {
         let fits = i.n > 0
             && j.n > 0
+            && batch.n > 0
             && i.d == E as isize
             && j.s == E as isize
-            && inside(s, (i.n, i.s), (j.n, E as isize), E, src.len())
-            && inside(d, (j.n, j.d), (i.n, E as isize), E, dst.len());
+            && inside(
+                s,
+                [(i.n, i.s), (j.n, E as isize), (batch.n, batch.s)],
+                E,
+                src.len(),
+            )
+            && inside(
+                d,
+                [(j.n, j.d), (i.n, E as isize), (batch.n, batch.d)],
+                E,
+                dst.len(),
+            );
         fits.then_some(Tr {
             i,
             j,
@@ -135,6 +174,13 @@ impl<'a, const E: usize> Tr<'a, E> {
             dst,
             d,
         })
+    }
+
+    /// Moves the transpose to the one `k` batch positions from `(s, d)`
+    /// (`k < batch.n`, the batch [`new`](Self::new) checked).
+    fn to(&mut self, batch: Axis, s: isize, d: isize, k: usize) {
+        self.s = s + k as isize * batch.s;
+        self.d = d + k as isize * batch.d;
     }
 
     /// The source and destination offsets of element `(ii, jj)`.
@@ -173,7 +219,7 @@ impl<'a, const E: usize> Tr<'a, E> {
     ///
     /// What `B::copy` asks beyond the bounds: for a streaming block,
     /// each destination row of each block is 64-byte aligned; for an
-    /// AVX block, the CPU has AVX.
+    /// AVX (AVX2) block, the CPU has AVX (AVX2).
     unsafe fn grid<B: Block>(
         &mut self,
         r: Range<usize>,
@@ -263,6 +309,7 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// order and each of the few rows on the other side too.
     /// `stream`: the destination may be written with non-temporal
     /// stores where whole lines can be.
+    #[inline]
     fn narrow(&mut self, stream: bool) {
         match self.i.n.min(self.j.n) {
             2 => self.narrow_k::<2>(stream),
@@ -315,9 +362,6 @@ impl<'a, const E: usize> Tr<'a, E> {
                 so += 8 * ls;
                 dof += 8 * ld;
             }
-            if nt {
-                fence();
-            }
         }
         for _ in done..long {
             for m in 0..k as isize {
@@ -347,16 +391,20 @@ impl<'a, const E: usize> Tr<'a, E> {
 
 /// Copies the transpose `dst[d + ii*e + jj*j.d] = src[s + ii*i.s +
 /// jj*e]` (`ii < i.n`, `jj < j.n`) of `e`-byte elements with `kernel`,
-/// streaming the destination if `stream` and it can; `false` (nothing
-/// copied) when `e` is not 1, 2, 4 or 8, the transpose is too small for
-/// the blocks, or does not lie in the buffers (for the caller's indexed
-/// copy to report).
+/// and again at `s + k*batch.s`, `d + k*batch.d` for `0 < k < batch.n`
+/// (one call for the innermost loop around the transpose: the bounds
+/// checked and the loops chosen once), streaming the destination if
+/// `stream` and it can. `false` (nothing copied) when `e` is not 1, 2, 4
+/// or 8, the transpose is too small for the blocks, or does not lie in
+/// the buffers (for the caller's indexed copy to report). After its last
+/// call that streamed, the caller runs [`fence`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn transpose(
     kernel: Kernel,
     e: usize,
     i: Axis,
     j: Axis,
+    batch: Axis,
     src: &[u8],
     s: isize,
     dst: &mut [u8],
@@ -364,22 +412,23 @@ pub(crate) fn transpose(
     stream: bool,
 ) -> bool {
     match e {
-        1 => transpose_e::<1>(kernel, i, j, src, s, dst, d, stream),
-        2 => transpose_e::<2>(kernel, i, j, src, s, dst, d, stream),
-        4 => transpose_e::<4>(kernel, i, j, src, s, dst, d, stream),
-        8 => transpose_e::<8>(kernel, i, j, src, s, dst, d, stream),
+        1 => transpose_e::<1>(kernel, i, j, batch, src, s, dst, d, stream),
+        2 => transpose_e::<2>(kernel, i, j, batch, src, s, dst, d, stream),
+        4 => transpose_e::<4>(kernel, i, j, batch, src, s, dst, d, stream),
+        8 => transpose_e::<8>(kernel, i, j, batch, src, s, dst, d, stream),
         _ => false,
     }
 }
 
 /// [`transpose`] of `E`-byte elements: blocks whose rows are 64-byte
 /// lines (`64 / E` elements square), AVX 8 x 8 ones for 4-byte elements
-/// where the kernel has it.
+/// and AVX2 pairs of squares for the others where the kernel has them.
 #[allow(clippy::too_many_arguments)]
 fn transpose_e<const E: usize>(
     kernel: Kernel,
     i: Axis,
     j: Axis,
+    batch: Axis,
     src: &[u8],
     s: isize,
     dst: &mut [u8],
@@ -387,65 +436,99 @@ fn transpose_e<const E: usize>(
     stream: bool,
 ) -> bool {
     let b = 64 / E;
-    if i.n < b || j.n < b {
-        // A narrow transpose (a few planes interleaved or split apart)
-        // has no square blocks: element by element, one side read or
-        // written in order.
-        if i.n.min(j.n) <= NARROW
-            && i.n.max(j.n) >= b
-            && let Some(mut tr) = Tr::<E>::new(i, j, src, s, dst, d)
-        {
+    // A narrow transpose (a few planes interleaved or split apart) has
+    // no square blocks: element by element, one side read or written in
+    // order.
+    let narrow = i.n < b || j.n < b;
+    if narrow && !(i.n.min(j.n) <= NARROW && i.n.max(j.n) >= b) {
+        return false;
+    }
+    // Destination rows a multiple of 4 KiB apart fall in the same cache
+    // sets: kept in the caches, they evict each other before their
+    // lines are whole. The staged copy avoids that. (Every destination
+    // offset is a multiple of `E`, so whether a transpose streams is
+    // the same for the whole batch.)
+    if !narrow && !streams::<E>(stream, j, dst, d) && j.d % 4096 == 0 {
+        return false;
+    }
+    let Some(mut tr) = Tr::<E>::new(i, j, batch, src, s, dst, d) else {
+        return false;
+    };
+    if narrow {
+        for k in 0..batch.n {
+            tr.to(batch, s, d, k);
             tr.narrow(stream);
-            return true;
         }
-        return false;
-    }
-    // Non-temporal stores write whole lines: the blocks start at the
-    // first row whose destination rows are 64-byte aligned.
-    let first = (dst.as_ptr() as usize).wrapping_add(d as usize);
-    let stream = stream && j.d % 64 == 0 && first.is_multiple_of(E);
-    // Destination rows a multiple of 4 KiB apart fall in the same
-    // cache sets: kept in the caches, they evict each other before
-    // their lines are whole. The staged copy avoids that.
-    if !stream && j.d % 4096 == 0 {
-        return false;
-    }
-    let i_lo = if stream {
-        (64 - first % 64) % 64 / E
     } else {
-        0
-    };
-    let Some(mut tr) = Tr::<E>::new(i, j, src, s, dst, d) else {
-        return false;
-    };
-    let (rows, cols) = (i_lo..i.n, 0..j.n);
-    let avx = kernel.0 == Isa::Avx && E == 4;
-    // SAFETY: streaming, the blocks start at rows `i_lo + b*k`, whose
-    // destination rows begin at `first + E*i_lo + 64k + jj*j.d`,
-    // 64-byte aligned; `Kernel(Avx)` is only made where the CPU has
-    // AVX, and its blocks are only used for 4-byte elements.
-    let (i_hi, j_hi) = unsafe {
-        match (avx, stream) {
-            (false, false) => tr.grid::<super::sse::Line<E, false>>(rows, cols, false),
-            (false, true) => tr.grid::<super::sse::Line<E, true>>(rows, cols, true),
-            (true, false) => tr.grid::<super::avx::Block16<false>>(rows, cols, false),
-            (true, true) => tr.grid::<super::avx::Block16<true>>(rows, cols, true),
+        for k in 0..batch.n {
+            tr.to(batch, s, d, k);
+            tr.blocks(kernel, stream);
         }
-    };
-    if stream {
-        fence();
     }
-    // The edges: the streamed lines are whole, so these rows share no
-    // line with them.
-    tr.edge(0..i_lo, 0..j.n);
-    tr.edge(i_hi..i.n, 0..j.n);
-    tr.edge(i_lo..i_hi, j_hi..j.n);
     true
+}
+
+/// Whether the transpose at `d` is streamed: non-temporal stores write
+/// whole lines, so the destination rows must be a multiple of 64 bytes
+/// apart and start a whole number of elements from a line.
+fn streams<const E: usize>(stream: bool, j: Axis, dst: &[u8], d: isize) -> bool {
+    let first = (dst.as_ptr() as usize).wrapping_add(d as usize);
+    stream && j.d % 64 == 0 && first.is_multiple_of(E)
+}
+
+impl<const E: usize> Tr<'_, E> {
+    /// The transpose in blocks of `64 / E` elements square, the edges
+    /// through [`edge`](Self::edge).
+    fn blocks(&mut self, kernel: Kernel, stream: bool) {
+        let (i, j) = (self.i, self.j);
+        let stream = streams::<E>(stream, j, self.dst, self.d);
+        // Streamed, the blocks start at the first row whose destination
+        // rows are 64-byte aligned.
+        let first = (self.dst.as_ptr() as usize).wrapping_add(self.d as usize);
+        let i_lo = if stream {
+            ((64 - first % 64) % 64 / E).min(i.n)
+        } else {
+            0
+        };
+        let (rows, cols) = (i_lo..i.n, 0..j.n);
+        // SAFETY: streaming, the blocks start at rows `i_lo + b*k`, whose
+        // destination rows begin at `first + E*i_lo + 64k + jj*j.d`,
+        // 64-byte aligned; `Kernel(Avx)` and `Kernel(Avx2)` are only
+        // made where the CPU has AVX (and AVX2); the AVX blocks are only
+        // used for 4-byte elements, the AVX2 ones for the others.
+        let (i_hi, j_hi) = unsafe {
+            match (kernel.0, E == 4, stream) {
+                (Isa::Sse, _, false) | (Isa::Avx, false, false) => {
+                    self.grid::<super::sse::Line<E, false>>(rows, cols, false)
+                }
+                (Isa::Sse, _, true) | (Isa::Avx, false, true) => {
+                    self.grid::<super::sse::Line<E, true>>(rows, cols, true)
+                }
+                (Isa::Avx | Isa::Avx2, true, false) => {
+                    self.grid::<super::avx::Block16<false>>(rows, cols, false)
+                }
+                (Isa::Avx | Isa::Avx2, true, true) => {
+                    self.grid::<super::avx::Block16<true>>(rows, cols, true)
+                }
+                (Isa::Avx2, false, false) => {
+                    self.grid::<super::avx::Pairs<E, false>>(rows, cols, false)
+                }
+                (Isa::Avx2, false, true) => {
+                    self.grid::<super::avx::Pairs<E, true>>(rows, cols, true)
+                }
+            }
+        };
+        // The edges: the streamed lines are whole, so these rows share no
+        // line with them.
+        self.edge(0..i_lo, 0..j.n);
+        self.edge(i_hi..i.n, 0..j.n);
+        self.edge(i_lo..i_hi, j_hi..j.n);
+    }
 }
 
 /// Orders the non-temporal stores before anything the thread does
 /// next, as they require.
-fn fence() {
+pub(crate) fn fence() {
     // Under Miri the streamed stores are ordinary ones (`sse::stream`).
     #[cfg(not(miri))]
     // SAFETY: `sfence` has no preconditions and SSE is part of the
@@ -459,7 +542,7 @@ fn fence() {
 #[cfg(test)]
 mod tests {
     use super::super::Axis;
-    use super::{GATHER, Kernel, TILE, transpose};
+    use super::{GATHER, Kernel, TILE, fence, transpose};
 
     /// Every kernel, streaming or not, at several alignments of the
     /// destination, on a transpose of `rows x cols` `e`-byte elements
@@ -480,7 +563,7 @@ mod tests {
             s: e as isize,
             d: pitch as isize,
         };
-        let kernels = [Some(Kernel::sse()), Kernel::avx()];
+        let kernels = [Some(Kernel::sse()), Kernel::avx(), Kernel::avx2()];
         for kernel in kernels.into_iter().flatten() {
             for stream in [false, true] {
                 // The last offset puts the destination on a 64-byte
@@ -491,9 +574,11 @@ mod tests {
                     let mut dst = vec![0xA5u8; len];
                     let aligned = (64 - dst.as_ptr() as usize % 64) % 64;
                     let offset = [0usize, 4, 16, 52, 1, aligned][k];
-                    let done =
-                        transpose(kernel, e, i, j, &src, 0, &mut dst, offset as isize, stream);
+                    let one = Axis { n: 1, s: 0, d: 0 };
+                    let at = offset as isize;
+                    let done = transpose(kernel, e, i, j, one, &src, 0, &mut dst, at, stream);
                     assert!(done, "{kernel:?} {e} {rows}x{cols}");
+                    fence();
                     let mut expected = vec![0xA5u8; len];
                     for r in 0..rows {
                         for c in 0..cols {
@@ -510,12 +595,28 @@ mod tests {
         }
     }
 
-    #[test]
-    fn direct_kernels() {
-        for e in [1, 2, 4, 8] {
-            let b = 64 / e;
-            // Packed destination rows, 64-byte multiples (streamed when
-            // asked).
+    /// Every case of `e`-byte elements, one test per size (named
+    /// `direct_kernels_*`, so that `direct_kernels` selects them all).
+    fn cases(e: usize) {
+        let b = 64 / e;
+        if cfg!(miri) {
+            // The fewest elements that still reach every loop (Miri
+            // runs the SIMD intrinsics one lane at a time): more than
+            // a tile (64 elements under Miri) each way, ragged, so
+            // that a streamed copy has whole and partial tiles, whole
+            // `GATHER`s of blocks (4- and 8-byte elements) and
+            // partial ones, whole blocks after the unaligned rows
+            // before the first line, and edges on every side; rows a
+            // multiple of 64 bytes apart with gaps.
+            let rows = (2 * b).max(TILE) + 2;
+            let cols = if b >= TILE { 2 * b } else { TILE + 2 * b } + 1;
+            check(e, rows, cols, (rows * e).div_ceil(64) * 64 + 64);
+            // Blocks in destination order, rows not a multiple of 64
+            // bytes apart.
+            check(e, b + 5, b + 3, (b + 5) * e + 12);
+        } else {
+            // Packed destination rows, 64-byte multiples (streamed
+            // when asked).
             check(e, 3 * b, 2 * b + 5, 3 * b * e);
             check(e, 4 * b, 4 * b + 6, 4 * b * e);
             // Rows with gaps, a multiple of 64 bytes apart; and not.
@@ -523,44 +624,67 @@ mod tests {
             check(e, b + 5, b + 3, (b + 5) * e + 12);
             // More than a tile each way, ragged: whole tiles, partial
             // ones, and gathers of fewer than `GATHER` blocks.
-            // (Under Miri the tile is small enough for the cases above.)
-            if !cfg!(miri) {
-                let big = TILE + 2 * b + 3;
-                check(e, big, TILE + GATHER * b + b + 1, big * e / 64 * 64 + 64);
-            }
-            // Narrow: a few planes interleaved, or split apart (2-byte
-            // pairs into rows a multiple of 64 bytes apart: streamed).
-            for k in [2, 3, 4, 7] {
-                check(e, k, 2 * b + 3, k * e);
-                check(e, k, b, k * e + 8);
-                check(e, 2 * b + 3, k, (2 * b + 3) * e);
-                check(e, 2 * b + 3, k, ((2 * b + 3) * e).div_ceil(64) * 64);
-            }
-            // Too small for the blocks: nothing done.
-            let (i, j) = (
-                Axis {
-                    n: b - 1,
-                    s: (b * e) as isize,
-                    d: e as isize,
-                },
-                Axis {
-                    n: b - 1,
-                    s: e as isize,
-                    d: (b * e) as isize,
-                },
-            );
-            let (src, mut dst) = (vec![0u8; b * b * e], vec![0u8; b * b * e]);
-            assert!(!transpose(
-                Kernel::sse(),
-                e,
-                i,
-                j,
-                &src,
-                0,
-                &mut dst,
-                0,
-                false
-            ));
+            let big = TILE + 2 * b + 3;
+            check(e, big, TILE + GATHER * b + b + 1, big * e / 64 * 64 + 64);
         }
+        // Narrow: a few planes interleaved, or split apart (2-byte
+        // pairs into rows a multiple of 64 bytes apart: streamed).
+        let ks: &[usize] = if cfg!(miri) {
+            &[2, 3, 4, 5]
+        } else {
+            &[2, 3, 4, 7]
+        };
+        for &k in ks {
+            check(e, k, 2 * b + 3, k * e);
+            check(e, k, b, k * e + 8);
+            check(e, 2 * b + 3, k, (2 * b + 3) * e);
+            check(e, 2 * b + 3, k, ((2 * b + 3) * e).div_ceil(64) * 64);
+        }
+        // Too small for the blocks: nothing done.
+        let (i, j) = (
+            Axis {
+                n: b - 1,
+                s: (b * e) as isize,
+                d: e as isize,
+            },
+            Axis {
+                n: b - 1,
+                s: e as isize,
+                d: (b * e) as isize,
+            },
+        );
+        let (src, mut dst) = (vec![0u8; b * b * e], vec![0u8; b * b * e]);
+        assert!(!transpose(
+            Kernel::sse(),
+            e,
+            i,
+            j,
+            Axis { n: 1, s: 0, d: 0 },
+            &src,
+            0,
+            &mut dst,
+            0,
+            false
+        ));
+    }
+
+    #[test]
+    fn direct_kernels_1_byte() {
+        cases(1);
+    }
+
+    #[test]
+    fn direct_kernels_2_bytes() {
+        cases(2);
+    }
+
+    #[test]
+    fn direct_kernels_4_bytes() {
+        cases(4);
+    }
+
+    #[test]
+    fn direct_kernels_8_bytes() {
+        cases(8);
     }
 }

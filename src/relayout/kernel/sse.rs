@@ -79,22 +79,14 @@ impl<const E: usize, const NT: bool> Block for Line<E, NT> {
             // the CPU's write-combining buffers hold: the block is
             // transposed into a buffer in L1 and streamed out a whole
             // line at a time.
-            let mut cols = MaybeUninit::<Lines>::uninit();
-            let pc = cols.as_mut_ptr().cast::<u8>();
-            for r0 in 0..4isize {
-                for c0 in 0..4isize {
-                    // SAFETY: a square of what the caller vouches for,
-                    // into rows `n*c0 ..` (< 64 / E) of 64 bytes of
-                    // `cols`, which has 4096 bytes.
-                    unsafe {
-                        let a = pa.offset(n * r0 * sa + 16 * c0);
-                        square::<E, false>(a, sa, pc.offset(n * c0 * 64 + 16 * r0), 64);
-                    }
-                }
-            }
-            // SAFETY: every byte of the `SIZE` rows of `cols` was written
-            // above; the destination rows are what the caller vouches for.
-            unsafe { stream_lines(pc, Self::SIZE, pt, st) };
+            // SAFETY: the destination rows are what the caller vouches
+            // for; the block (the non-streamed copy below) writes all
+            // `SIZE` rows of 64 bytes of the buffer.
+            unsafe {
+                through_l1(Self::SIZE, pt, st, |pc| {
+                    Line::<E, false>::copy(pa, sa, pc, 64)
+                })
+            };
             return;
         }
         for c0 in 0..4isize {
@@ -110,6 +102,26 @@ impl<const E: usize, const NT: bool> Block for Line<E, NT> {
             }
         }
     }
+}
+
+/// Writes a block of `n` rows of 64 bytes into a buffer in L1 (`fill`,
+/// given the buffer, rows 64 bytes apart) and streams them from there
+/// to the destination rows at `pt + k * st` ([`stream_lines`]), so that
+/// every destination line is written whole at once.
+///
+/// # Safety
+///
+/// `n <= 64`; `fill` writes every byte of the first `n` rows of the
+/// buffer it is given (4096 bytes or more) and nothing outside it; the 64
+/// bytes at `pt + k*st` (`k < n`) are writable and 16-byte aligned.
+#[inline(always)]
+pub(super) unsafe fn through_l1(n: usize, pt: *mut u8, st: isize, fill: impl FnOnce(*mut u8)) {
+    let mut cols = MaybeUninit::<Lines>::uninit();
+    let pc = cols.as_mut_ptr().cast::<u8>();
+    fill(pc);
+    // SAFETY: `fill` wrote the `n` rows read; `cols` is a local buffer,
+    // distinct from the destination, which the caller vouches for.
+    unsafe { stream_lines(pc, n, pt, st) }
 }
 
 /// Streams the `n` rows of 64 bytes at `pc` (64 bytes apart) to the
