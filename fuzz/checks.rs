@@ -28,6 +28,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("json_roundtrip", json_roundtrip),
     ("text_format_roundtrip", text_format_roundtrip),
     ("index_math", index_math),
+    ("index_text", index_text),
     ("hlo_scan", hlo_scan),
     ("relayout", relayout),
     ("strides", strides),
@@ -348,6 +349,36 @@ pub fn index_math(data: &[u8]) {
     let Some(shape) = array_shape(&mut b) else {
         return;
     };
+    index_checks(&shape, &mut b);
+}
+
+/// [`index_math`]'s checks on a shape read from HLO text (the text, a zero
+/// byte, then the choices of the index and slot): the layouts the parser
+/// accepts, with whatever tiles, `E(n)`, `L(n)`, `S(n)` and dynamic
+/// dimensions the text gives, not only those `array_shape` builds. Text
+/// that does not parse, or parses to a tuple or a shape without a layout,
+/// is left to `shape_string`.
+pub fn index_text(data: &[u8]) {
+    let (text, choices) = match data.iter().position(|&c| c == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &[][..]),
+    };
+    let Ok(text) = std::str::from_utf8(text) else {
+        return;
+    };
+    let Ok(xla_shape::Shape::Array(shape)) = text.parse::<xla_shape::Shape>() else {
+        return;
+    };
+    if shape.layout().is_none() {
+        return;
+    }
+    index_checks(&shape, &mut Bytes(choices));
+}
+
+/// The checks of [`index_math`] on `shape`, with an index and a slot
+/// chosen by `b`.
+fn index_checks(shape: &ArrayShape, b: &mut Bytes<'_>) {
+    let shape = shape.clone();
     let dims = shape.dimensions().to_vec();
     let count = shape_util::elements_in(&shape).expect("a valid shape has an element count");
     // A multidimensional index from the input, and its linear index.
