@@ -108,8 +108,9 @@ fn report_text(
                 })?;
             }
             Ok(_) => {}
-            // Text that is not a module is one error.
-            Err(e) if !header => return Err(e.into()),
+            // Text that is not a module is one error, unless error rows
+            // (lines over the limit, not UTF-8) are written already.
+            Err(e) if !header && !failed => return Err(e.into()),
             Err(e) => {
                 report.error(number, Problem::from(&e))?;
                 failed = true;
@@ -122,9 +123,9 @@ fn report_text(
     match module.finish(lines.read()) {
         Ok(()) => Ok(failed),
         // Rows are written already: the end of the text (a computation
-        // left open) is one more error row, so that the report, its JSON
-        // document too, is whole.
-        Err(e) if header => {
+        // left open, no header) is one more error row, so that the report,
+        // its JSON document too, is whole.
+        Err(e) if header || failed => {
             let line = e.location().map_or(last, |l| l.line);
             report.error(line, Problem::from(&e))?;
             Ok(true)
