@@ -454,17 +454,19 @@ fn plan_edits<'a>(
                 if i >= bytes.len() {
                     break;
                 }
-                // The string as the parser decodes it (escapes: one copy).
+                // The string as the parser decodes it (escapes: one copy),
+                // when it is needed; `None` where the parser fails.
                 let raw = &json[start + 1..i];
-                let text: Cow<'a, str> = if raw.contains('\\') {
-                    match serde_json::from_str::<String>(&json[start..=i]) {
-                        Ok(s) => Cow::Owned(s),
-                        Err(_) => break,
+                let decode = || -> Option<Cow<'a, str>> {
+                    if raw.contains('\\') {
+                        serde_json::from_str::<String>(&json[start..=i])
+                            .ok()
+                            .map(Cow::Owned)
+                    } else if raw.bytes().any(|b| b < 0x20) {
+                        None
+                    } else {
+                        Some(Cow::Borrowed(raw))
                     }
-                } else if raw.bytes().any(|b| b < 0x20) {
-                    break;
-                } else {
-                    Cow::Borrowed(raw)
                 };
                 let long = raw.len() >= long_token;
                 if let Some(JsonFrame::Object {
@@ -475,6 +477,9 @@ fn plan_edits<'a>(
                     ..
                 }) = stack.last_mut()
                 {
+                    let Some(text) = decode() else {
+                        break;
+                    };
                     *expect_key = false;
                     *keys += 1;
                     *value = match of {
@@ -516,12 +521,20 @@ fn plan_edits<'a>(
                         t => t,
                     };
                     match value {
-                        JsonType::Enum(e) if long && e.get_value_by_name(&text).is_none() => {
-                            let known = |p: &str| e.get_value_by_name(p).is_some();
-                            plan.elide(json, start + 1, raw.len(), text, known);
-                            break;
+                        JsonType::Enum(e) if long => {
+                            let Some(text) = decode() else {
+                                break;
+                            };
+                            if e.get_value_by_name(&text).is_none() {
+                                let known = |p: &str| e.get_value_by_name(p).is_some();
+                                plan.elide(json, start + 1, raw.len(), text, known);
+                                break;
+                            }
                         }
                         JsonType::TypeUrl => {
+                            let Some(text) = decode() else {
+                                break;
+                            };
                             // prost-reflect reads the rest of the `Any` as the
                             // fields of the message its `@type` names.
                             let payload = text
