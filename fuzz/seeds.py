@@ -210,6 +210,19 @@ def index_inputs():
     return choice_inputs(7)
 
 
+def index_text_inputs():
+    """Golden shape strings with a layout, each followed by a zero byte and
+    choices for the index and slot."""
+    rng = random.Random(29)
+    out = []
+    for text in shape_strings():
+        if "{" not in text or text.startswith("("):
+            continue
+        choices = bytes(rng.randrange(256) for _ in range(rng.randrange(4, 24)))
+        out.append(text.encode() + b"\x00" + choices)
+    return out
+
+
 def write(target, inputs):
     directory = os.path.join(CORPUS, target)
     os.makedirs(directory, exist_ok=True)
@@ -237,6 +250,7 @@ def main():
     write("text_format_roundtrip", text_format_inputs())
     write("hlo_scan", hlo_modules())
     write("index_math", index_inputs())
+    write("index_text", index_text_inputs())
     write("relayout", choice_inputs(11, 120))
     write("strides", choice_inputs(13, 120))
     write("interop", choice_inputs(17, 120))

@@ -76,7 +76,9 @@ fn report_text(
     let mut header = false;
     let mut failed = false;
     let mut blank = true;
+    let mut last = 0;
     while let Some((number, start, text)) = next_text(&mut lines, &mut module, &mut blank)? {
+        last = number;
         let text = match text {
             Ok(text) => text,
             Err(problem) => {
@@ -106,8 +108,9 @@ fn report_text(
                 })?;
             }
             Ok(_) => {}
-            // Text that is not a module is one error.
-            Err(e) if !header => return Err(e.into()),
+            // Text that is not a module is one error, unless error rows
+            // (lines over the limit, not UTF-8) are written already.
+            Err(e) if !header && !failed => return Err(e.into()),
             Err(e) => {
                 report.error(number, Problem::from(&e))?;
                 failed = true;
@@ -117,8 +120,18 @@ fn report_text(
     if blank {
         return Err(input::no_input().into());
     }
-    module.finish(lines.read())?;
-    Ok(failed)
+    match module.finish(lines.read()) {
+        Ok(()) => Ok(failed),
+        // Rows are written already: the end of the text (a computation
+        // left open, no header) is one more error row, so that the report,
+        // its JSON document too, is whole.
+        Err(e) if header || failed => {
+            let line = e.location().map_or(last, |l| l.line);
+            report.error(line, Problem::from(&e))?;
+            Ok(true)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// A line of module text: its number, where it starts, and its text or why

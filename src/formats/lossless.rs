@@ -37,8 +37,75 @@ use prost_reflect::{DynamicMessage, FieldDescriptor, MapKey, MessageDescriptor, 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LosslessMessage {
     pub(crate) descriptor: MessageDescriptor,
-    pub(crate) fields: BTreeMap<u32, (FieldDescriptor, Field)>,
+    pub(crate) fields: FieldMap,
     pub(crate) unknown: Vec<u8>,
+}
+
+/// The known fields of a message by field number, in number order: a
+/// sorted vector. Most messages hold a few fields, which a B-tree keeps in
+/// nodes of eleven entries (about 1 KiB for any non-empty message); the
+/// vector holds what is there, and the wire brings fields in number order,
+/// so inserting is a push.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct FieldMap(Vec<(u32, (FieldDescriptor, Field))>);
+
+impl FieldMap {
+    fn find(&self, number: u32) -> std::result::Result<usize, usize> {
+        match self.0.last() {
+            // The common case: a field after every field so far.
+            Some((last, _)) if *last < number => Err(self.0.len()),
+            None => Err(0),
+            _ => self.0.binary_search_by_key(&number, |(n, _)| *n),
+        }
+    }
+
+    pub(crate) fn get_mut(&mut self, number: &u32) -> Option<&mut (FieldDescriptor, Field)> {
+        let i = self.find(*number).ok()?;
+        Some(&mut self.0[i].1)
+    }
+
+    pub(crate) fn insert(&mut self, number: u32, value: (FieldDescriptor, Field)) {
+        match self.find(number) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (number, value)),
+        }
+    }
+
+    pub(crate) fn remove(&mut self, number: &u32) {
+        if let Ok(i) = self.find(*number) {
+            self.0.remove(i);
+        }
+    }
+
+    /// The field `number`, inserted from `make` if absent.
+    pub(crate) fn get_or_insert_with(
+        &mut self,
+        number: u32,
+        make: impl FnOnce() -> (FieldDescriptor, Field),
+    ) -> &mut (FieldDescriptor, Field) {
+        let i = match self.find(number) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (number, make()));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    /// Frees the room left for more fields (a nested message is complete
+    /// once read; a vector grows by doubling).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+
+    pub(crate) fn values(&self) -> impl Iterator<Item = &(FieldDescriptor, Field)> {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut (FieldDescriptor, Field)> {
+        self.0.iter_mut().map(|(_, v)| v)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -66,7 +133,7 @@ impl LosslessMessage {
     pub fn new(descriptor: MessageDescriptor) -> Self {
         LosslessMessage {
             descriptor,
-            fields: BTreeMap::new(),
+            fields: FieldMap::default(),
             unknown: Vec::new(),
         }
     }

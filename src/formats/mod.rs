@@ -50,6 +50,7 @@
 //! # Ok::<(), xla_shape::Error>(())
 //! ```
 
+mod elide;
 mod float;
 mod hex;
 mod json;

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use prost_reflect::{DynamicMessage, Kind, MessageDescriptor, ReflectMessage, Value};
 
 use crate::error::{Error, ErrorKind, Nesting, Result};
+use crate::formats::elide::{Edit, LONG_TOKEN, apply, unused_stem};
 use crate::formats::lossless::{Field, LosslessMessage, MapValue};
 use crate::formats::{
     SHALLOW_NESTING, bounded_message, float, is_default_value, transcode, with_stack_for,
@@ -123,6 +124,26 @@ pub fn from_text_format_dynamic(
         return Err(too_deep());
     }
     with_stack_for(nesting > SHALLOW_NESTING, move || {
+        if let Some(plan) = plan_text_edits(&descriptor, text, LONG_TOKEN, LONG_STRING) {
+            // Very long names and strings are replaced before prost-reflect
+            // copies them (`elide`).
+            let edited = apply(text, &plan.edits);
+            match DynamicMessage::parse_text_format(descriptor.clone(), &edited) {
+                Err(e) => {
+                    let message = e.to_string();
+                    return Err(Error::new(
+                        ErrorKind::Format,
+                        bounded_message(
+                            "invalid text format message: ",
+                            &plan.restored(&message, text),
+                        ),
+                    ));
+                }
+                // The placeholders of strings were valid values: the
+                // input itself is read (only then is it read twice).
+                Ok(_) => drop(edited),
+            }
+        }
         DynamicMessage::parse_text_format(descriptor, text).map_err(|e| {
             Error::new(
                 ErrorKind::Format,
@@ -130,6 +151,188 @@ pub fn from_text_format_dynamic(
             )
         })
     })
+}
+
+/// Quoted strings at least this long are replaced by placeholders too. A
+/// string is a valid value in many places, and then the input is read a
+/// second time: the bound keeps that to inputs with strings of 64 KiB or
+/// more.
+const LONG_STRING: usize = 64 << 10;
+
+/// The replacements of [`plan_text_edits`]: each placeholder is `stem`
+/// and the index of its token in `tokens`.
+struct TextPlan {
+    edits: Vec<Edit>,
+    stem: String,
+    /// Each replaced token's place in the input, and whether it is a
+    /// string (its contents, without the quotes) or a name.
+    tokens: Vec<(std::ops::Range<usize>, bool)>,
+}
+
+/// Plans the replacement of every identifier of `long_ident` bytes or more
+/// that the schema cannot know (no field, enum value or type of the pool
+/// and no keyword of the format has that name) and of every quoted string
+/// of `long_string` bytes or more without escapes, by placeholders that
+/// also occur nowhere: the text-format parser treats a name it does not
+/// know and a string's contents the same whatever they are, except where
+/// its message quotes them. `None` if there is nothing to replace.
+fn plan_text_edits(
+    descriptor: &MessageDescriptor,
+    text: &str,
+    long_ident: usize,
+    long_string: usize,
+) -> Option<TextPlan> {
+    let bytes = text.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' | b'\'' => {
+                let start = i;
+                let mut plain = true;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' || bytes[i] == 0 {
+                        plain = false;
+                        if bytes[i] == b'\\' {
+                            i += 1;
+                        }
+                    }
+                    i += 1;
+                }
+                if i < bytes.len() && bytes[i] == b && plain && i - (start + 1) >= long_string {
+                    tokens.push((start + 1..i, true));
+                }
+            }
+            // An identifier: not the letters of a number (`0x1f`, `1e5`,
+            // `2f`) nor a later part of a dotted name.
+            _ if (b.is_ascii_alphabetic() || b == b'_')
+                && (i == 0 || !(is_ident(bytes[i - 1]) || bytes[i - 1] == b'.')) =>
+            {
+                let start = i;
+                while i < bytes.len() && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                if i - start >= long_ident {
+                    tokens.push((start..i, false));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if tokens.is_empty() {
+        return None;
+    }
+    let names = schema_names(descriptor);
+    tokens.retain(|(range, string)| {
+        let token = &text[range.clone()];
+        *string
+            || !(names.contains(token) || KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(token)))
+    });
+    if tokens.is_empty() {
+        return None;
+    }
+    let mut stem = String::from("xla_shape_elided");
+    loop {
+        stem = unused_stem(text, &stem);
+        if !names.iter().any(|n| n.starts_with(&stem)) && !KEYWORDS.contains(&stem.as_str()) {
+            break;
+        }
+        stem.push('_');
+    }
+    let edits = tokens
+        .iter()
+        .enumerate()
+        .map(|(n, (range, string))| {
+            let (at, removed, inserted) = if *string {
+                // The quotes too: the placeholder is always in `"`.
+                (range.start - 1, range.len() + 2, format!("\"{stem}{n}\""))
+            } else {
+                (range.start, range.len(), format!("{stem}{n}"))
+            };
+            Edit {
+                at,
+                removed,
+                inserted,
+            }
+        })
+        .collect();
+    Some(TextPlan {
+        edits,
+        stem,
+        tokens,
+    })
+}
+
+/// Every name an identifier of the text format can stand for in the pool
+/// of `descriptor`: fields, enum values and the parts of type names (the
+/// format's keywords are [`KEYWORDS`]).
+fn schema_names(descriptor: &MessageDescriptor) -> std::collections::HashSet<String> {
+    let pool = descriptor.parent_pool();
+    let mut names = std::collections::HashSet::new();
+    for m in pool.all_messages() {
+        names.extend(m.fields().map(|f| f.name().to_owned()));
+        names.extend(m.full_name().split('.').map(str::to_owned));
+    }
+    for e in pool.all_enums() {
+        names.extend(e.values().map(|v| v.name().to_owned()));
+        names.extend(e.full_name().split('.').map(str::to_owned));
+    }
+    for x in pool.all_extensions() {
+        names.extend(x.full_name().split('.').map(str::to_owned));
+    }
+    names
+}
+
+/// The identifiers the text format gives a meaning of its own, compared
+/// without case (prost-reflect reads `True`, `Infinity`, `NaN`).
+const KEYWORDS: [&str; 7] = ["true", "false", "t", "f", "inf", "infinity", "nan"];
+
+impl TextPlan {
+    /// The parser's message for the edited input, with the first
+    /// placeholder it quotes written as the token it replaced (a string
+    /// as the parser prints a string: `ascii::escape_default` of its
+    /// bytes).
+    fn restored<'a>(&'a self, message: &'a str, text: &'a str) -> impl std::fmt::Display + 'a {
+        struct Show<'a>(&'a TextPlan, &'a str, &'a str);
+        impl std::fmt::Display for Show<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let Show(plan, message, text) = *self;
+                let found = message.find(&plan.stem).and_then(|at| {
+                    let digits = message[at + plan.stem.len()..]
+                        .bytes()
+                        .take_while(u8::is_ascii_digit)
+                        .count();
+                    let end = at + plan.stem.len() + digits;
+                    let n: usize = message[at + plan.stem.len()..end].parse().ok()?;
+                    Some((at, end, plan.tokens.get(n)?))
+                });
+                let Some((at, end, (range, string))) = found else {
+                    return f.write_str(message);
+                };
+                f.write_str(&message[..at])?;
+                let token = &text[range.clone()];
+                if *string {
+                    for b in token.bytes() {
+                        write!(f, "{}", std::ascii::escape_default(b))?;
+                    }
+                } else {
+                    f.write_str(token)?;
+                }
+                f.write_str(&message[end..])
+            }
+        }
+        Show(self, message, text)
+    }
 }
 
 fn too_deep() -> Error {
@@ -389,5 +592,80 @@ mod tests {
     fn nesting_ignores_strings_and_comments() {
         assert_eq!(text_nesting("a { b: \"{{\" # {{{\n c < > }"), 2);
         assert_eq!(text_nesting("a: '<' b {}"), 1);
+    }
+
+    /// `text` read as [`from_text_format_dynamic`] reads it, but with every
+    /// name the schema does not know and every string (however short)
+    /// replaced first.
+    fn read_elided(descriptor: &MessageDescriptor, text: &str) -> Result<DynamicMessage> {
+        let fail = |message: &dyn std::fmt::Display| {
+            Error::new(
+                ErrorKind::Format,
+                bounded_message("invalid text format message: ", message),
+            )
+        };
+        if let Some(plan) = plan_text_edits(descriptor, text, 1, 1) {
+            let edited = apply(text, &plan.edits);
+            if let Err(e) = DynamicMessage::parse_text_format(descriptor.clone(), &edited) {
+                return Err(fail(&plan.restored(&e.to_string(), text)));
+            }
+        }
+        DynamicMessage::parse_text_format(descriptor.clone(), text).map_err(|e| fail(&e))
+    }
+
+    #[test]
+    fn elided_names_give_the_same_errors() {
+        // Every input given to text_format.Parse in the oracle file, and
+        // unknown names, enum values and strings at several places.
+        let mut cases = crate::formats::elide::tests::oracle_inputs(
+            include_str!("../../tests/data/oracle/formats_text_parse.jsonl"),
+            "text",
+        );
+        for text in [
+            "nope: 1",
+            "element_type: F32 dimensions: 2\n nope { }",
+            "element_type: NOPE",
+            "element_type: \"F32\"",
+            "dimensions: \"12\"",
+            "dimensions: 'a\\'b'",
+            "dimensions: \"caf\u{e9}\"",
+            "dimensions: nope",
+            "dimensions: -nope",
+            "dimensions: [1, nope]",
+            "layout { minor_to_major: 0 nope: 1 }",
+            "[nope.ext]: 1",
+            "layout < tiles { dimensions: x } >",
+            "element_type: F32 element_type: nope",
+            "dimensions: 0x1fq",
+            "is_dynamic_dimension: tru",
+            "# nope: 1\n element_type: F32",
+            "nope",
+        ] {
+            cases.push(("xla.ShapeProto".into(), text.into()));
+        }
+        let differ = with_stack_for(true, || {
+            let mut differ = Vec::new();
+            for (message, text) in &cases {
+                if text_nesting(text) > MAX_NESTING_DEPTH {
+                    continue;
+                }
+                let descriptor = crate::proto::DESCRIPTOR_POOL
+                    .get_message_by_name(message)
+                    .unwrap();
+                let show = |r: Result<DynamicMessage>| {
+                    r.map(|m| to_text_format(&m)).map_err(|e| e.to_string())
+                };
+                let plain = show(from_text_format_dynamic(descriptor.clone(), text));
+                let elided = show(read_elided(&descriptor, text));
+                if plain != elided {
+                    differ.push(format!(
+                        "{text:?}:\n  plain   {plain:?}\n  elided  {elided:?}"
+                    ));
+                }
+            }
+            Ok(differ)
+        })
+        .unwrap();
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
     }
 }

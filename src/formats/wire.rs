@@ -269,6 +269,7 @@ impl Decoder {
     ) -> Result<LosslessMessage> {
         let mut m = LosslessMessage::new(descriptor);
         self.merge_nested(&mut m, bytes, depth)?;
+        m.fields.shrink_to_fit();
         Ok(m)
     }
 
@@ -304,8 +305,7 @@ impl Decoder {
                 Some((key, value)) => {
                     if let Field::Map(entries) = &mut message
                         .fields
-                        .entry(number)
-                        .or_insert_with(|| (desc.clone(), Field::Map(BTreeMap::new())))
+                        .get_or_insert_with(number, || (desc.clone(), Field::Map(BTreeMap::new())))
                         .1
                     {
                         entries.insert(key, value);
@@ -326,8 +326,7 @@ impl Decoder {
                     let value = self.nested(m.clone(), bytes, depth)?;
                     match &mut message
                         .fields
-                        .entry(number)
-                        .or_insert_with(|| (desc.clone(), Field::Messages(Vec::new())))
+                        .get_or_insert_with(number, || (desc.clone(), Field::Messages(Vec::new())))
                         .1
                     {
                         Field::Messages(ms) => ms.push(value),
@@ -350,8 +349,7 @@ impl Decoder {
                     }
                     match &mut message
                         .fields
-                        .entry(number)
-                        .or_insert_with(|| (desc.clone(), Field::List(Vec::new())))
+                        .get_or_insert_with(number, || (desc.clone(), Field::List(Vec::new())))
                         .1
                     {
                         Field::List(vs) => vs.extend(values),

@@ -173,6 +173,17 @@ fn json_parses_as_googles_parser_does() {
 }
 
 #[test]
+fn an_empty_any_reads_as_json_format_reads_it() {
+    // formats_json_any.jsonl: json_format.Parse reads `{}` at an `Any`
+    // field (as MessageToJson writes the empty `Any`) as a present, empty
+    // `Any`, also inside an `Any`'s payload and in a list; an `Any` with
+    // other keys and no `@type` is an error.
+    check_cases("oracle/formats_json_any.jsonl", "json", &[], |m, t| {
+        formats::from_json_dynamic(descriptor(m), t)
+    });
+}
+
+#[test]
 fn binary_nesting_stops_where_protobufs_does() {
     // formats_messages.jsonl: upb decodes 100 levels below the outermost
     // message and rejects 101 ("Exceeded upb_DecodeOptions_MaxDepth").

@@ -70,6 +70,7 @@ replay_tests!(
     json_roundtrip,
     text_format_roundtrip,
     index_math,
+    index_text,
     hlo_scan,
     relayout,
     strides,
