@@ -94,6 +94,8 @@ pub mod serde {
     pub use crate::formats::serde::compact;
 }
 pub mod strides;
+#[cfg(test)]
+mod test_support;
 pub mod text;
 pub mod tiling;
 

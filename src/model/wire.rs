@@ -545,30 +545,14 @@ mod tests {
             corpus.push(t);
             corpus.push(outer);
         }
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         let originals = corpus.len();
-        for k in 0..originals * 30 {
-            let mut bytes = corpus[k % originals].clone();
-            for _ in 0..1 + next() % 2 {
-                let at = (next() as usize) % (bytes.len() + 1);
-                let byte = next() as u8;
-                match next() % 3 {
-                    0 if at < bytes.len() => {
-                        bytes.remove(at);
-                    }
-                    1 => bytes.insert(at, byte),
-                    _ if at < bytes.len() => bytes[at] = byte,
-                    _ => {}
-                }
-            }
-            corpus.push(bytes);
-        }
+        let corpus = crate::test_support::with_mutations(
+            corpus,
+            originals * 30,
+            2,
+            None,
+            0x2545_F491_4F6C_DD1D,
+        );
         let mut answered = 0;
         for bytes in &corpus {
             if let Some(shape) = decode_valid_shape(bytes) {

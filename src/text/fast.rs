@@ -336,32 +336,19 @@ mod tests {
     /// answers, the full parser gives the same shape, byte for byte.
     #[test]
     fn the_fast_path_agrees_with_the_full_parser() {
-        let mut corpus = golden();
+        let corpus = golden();
         const EDITS: &[u8] = b"()[]{},:*#?<=-TLESMP0123456789 x.e_bf/";
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         let originals = corpus.len();
-        for k in 0..originals * 40 {
-            let mut bytes = corpus[k % originals].clone().into_bytes();
-            for _ in 0..1 + next() % 3 {
-                let at = (next() as usize) % (bytes.len() + 1);
-                let byte = EDITS[(next() as usize) % EDITS.len()];
-                match next() % 3 {
-                    0 if at < bytes.len() => {
-                        bytes.remove(at);
-                    }
-                    1 => bytes.insert(at, byte),
-                    _ if at < bytes.len() => bytes[at] = byte,
-                    _ => {}
-                }
-            }
-            corpus.push(String::from_utf8(bytes).unwrap());
-        }
+        let corpus: Vec<String> = crate::test_support::with_mutations(
+            corpus.into_iter().map(String::into_bytes).collect(),
+            originals * 40,
+            3,
+            Some(EDITS),
+            0x9E37_79B9_7F4A_7C15,
+        )
+        .into_iter()
+        .map(|bytes| String::from_utf8(bytes).unwrap())
+        .collect();
         let mut answered = 0;
         for text in &corpus {
             for fill in [true, false] {
