@@ -356,8 +356,8 @@ pub fn index_math(data: &[u8]) {
 /// byte, then the choices of the index and slot): the layouts the parser
 /// accepts, with whatever tiles, `E(n)`, `L(n)`, `S(n)` and dynamic
 /// dimensions the text gives, not only those `array_shape` builds. Text
-/// that does not parse, or parses to a tuple or a shape without a layout,
-/// is left to `shape_string`.
+/// that does not parse, or parses to a tuple, a shape without a layout or
+/// one with an unbounded dynamic dimension, is left to `shape_string`.
 pub fn index_text(data: &[u8]) {
     let (text, choices) = match data.iter().position(|&c| c == 0) {
         Some(i) => (&data[..i], &data[i + 1..]),
@@ -369,7 +369,10 @@ pub fn index_text(data: &[u8]) {
     let Ok(xla_shape::Shape::Array(shape)) = text.parse::<xla_shape::Shape>() else {
         return;
     };
-    if shape.layout().is_none() {
+    // XLA's ElementsIn, and so the index math, is undefined for an
+    // unbounded dynamic dimension (`f32[?]`), which only text can give.
+    let unbounded = (0..shape.dimensions().len()).any(|i| shape.is_unbounded_dynamic_dimension(i));
+    if shape.layout().is_none() || unbounded {
         return;
     }
     index_checks(&shape, &mut Bytes(choices));
