@@ -191,7 +191,7 @@ pub fn from_json_dynamic(descriptor: MessageDescriptor, json: &str) -> Result<Dy
         }
         match read_json(&descriptor, json) {
             // prost-reflect reads `{}` as an `Any` without its `@type`;
-            // json_format.Parse reads it as the empty `Any` (issue 11 of
+            // json_format.Parse reads it as the empty `Any` (finding 11 of
             // docs/robustness.md). Only then is the input walked again.
             Err(e) if e.to_string().contains("'@type'") => {
                 let plan = plan_edits(&descriptor, json, LONG_TOKEN);
