@@ -492,6 +492,43 @@ pub(crate) fn index_string(index: &[i64]) -> String {
     });
     s
 }
+impl Shape {
+    /// Appends what `Display` prints (XLA's `ShapeUtil::HumanStringWithLayout`)
+    /// to `out`, as XLA's `ShapeUtil::PrintHumanStringWithLayout` appends to
+    /// a `Printer`: the same bytes as `write!(out, "{shape}")` without
+    /// `fmt`'s machinery, which is about a fifth of printing a small shape.
+    ///
+    /// ```
+    /// use xla_shape::Shape;
+    /// let s: Shape = "(f32[2,3]{0,1}, s32[])".parse()?;
+    /// let mut out = String::from("shape: ");
+    /// s.print_to(&mut out);
+    /// assert_eq!(out, "shape: (f32[2,3]{0,1}, s32[])");
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    #[doc(alias = "PrintHumanStringWithLayout")]
+    pub fn print_to(&self, out: &mut String) {
+        print_into(out, |p| p.shape(self, true));
+    }
+}
+
+impl Layout {
+    /// Appends what `Display` prints (XLA's `Layout::ToString`) to `out`,
+    /// as XLA's `Layout::Print` appends to a `Printer`; see
+    /// [`Shape::print_to`].
+    ///
+    /// ```
+    /// use xla_shape::Layout;
+    /// let mut out = String::new();
+    /// Layout::new([1, 0]).with_memory_space(1).print_to(&mut out);
+    /// assert_eq!(out, "{1,0:S(1)}");
+    /// ```
+    #[doc(alias = "Print")]
+    pub fn print_to(&self, out: &mut String) {
+        print_into(out, |p| p.layout(self, self.physical_shape().map(Some)));
+    }
+}
+
 impl fmt::Display for Shape {
     /// XLA's `ShapeUtil::HumanStringWithLayout` (what `operator<<` prints).
     /// The alternate form `{:#}` is `ShapeUtil::HumanString`, without layouts.
@@ -631,6 +668,9 @@ mod tests {
             let mut appended = String::from("x");
             write!(appended, "{tuple}").unwrap();
             assert_eq!(appended, format!("x{expected}"));
+            let mut printed = String::from("x");
+            tuple.print_to(&mut printed);
+            assert_eq!(printed, appended);
         }
     }
 
