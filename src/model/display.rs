@@ -127,9 +127,11 @@ impl<'a> Printer<'a> {
             let bytes = &self.buf[..self.len];
             debug_assert!(std::str::from_utf8(bytes).is_ok());
             // SAFETY: the buffer holds only what `byte` (ASCII bytes),
-            // `text` (whole `str`s) and `int` (ASCII digits and `-`) put
-            // there, so it is valid UTF-8. Checking it (`str::from_utf8`)
-            // cost more instructions than printing a small shape.
+            // `text` (whole `str`s), `type_name` (ASCII names) and `int`
+            // (ASCII digits and `-`) put there, so it is valid UTF-8.
+            // Checking it (`str::from_utf8`) cost more instructions than
+            // printing a small shape. The tests below run under Miri:
+            // `cargo +nightly miri test --lib model::display`.
             let s = unsafe { std::str::from_utf8_unchecked(bytes) };
             self.result = self.out.write_str(s);
         }
