@@ -546,7 +546,11 @@ impl fmt::Display for Shape {
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let with_layout = !f.alternate();
-        display(f, |p| p.shape(self, with_layout))
+        // Arrays, most of what is printed, without a stop in `shape`.
+        display(f, |p| match self {
+            Shape::Array(a) => p.array(a, with_layout),
+            _ => p.shape(self, with_layout),
+        })
     }
 }
 
