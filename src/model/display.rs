@@ -1,12 +1,13 @@
 //! XLA's printed forms, the `Display` of the model types:
 //! `ShapeUtil::HumanString(WithLayout)`, `Layout::ToString`,
 //! `Tile::ToString`, `SplitConfig::ToString` and the program-shape string
-//! (`xla/shape_util.cc`, `xla/layout.cc`). Everything appends to a
-//! `String` without going through `fmt`; the `Display` impls hand the
-//! result over in one piece ([`display`]). The HLO parser (`text/`)
-//! prints its messages with the same writers.
+//! (`xla/shape_util.cc`, `xla/layout.cc`). Everything goes through a
+//! [`Printer`]: bytes gathered in a buffer on the stack and handed to the
+//! destination (a `fmt::Formatter` or a `String`) in one piece, or in
+//! pieces for a shape too large for the buffer, without `fmt`'s machinery
+//! on the way. The HLO parser (`text/`) prints its messages with the same
+//! writers.
 
-use std::cell::RefCell;
 use std::fmt;
 
 use crate::model::layout::Layout;
@@ -15,280 +16,519 @@ use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile};
 
-/// Runs `write` on a reused per-thread buffer and hands the text to `f`
-/// in one piece: the `Display` impls of the model types print through
-/// this, so that printing allocates nothing but its result.
-pub(crate) fn display(f: &mut fmt::Formatter<'_>, write: impl FnOnce(&mut String)) -> fmt::Result {
-    thread_local! {
-        static BUFFER: RefCell<String> = const { RefCell::new(String::new()) };
+/// The printer's buffer: most printed shapes fit, so they reach their
+/// destination in one `write_str`.
+const CAPACITY: usize = 128;
+
+/// The most bytes one step of the printer writes into its buffer: the
+/// longest type name (`primitive_type_invalid`, 22 bytes) or literal, or
+/// an integer (20 bytes for `-9223372036854775808`).
+const PIECE: usize = 24;
+
+/// Every type's name, padded with zeros to [`PIECE`] bytes, and its
+/// length, at the type's proto number.
+static TYPE_NAMES: [([u8; PIECE], u8); TYPE_SLOTS] = type_names();
+
+const TYPE_SLOTS: usize = {
+    let mut max = 0;
+    let mut k = 0;
+    while k < PrimitiveType::ALL.len() {
+        let n = PrimitiveType::ALL[k] as usize;
+        if n > max {
+            max = n;
+        }
+        k += 1;
     }
-    BUFFER.with(|buffer| match buffer.try_borrow_mut() {
-        Ok(mut s) => {
-            s.clear();
-            write(&mut s);
-            let result = f.write_str(&s);
-            if s.capacity() > 4096 {
-                *s = String::new();
-            }
-            result
+    max + 1
+};
+
+const fn type_names() -> [([u8; PIECE], u8); TYPE_SLOTS] {
+    let mut table = [([0; PIECE], 0); TYPE_SLOTS];
+    let mut k = 0;
+    while k < PrimitiveType::ALL.len() {
+        let t = PrimitiveType::ALL[k];
+        let name = t.lowercase_name().as_bytes();
+        let slot = &mut table[t as usize];
+        let mut j = 0;
+        while j < name.len() {
+            slot.0[j] = name[j];
+            j += 1;
         }
-        // Printing from inside a `Write` that is itself printing a shape.
-        Err(_) => {
-            let mut s = String::new();
-            write(&mut s);
-            f.write_str(&s)
-        }
-    })
+        slot.1 = name.len() as u8;
+        k += 1;
+    }
+    table
 }
 
 /// "00" to "99", two bytes each.
-const PAIRS: &str = "00010203040506070809101112131415161718192021222324252627282930313233343536373839\
-                     40414243444546474849505152535455565758596061626364656667686970717273747576777879\
-                     8081828384858687888990919293949596979899";
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+                            2021222324252627282930313233343536373839\
+                            4041424344454647484950515253545556575859\
+                            6061626364656667686970717273747576777879\
+                            8081828384858687888990919293949596979899";
 
-/// Appends the decimal form of `v`.
-pub(crate) fn push_i64(out: &mut String, v: i64) {
-    if v < 0 {
-        out.push('-');
-    }
-    push_u64(out, v.unsigned_abs());
+/// XLA's printed forms written into a buffer on the stack, which goes to
+/// `out` when it is full and at [`finish`](Self::finish). Like XLA's
+/// `Printer` (`xla/printer.h`), which `ShapeUtil::PrintHumanString` and
+/// `Layout::Print` append to. Hand-written rather than through `fmt` (or
+/// the `itoa` crate, whose digits would be copied once more): the printer
+/// took a third of its time in `fmt::write` and a per-thread buffer, and
+/// the digits of a dimension are written straight into the buffer here.
+pub(crate) struct Printer<'a> {
+    buf: [u8; CAPACITY],
+    len: usize,
+    out: &'a mut dyn fmt::Write,
+    result: fmt::Result,
 }
 
-fn push_u64(out: &mut String, n: u64) {
-    if n >= 100 {
-        push_u64(out, n / 100);
-        let k = (n % 100) as usize * 2;
-        out.push_str(&PAIRS[k..k + 2]);
-    } else if n >= 10 {
-        let k = n as usize * 2;
-        out.push_str(&PAIRS[k..k + 2]);
-    } else {
-        out.push(char::from(b'0' + n as u8));
+impl<'a> Printer<'a> {
+    pub(crate) fn new(out: &'a mut dyn fmt::Write) -> Self {
+        Printer {
+            buf: [0; CAPACITY],
+            len: 0,
+            out,
+            result: Ok(()),
+        }
     }
-}
 
-/// `HumanString` (or `HumanStringWithLayout` when `with_layout`).
-pub(crate) fn write_shape(out: &mut String, shape: &Shape, with_layout: bool) {
-    match shape {
-        Shape::Array(a) => write_array(out, a, with_layout),
-        Shape::Tuple(elements) => {
-            out.push('(');
-            for (i, e) in elements.iter().enumerate() {
-                if i > 0 {
-                    if i % 5 == 0 {
-                        out.push_str(", /*index=");
-                        push_i64(out, i as i64);
-                        out.push_str("*/");
-                    } else {
-                        out.push_str(", ");
-                    }
-                }
-                write_shape(out, e, with_layout);
+    /// Hands what was printed to the destination: the first error of its
+    /// `write_str`, if any.
+    pub(crate) fn finish(&mut self) -> fmt::Result {
+        self.flush();
+        self.result
+    }
+
+    /// Where `n` (at most [`PIECE`]) more bytes go in the buffer, emptied
+    /// first if they do not fit.
+    #[inline(always)]
+    fn at(&mut self, n: usize) -> usize {
+        self.room(self.len, n)
+    }
+
+    /// [`at`](Self::at) for a cursor `i` kept apart from `len` (the loops
+    /// over dimensions keep theirs in a register): `i`, or 0 once the
+    /// buffer up to `i` has gone out.
+    #[inline(always)]
+    fn room(&mut self, i: usize, n: usize) -> usize {
+        debug_assert!(n <= PIECE);
+        if i > CAPACITY - n {
+            self.len = i;
+            self.flush();
+            0
+        } else {
+            i
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush(&mut self) {
+        if self.result.is_ok() && self.len > 0 {
+            let bytes = &self.buf[..self.len];
+            debug_assert!(std::str::from_utf8(bytes).is_ok());
+            // SAFETY: the buffer holds only what `byte` (ASCII bytes),
+            // `text` (whole `str`s), `type_name` (ASCII names) and `int`
+            // (ASCII digits and `-`) put there, so it is valid UTF-8.
+            // Checking it (`str::from_utf8`) cost more instructions than
+            // printing a small shape. The tests below run under Miri:
+            // `cargo +nightly miri test --lib model::display`.
+            let s = unsafe { std::str::from_utf8_unchecked(bytes) };
+            self.result = self.out.write_str(s);
+        }
+        self.len = 0;
+    }
+
+    /// One ASCII byte.
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        debug_assert!(b.is_ascii());
+        let i = self.at(1);
+        self.buf[i] = b;
+        self.len = i + 1;
+    }
+
+    /// Text: a literal or a type name, copied into the buffer; anything
+    /// longer than [`PIECE`] (a parameter name) goes to `out` on its own.
+    #[inline]
+    fn text(&mut self, s: &str) {
+        let n = s.len();
+        if n > PIECE {
+            return self.long_text(s);
+        }
+        let i = self.at(PIECE);
+        self.buf[i..i + n].copy_from_slice(s.as_bytes());
+        self.len = i + n;
+    }
+
+    #[cold]
+    fn long_text(&mut self, s: &str) {
+        self.flush();
+        if self.result.is_ok() {
+            self.result = self.out.write_str(s);
+        }
+    }
+
+    /// The decimal form of `v`.
+    pub(crate) fn int(&mut self, v: i64) {
+        let i = self.at(20);
+        self.len = self.put_int(i, v);
+    }
+
+    /// Writes `v` at `i`, which has room for 20 bytes; returns where it
+    /// ends. Dimensions are mostly single digits: those take no call.
+    #[inline(always)]
+    fn put_int(&mut self, i: usize, v: i64) -> usize {
+        if (v as u64) < 10 {
+            self.buf[i] = b'0' + v as u8;
+            i + 1
+        } else {
+            self.put_long_int(i, v)
+        }
+    }
+
+    fn put_long_int(&mut self, mut i: usize, v: i64) -> usize {
+        if v < 0 {
+            self.buf[i] = b'-';
+            i += 1;
+        }
+        let mut n = v.unsigned_abs();
+        if n < 10 {
+            self.buf[i] = b'0' + n as u8;
+            return i + 1;
+        }
+        if n < 100 {
+            let k = n as usize * 2;
+            self.buf[i..i + 2].copy_from_slice(&PAIRS[k..k + 2]);
+            return i + 2;
+        }
+        let end = i + n.ilog10() as usize + 1;
+        let mut j = end;
+        while n >= 100 {
+            let k = (n % 100) as usize * 2;
+            n /= 100;
+            j -= 2;
+            self.buf[j..j + 2].copy_from_slice(&PAIRS[k..k + 2]);
+        }
+        if n >= 10 {
+            let k = n as usize * 2;
+            self.buf[i..i + 2].copy_from_slice(&PAIRS[k..k + 2]);
+        } else {
+            self.buf[i] = b'0' + n as u8;
+        }
+        end
+    }
+
+    /// `v` as a comma-separated list.
+    #[inline]
+    fn ints(&mut self, v: &[i64]) {
+        let mut i = self.len;
+        for (k, &x) in v.iter().enumerate() {
+            i = self.room(i, 21);
+            if k > 0 {
+                self.buf[i] = b',';
+                i += 1;
             }
-            out.push(')');
+            i = self.put_int(i, x);
         }
-        Shape::Token => out.push_str("token[]"),
-        Shape::Opaque => out.push_str("opaque[]"),
-        Shape::Buffer(inner) => {
-            out.push_str("b(");
-            write_shape(out, inner, with_layout);
-            out.push(')');
+        self.len = i;
+    }
+
+    /// `t`'s name (`PrimitiveType_Name` in lower case), from a table of
+    /// names padded to [`PIECE`] bytes: one fixed-size copy.
+    #[inline]
+    fn type_name(&mut self, t: PrimitiveType) {
+        let i = self.at(PIECE);
+        let (name, len) = &TYPE_NAMES[t as usize];
+        self.buf[i..i + PIECE].copy_from_slice(name);
+        self.len = i + *len as usize;
+    }
+
+    /// `HumanString` (or `HumanStringWithLayout` when `with_layout`).
+    pub(crate) fn shape(&mut self, shape: &Shape, with_layout: bool) {
+        match shape {
+            Shape::Array(a) => self.array(a, with_layout),
+            Shape::Tuple(elements) => {
+                self.byte(b'(');
+                for (i, e) in elements.iter().enumerate() {
+                    if i > 0 {
+                        if i % 5 == 0 {
+                            self.text(", /*index=");
+                            self.int(i as i64);
+                            self.text("*/");
+                        } else {
+                            self.text(", ");
+                        }
+                    }
+                    self.shape(e, with_layout);
+                }
+                self.byte(b')');
+            }
+            Shape::Token => self.text("token[]"),
+            Shape::Opaque => self.text("opaque[]"),
+            Shape::Buffer(inner) => {
+                self.text("b(");
+                self.shape(inner, with_layout);
+                self.byte(b')');
+            }
         }
+    }
+
+    /// An array: type, dimensions and, when `with_layout`, the layout
+    /// (omitted for a scalar whose layout prints `{}`).
+    pub(crate) fn array(&mut self, a: &ArrayShape, with_layout: bool) {
+        self.array_parts(a.element_type(), a.dimensions(), a.dynamic_dimensions());
+        if let (true, Some(l)) = (with_layout, a.layout()) {
+            let physical = l.physical_shape().map(Some);
+            if a.rank() > 0 || !l.minor_to_major().is_empty() || has_attributes(l, physical) {
+                self.layout(l, physical);
+            }
+        }
+    }
+
+    /// `HumanString` of an array given by parts; `dynamic` may be empty
+    /// (all static).
+    #[inline(always)]
+    pub(crate) fn array_parts(&mut self, t: PrimitiveType, dims: &[i64], dynamic: &[bool]) {
+        self.type_name(t);
+        self.byte(b'[');
+        if dynamic.contains(&true) {
+            self.dynamic_dimensions(dims, dynamic);
+        } else {
+            self.ints(dims);
+        }
+        self.byte(b']');
+    }
+
+    fn dynamic_dimensions(&mut self, dims: &[i64], dynamic: &[bool]) {
+        for (i, &d) in dims.iter().enumerate() {
+            if i > 0 {
+                self.byte(b',');
+            }
+            if dynamic.get(i).copied().unwrap_or(false) {
+                if d == ArrayShape::UNBOUNDED_SIZE {
+                    self.byte(b'?');
+                    continue;
+                }
+                self.text("<=");
+            }
+            self.int(d);
+        }
+    }
+
+    /// `Tile::ToString`.
+    pub(crate) fn tile(&mut self, tile: &Tile) {
+        self.byte(b'(');
+        for (i, &d) in tile.dimensions().iter().enumerate() {
+            if i > 0 {
+                self.byte(b',');
+            }
+            if d >= 0 {
+                self.int(d);
+            } else if d == Tile::COMBINE_DIMENSION {
+                self.byte(b'*');
+            } else {
+                self.text("Invalid value ");
+                self.int(d);
+            }
+        }
+        self.byte(b')');
+    }
+
+    /// `SplitConfig::ToString`.
+    pub(crate) fn split_config(&mut self, split: &SplitConfig) {
+        self.byte(b'(');
+        self.int(split.dimension());
+        self.byte(b':');
+        self.ints(split.split_indices());
+        self.byte(b')');
+    }
+
+    fn integral_type(&mut self, t: PrimitiveType) {
+        self.text(if t.is_integral() {
+            t.lowercase_name()
+        } else {
+            "invalid"
+        });
+    }
+
+    /// `Layout::ToString`, `{minor_to_major:T..L..#..*..E..S..SC..P..M..}`,
+    /// with the physical shape given apart: `None` prints no `P(...)`,
+    /// `Some(None)` prints XLA's invalid shape (`P(primitive_type_invalid[])`),
+    /// for parser messages about shapes that cannot be held.
+    #[inline(always)]
+    pub(crate) fn layout(&mut self, l: &Layout, physical: Option<Option<&Shape>>) {
+        self.byte(b'{');
+        self.ints(l.minor_to_major());
+        if has_attributes(l, physical) {
+            self.byte(b':');
+            self.attributes(l, physical);
+        }
+        self.byte(b'}');
+    }
+
+    fn attributes(&mut self, l: &Layout, physical: Option<Option<&Shape>>) {
+        if !l.tiles().is_empty() {
+            self.byte(b'T');
+            for t in l.tiles() {
+                self.tile(t);
+            }
+        }
+        if l.tail_padding_alignment_in_elements() != 1 {
+            self.text("L(");
+            self.int(l.tail_padding_alignment_in_elements());
+            self.byte(b')');
+        }
+        if l.index_primitive_type() != PrimitiveType::Invalid {
+            self.text("#(");
+            self.integral_type(l.index_primitive_type());
+            self.byte(b')');
+        }
+        if l.pointer_primitive_type() != PrimitiveType::Invalid {
+            self.text("*(");
+            self.integral_type(l.pointer_primitive_type());
+            self.byte(b')');
+        }
+        if l.element_size_in_bits() != 0 {
+            self.text("E(");
+            self.int(l.element_size_in_bits());
+            self.byte(b')');
+        }
+        if l.memory_space() != 0 {
+            self.text("S(");
+            self.int(l.memory_space());
+            self.byte(b')');
+        }
+        if !l.split_configs().is_empty() {
+            self.text("SC");
+            for s in l.split_configs() {
+                self.split_config(s);
+            }
+        }
+        if let Some(p) = physical {
+            self.text("P(");
+            match p {
+                Some(p) => self.shape(p, true),
+                None => self.text("primitive_type_invalid[]"),
+            }
+            self.byte(b')');
+        }
+        if l.dynamic_shape_metadata_prefix_bytes() > 0 {
+            self.text("M(");
+            self.int(l.dynamic_shape_metadata_prefix_bytes());
+            self.byte(b')');
+        }
+    }
+
+    /// `ShapeUtil::HumanString(ProgramShape)`.
+    pub(crate) fn program_shape(&mut self, p: &ProgramShape) {
+        self.byte(b'(');
+        for (i, (name, shape)) in p.parameter_names().iter().zip(p.parameters()).enumerate() {
+            if i > 0 {
+                self.text(", ");
+            }
+            self.text(if name.is_empty() { "(unknown)" } else { name });
+            self.text(": ");
+            self.shape(shape, false);
+        }
+        self.text(") -> ");
+        self.shape(p.result(), false);
     }
 }
 
-/// An array: type, dimensions and, when `with_layout`, the layout (omitted
-/// for a scalar whose layout prints `{}`).
-pub(crate) fn write_array(out: &mut String, a: &ArrayShape, with_layout: bool) {
-    // Enough for most arrays at once, rather than growing a byte at a time.
-    out.reserve(24 + 8 * a.rank());
-    write_array_parts(
-        out,
-        a.element_type(),
-        a.dimensions(),
-        a.dynamic_dimensions(),
-    );
-    if let (true, Some(layout)) = (with_layout, a.layout()) {
-        let start = out.len();
-        write_layout(out, layout);
-        if a.rank() == 0 && &out[start..] == "{}" {
-            out.truncate(start);
-        }
-    }
+/// Whether `Layout::ToString` prints anything after the minor-to-major
+/// list (and so the `:`).
+fn has_attributes(l: &Layout, physical: Option<Option<&Shape>>) -> bool {
+    !l.tiles().is_empty()
+        || l.tail_padding_alignment_in_elements() != 1
+        || l.index_primitive_type() != PrimitiveType::Invalid
+        || l.pointer_primitive_type() != PrimitiveType::Invalid
+        || l.element_size_in_bits() != 0
+        || l.memory_space() != 0
+        || !l.split_configs().is_empty()
+        || physical.is_some()
+        || l.dynamic_shape_metadata_prefix_bytes() > 0
 }
 
-/// `HumanString` of an array given by parts; `dynamic` may be empty (all
-/// static).
+/// Runs `write` on a [`Printer`] that appends to `out`.
+pub(crate) fn print_into(out: &mut String, write: impl FnOnce(&mut Printer<'_>)) {
+    let mut p = Printer::new(out);
+    write(&mut p);
+    // Appending to a `String` does not fail.
+    let _ = p.finish();
+}
+
+/// Runs `write` on a [`Printer`] that writes to `f`: the `Display` impls.
+#[inline(always)]
+fn display(f: &mut fmt::Formatter<'_>, write: impl FnOnce(&mut Printer<'_>)) -> fmt::Result {
+    let mut p = Printer::new(f);
+    write(&mut p);
+    p.finish()
+}
+
+/// `HumanString` of an array given by parts, appended to `out`.
 pub(crate) fn write_array_parts(
     out: &mut String,
     t: PrimitiveType,
     dims: &[i64],
     dynamic: &[bool],
 ) {
-    out.push_str(t.lowercase_name());
-    out.push('[');
-    for (i, &d) in dims.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        if dynamic.get(i).copied().unwrap_or(false) {
-            if d == ArrayShape::UNBOUNDED_SIZE {
-                out.push('?');
-                continue;
-            }
-            out.push_str("<=");
-        }
-        push_i64(out, d);
-    }
-    out.push(']');
+    print_into(out, |p| p.array_parts(t, dims, dynamic));
 }
 
-/// `Tile::ToString`.
-pub(crate) fn write_tile(out: &mut String, tile: &Tile) {
-    out.push('(');
-    for (i, &d) in tile.dimensions().iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        if d >= 0 {
-            push_i64(out, d);
-        } else if d == Tile::COMBINE_DIMENSION {
-            out.push('*');
-        } else {
-            out.push_str("Invalid value ");
-            push_i64(out, d);
-        }
-    }
-    out.push(')');
-}
-
-/// `SplitConfig::ToString`.
-pub(crate) fn write_split_config(out: &mut String, split: &SplitConfig) {
-    out.push('(');
-    push_i64(out, split.dimension());
-    out.push(':');
-    for (i, &x) in split.split_indices().iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_i64(out, x);
-    }
-    out.push(')');
-}
-
-fn write_integral_type(out: &mut String, t: PrimitiveType) {
-    out.push_str(if t.is_integral() {
-        t.lowercase_name()
-    } else {
-        "invalid"
-    });
-}
-
-/// `Layout::ToString`: `{minor_to_major:T..L..#..*..E..S..SC..P..M..}`.
-pub(crate) fn write_layout(out: &mut String, l: &Layout) {
-    write_layout_with_physical(out, l, l.physical_shape().map(Some));
-}
-
-/// `Layout::ToString` with the physical shape given apart: `None` prints no
-/// `P(...)`, `Some(None)` prints XLA's invalid shape
-/// (`P(primitive_type_invalid[])`), for parser messages about shapes that
-/// cannot be held.
+/// [`Printer::layout`] appended to `out`.
 pub(crate) fn write_layout_with_physical(
     out: &mut String,
     l: &Layout,
     physical: Option<Option<&Shape>>,
 ) {
-    out.push('{');
-    for (i, &d) in l.minor_to_major().iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_i64(out, d);
-    }
-    let colon_at = out.len();
-    out.push(':');
-    if !l.tiles().is_empty() {
-        out.push('T');
-        for t in l.tiles() {
-            write_tile(out, t);
-        }
-    }
-    if l.tail_padding_alignment_in_elements() != 1 {
-        out.push_str("L(");
-        push_i64(out, l.tail_padding_alignment_in_elements());
-        out.push(')');
-    }
-    if l.index_primitive_type() != PrimitiveType::Invalid {
-        out.push_str("#(");
-        write_integral_type(out, l.index_primitive_type());
-        out.push(')');
-    }
-    if l.pointer_primitive_type() != PrimitiveType::Invalid {
-        out.push_str("*(");
-        write_integral_type(out, l.pointer_primitive_type());
-        out.push(')');
-    }
-    if l.element_size_in_bits() != 0 {
-        out.push_str("E(");
-        push_i64(out, l.element_size_in_bits());
-        out.push(')');
-    }
-    if l.memory_space() != 0 {
-        out.push_str("S(");
-        push_i64(out, l.memory_space());
-        out.push(')');
-    }
-    if !l.split_configs().is_empty() {
-        out.push_str("SC");
-        for s in l.split_configs() {
-            write_split_config(out, s);
-        }
-    }
-    if let Some(p) = physical {
-        out.push_str("P(");
-        match p {
-            Some(p) => write_shape(out, p, true),
-            None => out.push_str("primitive_type_invalid[]"),
-        }
-        out.push(')');
-    }
-    if l.dynamic_shape_metadata_prefix_bytes() > 0 {
-        out.push_str("M(");
-        push_i64(out, l.dynamic_shape_metadata_prefix_bytes());
-        out.push(')');
-    }
-    if out.len() == colon_at + 1 {
-        out.truncate(colon_at);
-    }
-    out.push('}');
-}
-
-/// `ShapeUtil::HumanString(ProgramShape)`.
-pub(crate) fn write_program_shape(out: &mut String, p: &ProgramShape) {
-    out.push('(');
-    for (i, (name, shape)) in p.parameter_names().iter().zip(p.parameters()).enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(if name.is_empty() { "(unknown)" } else { name });
-        out.push_str(": ");
-        write_shape(out, shape, false);
-    }
-    out.push_str(") -> ");
-    write_shape(out, p.result(), false);
+    print_into(out, |p| p.layout(l, physical));
 }
 
 /// Formats an index as XLA writes spans: `{3,5}`.
 pub(crate) fn index_string(index: &[i64]) -> String {
-    let mut s = String::from("{");
-    for (i, &x) in index.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        push_i64(&mut s, x);
-    }
-    s.push('}');
+    let mut s = String::new();
+    print_into(&mut s, |p| {
+        p.byte(b'{');
+        p.ints(index);
+        p.byte(b'}');
+    });
     s
+}
+impl Shape {
+    /// Appends what `Display` prints (XLA's `ShapeUtil::HumanStringWithLayout`)
+    /// to `out`, as XLA's `ShapeUtil::PrintHumanStringWithLayout` appends to
+    /// a `Printer`: the same bytes as `write!(out, "{shape}")` without
+    /// `fmt`'s machinery, which is about a fifth of printing a small shape.
+    ///
+    /// ```
+    /// use xla_shape::Shape;
+    /// let s: Shape = "(f32[2,3]{0,1}, s32[])".parse()?;
+    /// let mut out = String::from("shape: ");
+    /// s.print_to(&mut out);
+    /// assert_eq!(out, "shape: (f32[2,3]{0,1}, s32[])");
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    #[doc(alias = "PrintHumanStringWithLayout")]
+    pub fn print_to(&self, out: &mut String) {
+        print_into(out, |p| p.shape(self, true));
+    }
+}
+
+impl Layout {
+    /// Appends what `Display` prints (XLA's `Layout::ToString`) to `out`,
+    /// as XLA's `Layout::Print` appends to a `Printer`; see
+    /// [`Shape::print_to`].
+    ///
+    /// ```
+    /// use xla_shape::Layout;
+    /// let mut out = String::new();
+    /// Layout::new([1, 0]).with_memory_space(1).print_to(&mut out);
+    /// assert_eq!(out, "{1,0:S(1)}");
+    /// ```
+    #[doc(alias = "Print")]
+    pub fn print_to(&self, out: &mut String) {
+        print_into(out, |p| p.layout(self, self.physical_shape().map(Some)));
+    }
 }
 
 impl fmt::Display for Shape {
@@ -306,7 +546,11 @@ impl fmt::Display for Shape {
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let with_layout = !f.alternate();
-        display(f, |s| write_shape(s, self, with_layout))
+        // Arrays, most of what is printed, without a stop in `shape`.
+        display(f, |p| match self {
+            Shape::Array(a) => p.array(a, with_layout),
+            _ => p.shape(self, with_layout),
+        })
     }
 }
 
@@ -314,28 +558,28 @@ impl fmt::Display for ArrayShape {
     /// As [`Shape`]'s `Display`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let with_layout = !f.alternate();
-        display(f, |s| write_array(s, self, with_layout))
+        display(f, |p| p.array(self, with_layout))
     }
 }
 
 impl fmt::Display for Layout {
     /// XLA's `Layout::ToString`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        display(f, |s| write_layout(s, self))
+        display(f, |p| p.layout(self, self.physical_shape().map(Some)))
     }
 }
 
 impl fmt::Display for Tile {
     /// XLA's `Tile::ToString`: `(8,128)`, `(2,*,128)`, `()`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        display(f, |s| write_tile(s, self))
+        display(f, |p| p.tile(self))
     }
 }
 
 impl fmt::Display for SplitConfig {
     /// XLA's `SplitConfig::ToString`: `(dimension:i,j,...)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        display(f, |s| write_split_config(s, self))
+        display(f, |p| p.split_config(self))
     }
 }
 
@@ -344,40 +588,157 @@ impl fmt::Display for ProgramShape {
     /// `(name: shape, ...) -> result`, without layouts; an empty name
     /// prints as `(unknown)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        display(f, |s| write_program_shape(s, self))
+        display(f, |p| p.program_shape(self))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::push_i64;
+    use std::fmt::{self, Write};
+
+    use super::{CAPACITY, index_string};
+    use crate::model::layout::Layout;
+    use crate::model::primitive_type::PrimitiveType;
+    use crate::model::program_shape::ProgramShape;
+    use crate::model::shape::{ArrayShape, Shape};
+
+    /// Every length of decimal number, around each power of ten, both
+    /// signs, and the extremes; the reference is `i64`'s own `Display`.
+    fn integers() -> Vec<i64> {
+        let mut v = vec![0, i64::MAX, i64::MIN, i64::MIN + 1];
+        let mut p: i64 = 1;
+        loop {
+            for x in [p - 1, p, p + 1, 2 * p, 9 * p] {
+                v.extend([x, -x]);
+            }
+            match p.checked_mul(10) {
+                Some(q) if q.checked_mul(9).is_some() => p = q,
+                _ => break,
+            }
+        }
+        v
+    }
 
     #[test]
     fn integers_print_as_decimal() {
-        for v in [
-            0,
-            5,
-            9,
-            10,
-            42,
-            99,
-            100,
-            101,
-            999,
-            1000,
-            1280,
-            16384,
-            100_001,
-            -1,
-            -10,
-            -100,
-            i64::MAX,
-            i64::MIN,
-            i64::MIN + 1,
-        ] {
-            let mut s = String::new();
-            push_i64(&mut s, v);
-            assert_eq!(s, v.to_string());
+        for v in integers() {
+            assert_eq!(index_string(&[v]), format!("{{{v}}}"));
         }
+    }
+
+    /// The padded table of names against `PrimitiveType::lowercase_name`.
+    #[test]
+    fn every_type_prints_its_name() {
+        for t in PrimitiveType::ALL {
+            let mut s = String::new();
+            super::write_array_parts(&mut s, t, &[2, 3], &[false, true]);
+            assert_eq!(s, format!("{}[2,<=3]", t.lowercase_name()));
+        }
+    }
+
+    #[test]
+    fn long_lists_cross_the_buffer_intact() {
+        let v = integers();
+        let joined: Vec<String> = v.iter().map(i64::to_string).collect();
+        let expected = format!("{{{}}}", joined.join(","));
+        assert!(expected.len() > 4 * CAPACITY);
+        assert_eq!(index_string(&v), expected);
+    }
+
+    #[test]
+    fn tuples_print_alike_at_every_offset() {
+        let element = Shape::from(
+            ArrayShape::new(PrimitiveType::F32, [7, 1280, 3])
+                .unwrap()
+                .with_layout(Some(Layout::new([0, 2, 1]).with_memory_space(1)))
+                .unwrap(),
+        );
+        let one = element.to_string();
+        assert_eq!(one, "f32[7,1280,3]{0,2,1:S(1)}");
+        // Elements land at every offset of the buffer: the output is the
+        // elements joined as `ShapeUtil::HumanString` joins them (", ",
+        // with `/*index=N*/` before every fifth).
+        for n in [1, 5, 6, 11, 40, 200] {
+            let tuple = Shape::Tuple(vec![element.clone(); n]);
+            let mut expected = String::from("(");
+            for i in 0..n {
+                if i > 0 && i % 5 == 0 {
+                    write!(expected, ", /*index={i}*/").unwrap();
+                } else if i > 0 {
+                    expected.push_str(", ");
+                }
+                expected.push_str(&one);
+            }
+            expected.push(')');
+            assert_eq!(tuple.to_string(), expected);
+            let mut appended = String::from("x");
+            write!(appended, "{tuple}").unwrap();
+            assert_eq!(appended, format!("x{expected}"));
+            let mut printed = String::from("x");
+            tuple.print_to(&mut printed);
+            assert_eq!(printed, appended);
+        }
+    }
+
+    #[test]
+    fn names_of_any_length_pass_through() {
+        let result = Shape::from(ArrayShape::new(PrimitiveType::S32, [2]).unwrap());
+        for name in ["", "x", "é", &"parameter_".repeat(3), &"ü".repeat(CAPACITY)] {
+            let p = ProgramShape::new(
+                vec![
+                    (name.to_string(), result.clone()),
+                    ("y".into(), result.clone()),
+                ],
+                result.clone(),
+            );
+            let shown = if name.is_empty() { "(unknown)" } else { name };
+            assert_eq!(
+                p.to_string(),
+                format!("({shown}: s32[2], y: s32[2]) -> s32[2]")
+            );
+        }
+    }
+
+    /// A destination that takes `room` bytes and then fails.
+    struct Full {
+        room: usize,
+        taken: String,
+    }
+
+    impl Write for Full {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            if s.len() > self.room {
+                return Err(fmt::Error);
+            }
+            self.room -= s.len();
+            self.taken.push_str(s);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failing_destination_is_reported() {
+        let tuple = Shape::Tuple(vec![
+            Shape::from(
+                ArrayShape::new(PrimitiveType::F32, [1024, 1024]).unwrap()
+            );
+            20
+        ]);
+        let whole = tuple.to_string();
+        assert!(whole.len() > 2 * CAPACITY);
+        for room in [0, 10, CAPACITY, whole.len() - 1] {
+            let mut out = Full {
+                room,
+                taken: String::new(),
+            };
+            assert!(write!(out, "{tuple}").is_err());
+            assert!(whole.starts_with(&out.taken));
+        }
+        let mut out = Full {
+            room: whole.len(),
+            taken: String::new(),
+        };
+        write!(out, "{tuple}").unwrap();
+        assert_eq!(out.taken, whole);
     }
 }

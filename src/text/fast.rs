@@ -208,7 +208,15 @@ fn shape(c: &mut Cursor<'_>, fill: bool, depth: usize, out: &mut Shape) -> Optio
 
 /// The rest of a valid array after its `[`, into `a` (whose element type
 /// is set).
-fn array(c: &mut Cursor<'_>, fill_missing_layouts: bool, a: &mut ArrayShape) -> Option<()> {
+fn array(outer: &mut Cursor<'_>, fill_missing_layouts: bool, a: &mut ArrayShape) -> Option<()> {
+    // A cursor of its own, handed back at the end: through `outer`, every
+    // byte read was a store to memory (on `None` everything read is
+    // dropped, so it need not be handed back then).
+    let mut local = Cursor {
+        b: outer.b,
+        i: outer.i,
+    };
+    let c = &mut local;
     let t = a.element_type;
     let (dims, dynamic) = (&mut a.dimensions, &mut a.dynamic);
     if !c.eat(b']') {
@@ -250,6 +258,7 @@ fn array(c: &mut Cursor<'_>, fill_missing_layouts: bool, a: &mut ArrayShape) -> 
     if let Some(l) = &a.layout {
         validate::validate_layout_for_array(l, t, &a.dimensions, &a.dynamic).ok()?;
     }
+    outer.i = local.i;
     Some(())
 }
 

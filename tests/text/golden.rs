@@ -95,6 +95,9 @@ fn every_decoded_proto_prints_as_in_xla_with_and_without_layout() {
             continue; // held without validation: see tests/model/proto_golden.rs
         };
         assert_eq!(shape.to_string(), str_field(&r, "xla_str"), "{id}");
+        let mut appended = String::from("x");
+        shape.print_to(&mut appended);
+        assert_eq!(appended[1..], *str_field(&r, "xla_str"), "{id}");
         // Absent where XLA's HLO printer failed on the shape.
         if let Some(no_layout) = r["facts"]["xla_str_no_layout"].as_str() {
             assert_eq!(format!("{shape:#}"), no_layout, "{id}");
@@ -177,6 +180,9 @@ fn golden_layouts_parse_print_and_encode_as_in_xla() {
         let text = str_field(&r, "xla_str");
         let layout: Layout = text.parse().unwrap_or_else(|e| panic!("{id}: {e}"));
         assert_eq!(layout.to_string(), text, "{id}");
+        let mut appended = String::new();
+        layout.print_to(&mut appended);
+        assert_eq!(appended, text, "{id}");
         let proto = xla_shape::proto::LayoutProto::from(&layout);
         assert_eq!(
             to_hex(&prost::Message::encode_to_vec(&proto)),
