@@ -27,7 +27,7 @@ pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
 /// Writes the key of field `number` with `wire`.
 #[inline(always)]
 pub(crate) fn key(out: &mut Vec<u8>, number: u32, wire: WireType) {
-    varint(out, (u64::from(number) << 3) | wire as u64);
+    varint(out, super::key_of(number, wire));
 }
 
 /// Writes a varint field holding `v` (an `int64`, or an enum's number
