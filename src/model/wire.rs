@@ -21,7 +21,8 @@ use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
 use crate::protobuf::fields::{layout, program_shape, shape, split_config, tile};
-use crate::protobuf::{Reader, VarintSink, WireError, WireResult, WireType, write};
+use crate::protobuf::write::{self, MAX_FIELD, MAX_VARINT, Writer};
+use crate::protobuf::{Reader, VarintSink, WireError, WireResult, WireType};
 
 /// Decodes `ShapeProto` bytes with Google's semantics into a raw tree.
 pub(crate) fn decode_shape(buf: &[u8]) -> Result<RawShape> {
@@ -486,79 +487,151 @@ fn merge_layout(r: &mut Reader<'_>, p: &mut RawLayout, depth: usize) -> WireResu
 
 // --- encoding ------------------------------------------------------------
 
+/// The most bytes [`write_layout`] writes for `l`: [`MAX_FIELD`] per field,
+/// [`MAX_VARINT`] per packed value.
+#[inline(always)]
+fn layout_max_len(l: &Layout) -> usize {
+    // minor_to_major's run and six scalar fields.
+    let mut n = 7 * MAX_FIELD + MAX_VARINT * l.minor_to_major.len();
+    if !l.tiles.is_empty() {
+        n += l
+            .tiles
+            .iter()
+            .map(|t| 2 * MAX_FIELD + MAX_VARINT * t.dimensions().len())
+            .sum::<usize>();
+    }
+    if !l.split_configs.is_empty() {
+        n += l
+            .split_configs
+            .iter()
+            .map(|s| 3 * MAX_FIELD + MAX_VARINT * s.split_indices().len())
+            .sum::<usize>();
+    }
+    if let Some(p) = &l.physical_shape {
+        n += MAX_FIELD + shape_max_len(p);
+    }
+    n
+}
+
+/// The most bytes [`write_shape`] writes for the array `a`: the element
+/// type, the dimensions' and flags' runs and the layout.
+#[inline(always)]
+fn array_max_len(a: &ArrayShape) -> usize {
+    let layout = match &a.layout {
+        Some(l) => MAX_FIELD + layout_max_len(l),
+        None => 0,
+    };
+    3 * MAX_FIELD + (MAX_VARINT + 1) * a.dimensions.len() + layout
+}
+
+/// The most bytes [`write_shape`] writes for `s`.
+#[inline]
+fn shape_max_len(s: &Shape) -> usize {
+    match s {
+        Shape::Array(a) => array_max_len(a),
+        Shape::Tuple(elements) => {
+            MAX_FIELD
+                + elements
+                    .iter()
+                    .map(|e| MAX_FIELD + shape_max_len(e))
+                    .sum::<usize>()
+        }
+        Shape::Buffer(inner) => 2 * MAX_FIELD + shape_max_len(inner),
+        Shape::Token | Shape::Opaque => MAX_FIELD,
+    }
+}
+
 /// Appends the `LayoutProto` encoding of `l`, as XLA writes it.
 pub(crate) fn put_layout(out: &mut Vec<u8>, l: &Layout) {
-    write::packed_int64(out, layout::MINOR_TO_MAJOR, &l.minor_to_major);
-    for t in &l.tiles {
-        write::message(out, layout::TILES, |out| {
-            write::packed_int64(out, tile::DIMENSIONS, t.dimensions())
-        });
-    }
-    write::int64(out, layout::ELEMENT_SIZE_IN_BITS, l.element_size_in_bits);
-    write::int64(out, layout::MEMORY_SPACE, l.memory_space);
-    if let Some(p) = &l.physical_shape {
-        write::message(out, layout::PHYSICAL_SHAPE, |out| put_shape(out, p));
-    }
-    write::int64(
-        out,
-        layout::INDEX_PRIMITIVE_TYPE,
-        l.index_primitive_type as i64,
-    );
-    write::int64(
-        out,
-        layout::POINTER_PRIMITIVE_TYPE,
-        l.pointer_primitive_type as i64,
-    );
-    write::int64(
-        out,
-        layout::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
-        l.dynamic_shape_metadata_prefix_bytes,
-    );
-    write::int64(
-        out,
-        layout::TAIL_PADDING_ALIGNMENT_IN_ELEMENTS,
-        l.tail_padding_alignment_in_elements,
-    );
-    for s in &l.split_configs {
-        write::message(out, layout::SPLIT_CONFIGS, |out| {
-            write::int64(out, split_config::DIMENSION, s.dimension());
-            write::packed_int64(out, split_config::SPLIT_INDICES, s.split_indices());
-        });
-    }
+    // SAFETY: `layout_max_len` bounds what `write_layout` writes.
+    unsafe { write::append(out, layout_max_len(l), |w| write_layout(w, l)) };
 }
 
 /// Appends the `ShapeProto` encoding of `s`, as XLA writes it.
 pub(crate) fn put_shape(out: &mut Vec<u8>, s: &Shape) {
-    write::int64(out, shape::ELEMENT_TYPE, s.element_type() as i64);
-    match s {
-        Shape::Array(a) => {
-            write::packed_int64(out, shape::DIMENSIONS, &a.dimensions);
-            if let Some(l) = &a.layout {
-                write::message(out, shape::LAYOUT, |out| put_layout(out, l));
-            }
-            write::packed_bool(out, shape::IS_DYNAMIC_DIMENSION, &a.dynamic);
-        }
-        Shape::Tuple(elements) => {
-            for e in elements {
-                write::message(out, shape::TUPLE_SHAPES, |out| put_shape(out, e));
-            }
-        }
-        Shape::Buffer(inner) => {
-            write::message(out, shape::TUPLE_SHAPES, |out| put_shape(out, inner))
-        }
-        Shape::Token | Shape::Opaque => {}
-    }
+    // SAFETY: `shape_max_len` bounds what `write_shape` writes.
+    unsafe { write::append(out, shape_max_len(s), |w| write_shape(w, s)) };
 }
 
 /// Appends the `ProgramShapeProto` encoding of `p`, as XLA's `ToProto`
 /// followed by C++ serialization writes it (the result always present).
 pub(crate) fn put_program_shape(out: &mut Vec<u8>, p: &ProgramShape) {
-    for s in p.parameters() {
-        write::message(out, program_shape::PARAMETERS, |out| put_shape(out, s));
+    let shapes: usize = p
+        .parameters()
+        .iter()
+        .chain([p.result()])
+        .map(|s| MAX_FIELD + shape_max_len(s))
+        .sum();
+    let names: usize = p
+        .parameter_names()
+        .iter()
+        .map(|n| MAX_FIELD + n.len())
+        .sum();
+    // SAFETY: a field per shape and name, each bounded as `put_shape`'s.
+    unsafe {
+        write::append(out, shapes + names, |w| {
+            for s in p.parameters() {
+                w.message(program_shape::PARAMETERS, |w| write_shape(w, s));
+            }
+            w.message(program_shape::RESULT, |w| write_shape(w, p.result()));
+            for name in p.parameter_names() {
+                w.string(program_shape::PARAMETER_NAMES, name);
+            }
+        })
+    };
+}
+
+#[inline(always)]
+fn write_layout(w: &mut Writer<'_>, l: &Layout) {
+    w.packed_int64(layout::MINOR_TO_MAJOR, &l.minor_to_major);
+    for t in &l.tiles {
+        w.message(layout::TILES, |w| {
+            w.packed_int64(tile::DIMENSIONS, t.dimensions())
+        });
     }
-    write::message(out, program_shape::RESULT, |out| put_shape(out, p.result()));
-    for name in p.parameter_names() {
-        write::string(out, program_shape::PARAMETER_NAMES, name);
+    w.int64(layout::ELEMENT_SIZE_IN_BITS, l.element_size_in_bits);
+    w.int64(layout::MEMORY_SPACE, l.memory_space);
+    if let Some(p) = &l.physical_shape {
+        w.message(layout::PHYSICAL_SHAPE, |w| write_shape(w, p));
+    }
+    w.int64(layout::INDEX_PRIMITIVE_TYPE, l.index_primitive_type as i64);
+    w.int64(
+        layout::POINTER_PRIMITIVE_TYPE,
+        l.pointer_primitive_type as i64,
+    );
+    w.int64(
+        layout::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
+        l.dynamic_shape_metadata_prefix_bytes,
+    );
+    w.int64(
+        layout::TAIL_PADDING_ALIGNMENT_IN_ELEMENTS,
+        l.tail_padding_alignment_in_elements,
+    );
+    for s in &l.split_configs {
+        w.message(layout::SPLIT_CONFIGS, |w| {
+            w.int64(split_config::DIMENSION, s.dimension());
+            w.packed_int64(split_config::SPLIT_INDICES, s.split_indices());
+        });
+    }
+}
+
+fn write_shape(w: &mut Writer<'_>, s: &Shape) {
+    w.int64(shape::ELEMENT_TYPE, s.element_type() as i64);
+    match s {
+        Shape::Array(a) => {
+            w.packed_int64(shape::DIMENSIONS, &a.dimensions);
+            if let Some(l) = &a.layout {
+                w.message(shape::LAYOUT, |w| write_layout(w, l));
+            }
+            w.packed_bool(shape::IS_DYNAMIC_DIMENSION, &a.dynamic);
+        }
+        Shape::Tuple(elements) => {
+            for e in elements {
+                w.message(shape::TUPLE_SHAPES, |w| write_shape(w, e));
+            }
+        }
+        Shape::Buffer(inner) => w.message(shape::TUPLE_SHAPES, |w| write_shape(w, inner)),
+        Shape::Token | Shape::Opaque => {}
     }
 }
 
@@ -578,6 +651,104 @@ mod tests {
     /// (every field, `M(n)` included) or the error.
     fn full(bytes: &[u8]) -> Result<String> {
         shape_from_raw(decode_shape(bytes)?).map(|s| format!("{s:?}"))
+    }
+
+    /// Field 4 (`tuple_shapes`) holding `bytes`.
+    fn tuple_element(bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        // SAFETY: a key, a length and the bytes.
+        unsafe {
+            write::append(&mut out, MAX_FIELD + bytes.len(), |w| {
+                w.message(shape::TUPLE_SHAPES, |w| w.bytes(bytes))
+            })
+        };
+        out
+    }
+
+    /// Shapes whose fields take their longest encodings (ten-byte varints:
+    /// `i64::MIN` bounds, `i64::MAX` sizes), two-tile layouts, split
+    /// configs, a buffer, tuples whose bodies need a two-byte length, and a
+    /// program shape: each encodes as prost encodes its generated message,
+    /// within the bound the writer's unchecked stores rest on. No files, so
+    /// that Miri runs it (`docs/robustness.md`).
+    #[test]
+    fn the_longest_encodings_match_prost_within_their_bound() {
+        use crate::proto::{
+            LayoutProto, ProgramShapeProto, ShapeProto, SplitConfigProto, TileProto,
+        };
+        use prost::Message;
+        let layout = LayoutProto {
+            minor_to_major: vec![1, 0],
+            tiles: vec![
+                TileProto {
+                    dimensions: vec![Tile::COMBINE_DIMENSION, 1 << 40],
+                },
+                TileProto {
+                    dimensions: vec![2, 1],
+                },
+            ],
+            tail_padding_alignment_in_elements: i64::MAX,
+            element_size_in_bits: i64::MAX,
+            memory_space: i64::MAX,
+            dynamic_shape_metadata_prefix_bytes: i64::MAX,
+            split_configs: vec![SplitConfigProto {
+                dimension: 0,
+                split_indices: vec![1, 1 << 40],
+            }],
+            ..Default::default()
+        };
+        let array = ShapeProto {
+            element_type: PrimitiveType::C128 as i32,
+            dimensions: vec![ArrayShape::UNBOUNDED_SIZE, 1 << 40],
+            is_dynamic_dimension: vec![true, false],
+            layout: Some(Box::new(layout.clone())),
+            ..Default::default()
+        };
+        let tuple = |elements: Vec<ShapeProto>| ShapeProto {
+            element_type: PrimitiveType::Tuple as i32,
+            tuple_shapes: elements,
+            ..Default::default()
+        };
+        let buffer = ShapeProto {
+            element_type: PrimitiveType::Buffer as i32,
+            tuple_shapes: vec![array.clone()],
+            ..Default::default()
+        };
+        let long = tuple(vec![array.clone(); 3]);
+        let token = ShapeProto {
+            element_type: PrimitiveType::Token as i32,
+            ..Default::default()
+        };
+        let protos = [
+            array.clone(),
+            buffer,
+            long.clone(),
+            tuple(vec![long.clone(), token]),
+        ];
+        for p in &protos {
+            let s = Shape::try_from(p).unwrap();
+            let ours = s.to_proto_bytes();
+            assert_eq!(ours, ShapeProto::from(&s).encode_to_vec(), "{s}");
+            assert!(ours.len() <= shape_max_len(&s), "{s}");
+        }
+        let widened = Shape::try_from(&long).unwrap().to_proto_bytes();
+        assert!(
+            widened.len() > 300,
+            "the elements' bodies need two-byte lengths"
+        );
+        let l = Layout::try_from(&layout).unwrap();
+        assert_eq!(l.to_proto_bytes(), LayoutProto::from(&l).encode_to_vec());
+        assert!(l.to_proto_bytes().len() <= layout_max_len(&l));
+        let program = ProgramShape::try_from(&ProgramShapeProto {
+            parameters: vec![array, long.clone()],
+            result: Some(long),
+            parameter_names: vec!["p".repeat(200), String::new()],
+        })
+        .unwrap();
+        assert_eq!(
+            program.to_proto_bytes(),
+            ProgramShapeProto::from(&program).encode_to_vec()
+        );
     }
 
     /// Every ShapeProto XLA wrote in the golden data (`shapes.jsonl`,
@@ -600,12 +771,10 @@ mod tests {
         for chunk in corpus.clone().chunks(5) {
             let mut t = vec![0x10, 13];
             for e in chunk {
-                write::message(&mut t, shape::TUPLE_SHAPES, |out| out.extend_from_slice(e));
+                t.extend(tuple_element(e));
             }
             let mut outer = vec![0x10, 13];
-            write::message(&mut outer, shape::TUPLE_SHAPES, |out| {
-                out.extend_from_slice(&t)
-            });
+            outer.extend(tuple_element(&t));
             corpus.push(t);
             corpus.push(outer);
         }
