@@ -472,7 +472,7 @@ impl Shape {
     /// The serialized `ShapeProto`, byte-identical to what XLA writes.
     #[doc(alias = "xla_client.Shape.to_serialized_proto")]
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64);
+        let mut out = Vec::new();
         self.encode_to(&mut out);
         out
     }
@@ -515,7 +515,7 @@ impl Layout {
 
     /// The serialized `LayoutProto`, byte-identical to what XLA writes.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(32);
+        let mut out = Vec::new();
         self.encode_to(&mut out);
         out
     }
@@ -545,7 +545,7 @@ impl ProgramShape {
     /// The serialized `ProgramShapeProto`, as XLA's `ToProto` and C++
     /// serialization write it.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64);
+        let mut out = Vec::new();
         self.encode_to(&mut out);
         out
     }
