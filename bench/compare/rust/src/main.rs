@@ -284,6 +284,15 @@ fn once(op: &str, n: u64, dir: &Path) {
                 black_box(&out);
             }
         }
+        // `to_proto_bytes`, a new vector each time (not in run.sh's table:
+        // C++'s side serializes into one reused string).
+        "to_proto_bytes_rank4" | "to_proto_bytes_tuple" => {
+            let records = one(&op[op.len() - 5..]);
+            let shape = Shape::from_proto_bytes(&records[0]).unwrap();
+            for _ in 0..n {
+                black_box(black_box(&shape).to_proto_bytes());
+            }
+        }
         "decode_mixed" => {
             let records = one("mixed");
             for _ in 0..n {
