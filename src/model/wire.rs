@@ -530,10 +530,15 @@ fn shape_max_len(s: &Shape) -> usize {
     match s {
         Shape::Array(a) => array_max_len(a),
         Shape::Tuple(elements) => {
+            // Arrays, the usual elements, without a call each.
+            let element = |e: &Shape| match e {
+                Shape::Array(a) => array_max_len(a),
+                _ => shape_max_len(e),
+            };
             MAX_FIELD
                 + elements
                     .iter()
-                    .map(|e| MAX_FIELD + shape_max_len(e))
+                    .map(|e| MAX_FIELD + element(e))
                     .sum::<usize>()
         }
         Shape::Buffer(inner) => 2 * MAX_FIELD + shape_max_len(inner),
@@ -616,23 +621,34 @@ fn write_layout(w: &mut Writer<'_>, l: &Layout) {
 }
 
 fn write_shape(w: &mut Writer<'_>, s: &Shape) {
-    w.int64(shape::ELEMENT_TYPE, s.element_type() as i64);
     match s {
-        Shape::Array(a) => {
-            w.packed_int64(shape::DIMENSIONS, &a.dimensions);
-            if let Some(l) = &a.layout {
-                w.message(shape::LAYOUT, |w| write_layout(w, l));
-            }
-            w.packed_bool(shape::IS_DYNAMIC_DIMENSION, &a.dynamic);
-        }
+        Shape::Array(a) => write_array(w, a),
         Shape::Tuple(elements) => {
+            w.int64(shape::ELEMENT_TYPE, PrimitiveType::Tuple as i64);
             for e in elements {
-                w.message(shape::TUPLE_SHAPES, |w| write_shape(w, e));
+                // Arrays, the usual elements, without a call each.
+                w.message(shape::TUPLE_SHAPES, |w| match e {
+                    Shape::Array(a) => write_array(w, a),
+                    _ => write_shape(w, e),
+                });
             }
         }
-        Shape::Buffer(inner) => w.message(shape::TUPLE_SHAPES, |w| write_shape(w, inner)),
-        Shape::Token | Shape::Opaque => {}
+        Shape::Buffer(inner) => {
+            w.int64(shape::ELEMENT_TYPE, PrimitiveType::Buffer as i64);
+            w.message(shape::TUPLE_SHAPES, |w| write_shape(w, inner));
+        }
+        Shape::Token | Shape::Opaque => w.int64(shape::ELEMENT_TYPE, s.element_type() as i64),
     }
+}
+
+#[inline(always)]
+fn write_array(w: &mut Writer<'_>, a: &ArrayShape) {
+    w.int64(shape::ELEMENT_TYPE, a.element_type as i64);
+    w.packed_int64(shape::DIMENSIONS, &a.dimensions);
+    if let Some(l) = &a.layout {
+        w.message(shape::LAYOUT, |w| write_layout(w, l));
+    }
+    w.packed_bool(shape::IS_DYNAMIC_DIMENSION, &a.dynamic);
 }
 
 #[cfg(test)]
