@@ -1,4 +1,5 @@
-//! Decode + validate into `Shape`, and encode, for the rank-4 tiled shape
+//! Decode + validate into a new `Shape` (`from_proto_bytes`) and into one
+//! reused `Shape` (`decode_from`), and encode, for the rank-4 tiled shape
 //! `bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}` (41 bytes) and a tuple of
 //! 100 of them. Baselines in the same run: prost's own decode of the raw
 //! `ShapeProto` (no validation, no model) and prost's encode of it.
@@ -29,6 +30,13 @@ fn bench(c: &mut Criterion) {
         });
         g.bench_function("decode_validate", |b| {
             b.iter(|| Shape::from_proto_bytes(black_box(&bytes)).unwrap())
+        });
+        let mut reused = Shape::Tuple(Vec::new());
+        g.bench_function("decode_validate_reused", |b| {
+            b.iter(|| {
+                reused.decode_from(black_box(&bytes)).unwrap();
+                black_box(&reused);
+            })
         });
         let proto = ShapeProto::from(shape);
         g.bench_function("prost_encode_raw (baseline)", |b| {

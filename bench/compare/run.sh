@@ -98,6 +98,11 @@ print(n)' "$out/mixed.bin")
       instructions $side ${op}_tuple 20 1 "${cmd[@]}"
     done
   done
+  # The crate's decode into a new Shape each time (the rows above decode
+  # into one reused Shape, as C++ parses into one reused message).
+  instructions rust decode_new_mixed 20 "$records" "$rust"
+  instructions rust decode_new_rank4 1000 1 "$rust"
+  instructions rust decode_new_tuple 20 1 "$rust"
   for op in parse print; do
     instructions rust $op 20 "$strings" "$rust"
   done

@@ -67,6 +67,11 @@ for work, what in [("decode", "decode + validate / `ParseFromString`"), ("encode
         st = ratio_stats(("rust", work, case), ("cpp", work, case))
         print(f"| {what} | {label} | {fmt_ns(med(('rust', work, case)))} | C++ libprotobuf | "
               f"{fmt_ns(med(('cpp', work, case)))} | {fmt_ratio(st)} | ≤ 0.5x | {verdict(st, 0.5)} |")
+for case, label in cases.items():
+    st = ratio_stats(("rust", "decode_new", case), ("cpp", "decode", case))
+    print(f"| decode + validate into a new `Shape` (`from_proto_bytes`) / `ParseFromString` | {label} | "
+          f"{fmt_ns(med(('rust', 'decode_new', case)))} | C++ libprotobuf | "
+          f"{fmt_ns(med(('cpp', 'decode', case)))} | {fmt_ratio(st)} | — | — |")
 for work, target in [("parse", 1 / 20), ("print", 1 / 5)]:
     st = ratio_stats(("rust", work, "golden"), ("jaxlib", work, "golden"))
     print(f"| HLO shape {work} | golden strings, per string | {fmt_ns(med(('rust', work, 'golden')))} | "
@@ -100,13 +105,15 @@ if cg.exists():
     print("| operation | ours | peer | peer's | ours / peer |")
     print("| --- | --- | --- | --- | --- |")
     for op, peer in [("decode_mixed", "cpp"), ("decode_rank4", "cpp"), ("decode_tuple", "cpp"),
+                     ("decode_new_mixed", "cpp"), ("decode_new_rank4", "cpp"), ("decode_new_tuple", "cpp"),
                      ("encode_mixed", "cpp"), ("encode_rank4", "cpp"), ("encode_tuple", "cpp"),
                      ("parse", "jaxlib"), ("print", "jaxlib")]:
-        a, b = counts.get(("rust", op)), counts.get((peer, op))
+        # The new-Shape decode is compared with C++'s one decode.
+        a, b = counts.get(("rust", op)), counts.get((peer, op.replace("decode_new", "decode")))
         r = f"{a / b:.3f}x" if a and b else "—"
         fa = f"{a:,.0f}" if a else "—"
         fb = f"{b:,.0f}" if b else "—"
-        print(f"| {op.replace('_', ' ')} | {fa} | {'C++ libprotobuf' if peer == 'cpp' else 'jaxlib'} | {fb} | {r} |")
+        print(f"| {op.replace('decode_new', 'decode into a new Shape,').replace('_', ' ')} | {fa} | {'C++ libprotobuf' if peer == 'cpp' else 'jaxlib'} | {fb} | {r} |")
     noop = counts.get(("jaxlib", "noop"))
     if noop:
         print(f"| Python's call of an empty function (part of jaxlib's parse and print) | — | Python | {noop:,.0f} | — |")

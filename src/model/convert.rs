@@ -428,6 +428,42 @@ impl Shape {
         shape_from_raw(wire::decode_shape(bytes)?)
     }
 
+    /// Decodes serialized `ShapeProto` bytes into `self`, as
+    /// [`from_proto_bytes`](Self::from_proto_bytes) does, reusing the
+    /// storage `self` holds (an array's dimensions and layout, a tuple's
+    /// elements and their own storage), as C++ protobuf's `ParseFromString`
+    /// reuses a message: decoding many shapes into one value allocates
+    /// little or nothing after the first. The counterpart of
+    /// [`encode_to`](Self::encode_to).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_proto_bytes`](Self::from_proto_bytes); `self` is then the
+    /// empty tuple `()`.
+    ///
+    /// ```
+    /// use xla_shape::Shape;
+    /// let mut shape = Shape::Tuple(vec![]);
+    /// for s in ["f32[2,3]{1,0}", "(s8[], pred[4]{0})", "bf16[8]{0}"] {
+    ///     let bytes = s.parse::<Shape>()?.to_proto_bytes();
+    ///     shape.decode_from(&bytes)?;
+    ///     assert_eq!(shape.to_string(), s);
+    /// }
+    /// assert!(shape.decode_from(&[0x10, 0xff]).is_err());
+    /// assert_eq!(shape, Shape::Tuple(vec![]));
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    #[doc(alias = "ParseFromString")]
+    pub fn decode_from(&mut self, bytes: &[u8]) -> Result<()> {
+        if wire::decode_valid_shape_into(bytes, self).is_some() {
+            return Ok(());
+        }
+        // What the one pass left is dropped: it may not be valid.
+        *self = Shape::Tuple(Vec::new());
+        *self = shape_from_raw(wire::decode_shape(bytes)?)?;
+        Ok(())
+    }
+
     /// This shape as a `ShapeProto`: XLA's `ToProto`.
     pub fn to_proto(&self) -> ShapeProto {
         ShapeProto::from(self)
@@ -436,7 +472,7 @@ impl Shape {
     /// The serialized `ShapeProto`, byte-identical to what XLA writes.
     #[doc(alias = "xla_client.Shape.to_serialized_proto")]
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64);
+        let mut out = Vec::new();
         self.encode_to(&mut out);
         out
     }
@@ -479,7 +515,7 @@ impl Layout {
 
     /// The serialized `LayoutProto`, byte-identical to what XLA writes.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(32);
+        let mut out = Vec::new();
         self.encode_to(&mut out);
         out
     }
@@ -509,7 +545,7 @@ impl ProgramShape {
     /// The serialized `ProgramShapeProto`, as XLA's `ToProto` and C++
     /// serialization write it.
     pub fn to_proto_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64);
+        let mut out = Vec::new();
         self.encode_to(&mut out);
         out
     }

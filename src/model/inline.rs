@@ -33,7 +33,9 @@ pub(crate) type TileBounds = InlineVec<i64, 4>;
 /// A vector of `T` that keeps up to `N` (at most 255) values in place.
 #[derive(Clone)]
 pub(crate) enum InlineVec<T, const N: usize> {
-    /// `len` values at the start of `items`; the rest are `T::default()`.
+    /// `len` values at the start of `items`; the rest are `T::default()`,
+    /// or for `Copy` values (which own nothing) left over from before a
+    /// [`clear_copies`](InlineVec::clear_copies).
     Inline { len: u8, items: [T; N] },
     /// More than `N` values, or lent as a `Vec`.
     Heap(Vec<T>),
@@ -123,6 +125,20 @@ impl<T: Default, const N: usize> InlineVec<T, N> {
                 *len = (*len).min(n.min(N) as u8);
             }
             InlineVec::Heap(v) => v.truncate(n),
+        }
+    }
+
+    /// Removes every value, keeping the storage: for `Copy` values, which
+    /// own nothing, the slots in place are left as they are rather than
+    /// written back to their default (the decoders reuse vectors this way).
+    #[inline(always)]
+    pub(crate) fn clear_copies(&mut self)
+    where
+        T: Copy,
+    {
+        match self {
+            InlineVec::Inline { len, .. } => *len = 0,
+            InlineVec::Heap(v) => v.clear(),
         }
     }
 

@@ -55,6 +55,23 @@ impl Default for Layout {
 }
 
 impl Layout {
+    /// Back to [`Layout::default`], keeping the storage of its vectors.
+    #[inline(always)]
+    pub(crate) fn reset(&mut self) {
+        self.minor_to_major.clear_copies();
+        if !self.tiles.is_empty() {
+            self.tiles.truncate(0);
+        }
+        self.tail_padding_alignment_in_elements = 1;
+        self.index_primitive_type = PrimitiveType::Invalid;
+        self.pointer_primitive_type = PrimitiveType::Invalid;
+        self.element_size_in_bits = 0;
+        self.memory_space = 0;
+        self.split_configs.clear();
+        self.physical_shape = None;
+        self.dynamic_shape_metadata_prefix_bytes = 0;
+    }
+
     /// XLA's default (descending, row-major) layout `{rank-1, ..., 1, 0}`:
     /// the one implementation behind `LayoutUtil::MakeDescendingLayout`
     /// and the layouts the HLO parser fills in.

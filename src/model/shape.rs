@@ -303,6 +303,36 @@ impl Shape {
         }
     }
 
+    /// The array `self` holds, emptied of its dimensions and flags but with
+    /// its storage and layout kept (the one-pass decoder resets the layout
+    /// in place or removes it), or a new empty one put in its place.
+    #[inline]
+    pub(crate) fn reused_array(&mut self) -> &mut ArrayShape {
+        if let Shape::Array(a) = self {
+            a.dimensions.clear_copies();
+            a.dynamic.clear_copies();
+        } else {
+            *self = Shape::slot();
+        }
+        match self {
+            Shape::Array(a) => a,
+            _ => unreachable!("an array is here"),
+        }
+    }
+
+    /// The elements of the tuple `self` is, kept as they are for reuse, or
+    /// of a new empty tuple put in its place.
+    #[inline]
+    pub(crate) fn reused_tuple(&mut self) -> &mut Vec<Shape> {
+        if !matches!(self, Shape::Tuple(_)) {
+            *self = Shape::Tuple(Vec::new());
+        }
+        match self {
+            Shape::Tuple(elements) => elements,
+            _ => unreachable!("a tuple is here"),
+        }
+    }
+
     /// The element type field of this shape's proto: the array's element
     /// type, or `Tuple`, `Token`, `OpaqueType`, `Buffer`.
     #[doc(alias = "xla_client.Shape.xla_element_type")]

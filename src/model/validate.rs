@@ -79,20 +79,27 @@ pub(crate) fn validate_array_dimensions(
 ) -> Result<()> {
     // The common case, valid, checked with nothing else in the way; the
     // full check below finds and words the error.
+    if array_dimensions_valid(t, dims) {
+        Ok(())
+    } else {
+        array_dimensions_in_full(t, dims, dynamic)
+    }
+}
+
+/// Whether [`validate_array_dimensions`] accepts `dims` (of any dynamic
+/// flags): no message, so that decoders can check as they go.
+#[inline(always)]
+pub(crate) fn array_dimensions_valid(t: PrimitiveType, dims: &[i64]) -> bool {
     let mut product: i64 = 1;
     for &d in dims {
         if d != ArrayShape::UNBOUNDED_SIZE {
             match product.checked_mul(d) {
                 Some(p) if d >= 0 => product = p,
-                _ => return array_dimensions_in_full(t, dims, dynamic),
+                _ => return false,
             }
         }
     }
-    if product.checked_mul(t.byte_width().unwrap_or(1)).is_some() {
-        Ok(())
-    } else {
-        array_dimensions_in_full(t, dims, dynamic)
-    }
+    product.checked_mul(t.byte_width().unwrap_or(1)).is_some()
 }
 
 /// [`validate_array_dimensions`], rule by rule, with XLA's messages.
@@ -155,25 +162,30 @@ pub(crate) fn validate_layout_for_array(
 ) -> Result<()> {
     // The common case, valid, checked with nothing else in the way; the
     // full check below finds and words the error (and takes ranks past 64).
+    if layout_valid_for_rank(layout, dims.len()) {
+        return Ok(());
+    }
+    layout_for_array_in_full(layout, t, dims, dynamic)
+}
+
+/// Whether [`validate_layout_for_array`] accepts `layout` for an array of
+/// `rank` dimensions, up to rank 64 (false past it, where the full check
+/// decides): no message, so that decoders can check as they go.
+#[inline(always)]
+pub(crate) fn layout_valid_for_rank(layout: &impl LayoutFacts, rank: usize) -> bool {
     let mtm = layout.minor_to_major();
-    let rank = dims.len();
     let mut fits = mtm.len() == rank && rank <= 64;
     let mut mask = 0u64;
     for &d in mtm {
         fits &= d >= 0 && (d as u64) < rank as u64 && mask & (1u64 << (d & 63)) == 0;
         mask |= 1u64 << (d & 63);
     }
-    if fits
-        && layout.tail_padding_alignment() > 0
+    fits && layout.tail_padding_alignment() > 0
         && !layout.has_index_primitive_type()
         && !layout.has_pointer_primitive_type()
         && !layout.has_physical_shape()
         && !layout.has_invalid_tiles()
         && layout.element_size_in_bits() >= 0
-    {
-        return Ok(());
-    }
-    layout_for_array_in_full(layout, t, dims, dynamic)
 }
 
 /// [`validate_layout_for_array`], rule by rule, with XLA's messages.

@@ -26,4 +26,4 @@ mod read;
 pub(crate) mod write;
 
 pub(crate) use prost::encoding::WireType;
-pub(crate) use read::{DECODE_CONTEXT, Reader, VarintSink, WireError, WireResult};
+pub(crate) use read::{DECODE_CONTEXT, Reader, VarintSink, WireError, WireResult, key_of};

@@ -100,11 +100,29 @@ impl<'a> Reader<'a> {
         Err(WireError::VarintTooLong)
     }
 
+    /// A field key as the varint it is on the wire (`number << 3 | wire
+    /// type`), unchecked: one- and two-byte keys (fields up to 2047) are
+    /// read inline. Compare it with [`key_of`] constants.
+    #[inline(always)]
+    pub(crate) fn raw_key(&mut self) -> WireResult<u64> {
+        match self.buf.get(self.pos..self.pos + 2) {
+            Some(&[b0, _]) if b0 < 0x80 => {
+                self.pos += 1;
+                Ok(u64::from(b0))
+            }
+            Some(&[b0, b1]) if b1 < 0x80 => {
+                self.pos += 2;
+                Ok(u64::from(b0 & 0x7f) | (u64::from(b1) << 7))
+            }
+            _ => self.varint(),
+        }
+    }
+
     /// A field key: its number and wire type. Field number 0, numbers past
     /// 2^29 - 1 and wire types 6 and 7 are errors, as in every runtime.
     #[inline]
     pub(crate) fn key(&mut self) -> WireResult<(u32, WireType)> {
-        let key = self.varint()?;
+        let key = self.raw_key()?;
         let field = key >> 3;
         if field == 0 || field > u64::from(u32::MAX >> 3) {
             return Err(WireError::InvalidFieldNumber);
@@ -135,7 +153,7 @@ impl<'a> Reader<'a> {
 
     /// A length-delimited value: a nested message, string, bytes or a
     /// packed run.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn len_delimited(&mut self) -> WireResult<&'a [u8]> {
         let n = self.varint()?;
         let n = usize::try_from(n).map_err(|_| WireError::Truncated)?;
@@ -212,6 +230,13 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The key of field `number` with `wire`, as a varint's value: what
+/// [`Reader::raw_key`] reads and `write::key` writes.
+#[inline(always)]
+pub(crate) const fn key_of(number: u32, wire: WireType) -> u64 {
+    ((number as u64) << 3) | wire as u64
+}
+
 /// Where [`Reader::repeated_varint`] puts the values of a repeated field.
 pub(crate) trait VarintSink {
     /// Room for `n` more values.
@@ -281,6 +306,21 @@ mod tests {
         );
         assert_eq!(Reader::new(&[0x0e]).key(), Err(WireError::InvalidWireType));
         assert_eq!(Reader::new(&[0x0f]).key(), Err(WireError::InvalidWireType));
+    }
+
+    #[test]
+    fn two_byte_keys_are_read_inline_as_varints() {
+        // 0x80 0x01 = 128 = field 16, varint; 0xfa 0x7f = 16378 = field
+        // 2047, length-delimited; 0x82 0x80 0x01 = 16386 = field 2048,
+        // length-delimited (three bytes, the general path); 0x80 alone is
+        // truncated.
+        assert_eq!(Reader::new(&[0x80, 0x01]).key(), Ok((16, WireType::Varint)));
+        let mut r = Reader::new(&[0xfa, 0x7f, 0x82, 0x80, 0x01]);
+        assert_eq!(r.key(), Ok((2047, WireType::LengthDelimited)));
+        assert_eq!(r.raw_key(), Ok(16386));
+        assert!(r.at_end());
+        assert_eq!(Reader::new(&[0x80]).raw_key(), Err(WireError::Truncated));
+        assert_eq!(key_of(16, WireType::Varint), 128);
     }
 
     #[test]

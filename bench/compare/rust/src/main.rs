@@ -4,7 +4,9 @@
 //! inputs `prep.py` wrote into DIR, each a monotonic clock (`Instant`)
 //! around N passes after one warm-up pass, printed as
 //! `RESULT <work> <case> <ns per item>` lines, as the C++, C and Python
-//! harnesses print theirs.
+//! harnesses print theirs. `decode` is `Shape::decode_from` into one reused
+//! `Shape` (as the C++ side parses into one reused message), `decode_new`
+//! is `Shape::from_proto_bytes`, a new `Shape` each time.
 //!
 //! `xla-shape-compare filter DIR`: keeps in `mixed.bin` and `shapes.txt`
 //! the records the crate accepts (a few golden protos fail XLA's
@@ -58,7 +60,22 @@ fn report(work: &str, case: &str, ns: f64) {
 
 const PROTO_CASES: [(&str, u64); 3] = [("mixed", 2_000), ("rank4", 1_000_000), ("tuple", 10_000)];
 
-fn decode_all(records: &[Vec<u8>]) -> usize {
+/// Decodes every record into one reused `Shape` (`Shape::decode_from`), as
+/// the C++ side parses into one reused message.
+fn decode_all(records: &[Vec<u8>], shape: &mut Shape) -> usize {
+    let mut n = 0;
+    for r in records {
+        shape
+            .decode_from(black_box(r))
+            .expect("golden bytes decode");
+        n += black_box(&*shape).is_tuple() as usize;
+    }
+    n
+}
+
+/// Decodes every record into a new `Shape` (`Shape::from_proto_bytes`),
+/// dropped after use.
+fn decode_all_new(records: &[Vec<u8>]) -> usize {
     let mut n = 0;
     for r in records {
         let shape = Shape::from_proto_bytes(black_box(r)).expect("golden bytes decode");
@@ -144,11 +161,19 @@ fn bench(dir: &Path) {
             assert_eq!(&out, r, "re-encoding changed the bytes");
         }
         let items = records.len() as u64;
+        let mut shape = Shape::Tuple(Vec::new());
         report(
             "decode",
             case,
             time(passes, items, || {
-                black_box(decode_all(&records));
+                black_box(decode_all(&records, &mut shape));
+            }),
+        );
+        report(
+            "decode_new",
+            case,
+            time(passes, items, || {
+                black_box(decode_all_new(&records));
             }),
         );
         report(
@@ -236,25 +261,48 @@ fn bench(dir: &Path) {
 
 fn once(op: &str, n: u64, dir: &Path) {
     let one = |case: &str| read_records(&dir.join(format!("{case}.bin")));
+    let mut reused = Shape::Tuple(Vec::new());
     match op {
-        "decode_rank4" | "decode_tuple" | "encode_rank4" | "encode_tuple" => {
+        "decode_rank4" | "decode_tuple" | "decode_new_rank4" | "decode_new_tuple" => {
+            let records = one(&op[op.len() - 5..]);
+            for _ in 0..n {
+                if op.starts_with("decode_new") {
+                    black_box(Shape::from_proto_bytes(black_box(&records[0])).unwrap());
+                } else {
+                    reused.decode_from(black_box(&records[0])).unwrap();
+                    black_box(&reused);
+                }
+            }
+        }
+        "encode_rank4" | "encode_tuple" => {
             let records = one(&op[7..]);
             let shape = Shape::from_proto_bytes(&records[0]).unwrap();
             let mut out = Vec::with_capacity(records[0].len());
             for _ in 0..n {
-                if op.starts_with("decode") {
-                    black_box(Shape::from_proto_bytes(black_box(&records[0])).unwrap());
-                } else {
-                    out.clear();
-                    black_box(&shape).encode_to(&mut out);
-                    black_box(&out);
-                }
+                out.clear();
+                black_box(&shape).encode_to(&mut out);
+                black_box(&out);
+            }
+        }
+        // `to_proto_bytes`, a new vector each time (not in run.sh's table:
+        // C++'s side serializes into one reused string).
+        "to_proto_bytes_rank4" | "to_proto_bytes_tuple" => {
+            let records = one(&op[op.len() - 5..]);
+            let shape = Shape::from_proto_bytes(&records[0]).unwrap();
+            for _ in 0..n {
+                black_box(black_box(&shape).to_proto_bytes());
             }
         }
         "decode_mixed" => {
             let records = one("mixed");
             for _ in 0..n {
-                black_box(decode_all(&records));
+                black_box(decode_all(&records, &mut reused));
+            }
+        }
+        "decode_new_mixed" => {
+            let records = one("mixed");
+            for _ in 0..n {
+                black_box(decode_all_new(&records));
             }
         }
         "encode_mixed" => {
