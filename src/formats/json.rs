@@ -1018,17 +1018,22 @@ impl Serialize for JsonView<'_> {
                     },
                 )?,
                 Field::Message(m) => map.serialize_entry(name, &self.nested(m))?,
-                Field::List(vs) => map.serialize_entry(
-                    name,
-                    &JsonSeq(
-                        vs.iter()
-                            .map(|v| JsonScalar {
-                                value: v,
-                                kind: &kind,
-                            })
-                            .collect(),
-                    ),
-                )?,
+                Field::List(vs) => {
+                    // One field's elements as `Value`s while it is written.
+                    let values: Vec<Value> = vs.iter().collect();
+                    map.serialize_entry(
+                        name,
+                        &JsonSeq(
+                            values
+                                .iter()
+                                .map(|v| JsonScalar {
+                                    value: v,
+                                    kind: &kind,
+                                })
+                                .collect(),
+                        ),
+                    )?
+                }
                 Field::Messages(ms) => map
                     .serialize_entry(name, &JsonSeq(ms.iter().map(|m| self.nested(m)).collect()))?,
                 Field::Map(entries) => map.serialize_entry(

@@ -513,7 +513,7 @@ impl Printer<'_> {
             match field {
                 Field::Scalar(v) => self.scalar_field(name, v, &kind),
                 Field::Message(m) => self.message_field(name, m),
-                Field::List(vs) => vs.iter().for_each(|v| self.scalar_field(name, v, &kind)),
+                Field::List(vs) => vs.iter().for_each(|v| self.scalar_field(name, &v, &kind)),
                 Field::Messages(ms) => ms.iter().for_each(|m| self.message_field(name, m)),
                 Field::Map(entries) => {
                     let Kind::Message(entry) = &kind else {
