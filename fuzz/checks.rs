@@ -1261,6 +1261,9 @@ pub fn any_message(data: &[u8]) {
             let Ok(text) = std::str::from_utf8(rest) else {
                 return;
             };
+            if let Some(long) = with_long_names(text) {
+                json_reads_as_prost_reflect(&descriptor, &long);
+            }
             let Ok(m) = formats::from_json_dynamic(descriptor, text) else {
                 return;
             };
@@ -1270,6 +1273,9 @@ pub fn any_message(data: &[u8]) {
             let Ok(text) = std::str::from_utf8(rest) else {
                 return;
             };
+            if let Some(long) = with_long_names(text) {
+                text_reads_as_prost_reflect(&descriptor, &long);
+            }
             let Ok(m) = formats::from_text_format_dynamic(descriptor, text) else {
                 return;
             };
@@ -1277,4 +1283,93 @@ pub fn any_message(data: &[u8]) {
         }
     };
     formats_fixed_point(&message);
+}
+
+/// `text` with each byte 1 written as 4,096 `x`s and each byte 2 as
+/// 65,536: names and strings long enough for the JSON and text-format
+/// readers to replace them before parsing (`src/formats/elide.rs`);
+/// `None` if it has neither.
+fn with_long_names(text: &str) -> Option<String> {
+    if !text.contains(['\u{1}', '\u{2}']) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{1}' => out.extend(std::iter::repeat_n('x', 4096)),
+            '\u{2}' => out.extend(std::iter::repeat_n('x', 65536)),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// A parser's message as the crate gives it: after `prefix`, cut at 4 KiB
+/// (on a character boundary) and marked with `...`.
+fn cut_message(prefix: &str, message: &dyn std::fmt::Display) -> String {
+    let mut s = format!("{prefix}{message}");
+    if s.len() > 4096 {
+        let mut end = 4096;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.push_str("...");
+    }
+    s
+}
+
+/// The crate's text-format reader, which replaces long names and strings
+/// before prost-reflect parses, reads `text` as prost-reflect alone does:
+/// the same message, or the same error (cut as the crate cuts it).
+fn text_reads_as_prost_reflect(descriptor: &prost_reflect::MessageDescriptor, text: &str) {
+    let ours = formats::from_text_format_dynamic(descriptor.clone(), text);
+    if matches!(&ours, Err(e) if e.to_string().contains("nesting exceeds")) {
+        return;
+    }
+    let theirs = prost_reflect::DynamicMessage::parse_text_format(descriptor.clone(), text);
+    match (ours, theirs) {
+        (Ok(a), Ok(b)) => assert_eq!(formats::to_text_format(&a), formats::to_text_format(&b)),
+        (Err(a), Err(b)) => assert_eq!(
+            a.to_string(),
+            cut_message("invalid text format message: ", &b),
+            "{}",
+            &text[..text.len().min(200)]
+        ),
+        (a, b) => panic!("ours {a:?}, prost-reflect's {b:?}"),
+    }
+}
+
+/// The same for the JSON reader, within what the crate reads differently
+/// on purpose (duplicate keys, nesting, the empty `Any`: see
+/// docs/differences.md) and where prost-reflect itself is not
+/// deterministic: it reads the keys before a late `@type` in hash order,
+/// so that which of two unknown names it quotes varies from run to run.
+fn json_reads_as_prost_reflect(descriptor: &prost_reflect::MessageDescriptor, json: &str) {
+    use serde::de::DeserializeSeed;
+    if json.bytes().filter(|b| matches!(b, b'{' | b'[')).count() > 64 {
+        return;
+    }
+    let ours = formats::from_json_dynamic(descriptor.clone(), json);
+    if matches!(&ours, Err(e) if e.to_string().contains("duplicate key")) {
+        return;
+    }
+    let mut de = serde_json::Deserializer::from_str(json);
+    let theirs = descriptor
+        .clone()
+        .deserialize(&mut de)
+        .and_then(|m| de.end().map(|()| m));
+    match (ours, theirs) {
+        (_, Err(b)) if b.to_string().contains("'@type'") => {}
+        (Ok(a), Ok(b)) => assert_eq!(formats::to_text_format(&a), formats::to_text_format(&b)),
+        (Err(a), Err(b)) => {
+            let (a, b) = (a.to_string(), cut_message("invalid JSON message: ", &b));
+            if json.contains("@type") || json.contains("\\u") {
+                assert_eq!(a.split('\'').next(), b.split('\'').next(), "{a}\n{b}");
+            } else {
+                assert_eq!(a, b);
+            }
+        }
+        (a, b) => panic!("ours {a:?}, prost-reflect's {b:?}"),
+    }
 }

@@ -2,8 +2,9 @@
 //! (`json_format.MessageToJson` / `json_format.Parse`).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
+use std::ops::Range;
 
 use prost_reflect::{
     DynamicMessage, EnumDescriptor, FieldDescriptor, Kind, MapKey, MessageDescriptor,
@@ -445,36 +446,24 @@ fn plan_edits<'a>(
     };
     let mut stack: Vec<JsonFrame> = Vec::new();
     let mut top_taken = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    // The `@type` of each `Any` that does not start with it, found on
+    // first need.
+    let mut late_urls: Option<HashMap<usize, Range<usize>>> = None;
+    for (i, byte, end) in json_structure(json) {
+        match byte {
             b'"' => {
-                let start = i;
-                i = string_end(bytes, i);
-                if i >= bytes.len() {
-                    break;
-                }
+                let (start, i) = (i, end);
                 // The string as the parser decodes it (escapes: one copy),
                 // when it is needed; `None` where the parser fails.
                 let raw = &json[start + 1..i];
-                let decode = || -> Option<Cow<'a, str>> {
-                    if raw.contains('\\') {
-                        serde_json::from_str::<String>(&json[start..=i])
-                            .ok()
-                            .map(Cow::Owned)
-                    } else if raw.bytes().any(|b| b < 0x20) {
-                        None
-                    } else {
-                        Some(Cow::Borrowed(raw))
-                    }
-                };
+                let decode = || json_string(json, start + 1..i);
                 let long = raw.len() >= long_token;
                 if let Some(JsonFrame::Object {
                     of,
                     value,
                     expect_key: expect_key @ true,
                     keys,
-                    ..
+                    start: object,
                 }) = stack.last_mut()
                 {
                     let Some(text) = decode() else {
@@ -482,6 +471,36 @@ fn plan_edits<'a>(
                     };
                     *expect_key = false;
                     *keys += 1;
+                    if matches!(of, JsonType::Any) && !(*keys == 1 && text == "@type") {
+                        // An `Any` whose first key is not `@type`: prost-reflect
+                        // buffers the keys before its `@type` and reads them,
+                        // and the rest, as fields of the message it names.
+                        let urls = late_urls.get_or_insert_with(|| late_type_urls(json));
+                        *of = match urls.get(object) {
+                            Some(url) => {
+                                let Some(url_text) = json_string(json, url.clone()) else {
+                                    break;
+                                };
+                                match any_payload(descriptor, &url_text) {
+                                    JsonType::Message(m) => JsonType::Message(m),
+                                    JsonType::Any if url.len() >= long_token => {
+                                        // The `@type` names no message: the
+                                        // parser fails at it, quoting the name.
+                                        plan.elide_type_url(
+                                            json,
+                                            url.start,
+                                            url.len(),
+                                            url_text,
+                                            descriptor,
+                                        );
+                                        break;
+                                    }
+                                    _ => JsonType::Other,
+                                }
+                            }
+                            None => JsonType::Other,
+                        };
+                    }
                     *value = match of {
                         JsonType::Message(m) => {
                             match m
@@ -489,13 +508,18 @@ fn plan_edits<'a>(
                                 .or_else(|| m.get_field_by_name(&text))
                             {
                                 Some(f) => JsonType::Field(f),
-                                None if long && m.get_extension_by_json_name(&text).is_none() => {
+                                // An `Any`'s own `@type` (after other keys) is not a
+                                // field of its payload; it is never long.
+                                None if long
+                                    && text != "@type"
+                                    && m.get_extension_by_json_name(&text).is_none() =>
+                                {
                                     let known = |p: &str| {
                                         m.get_field_by_json_name(p).is_some()
                                             || m.get_field_by_name(p).is_some()
                                             || m.get_extension_by_json_name(p).is_some()
                                     };
-                                    plan.elide(json, start + 1, raw.len(), text, known);
+                                    plan.elide(json, start + 1, raw.len(), "", text, known);
                                     break;
                                 }
                                 None => JsonType::Other,
@@ -508,12 +532,7 @@ fn plan_edits<'a>(
                             }
                             _ => JsonType::Other,
                         },
-                        _ => {
-                            // An `Any` whose first key is not `@type` is
-                            // buffered by prost-reflect: left alone.
-                            *of = JsonType::Other;
-                            JsonType::Other
-                        }
+                        _ => JsonType::Other,
                     };
                 } else {
                     let value = match value_type(&mut stack, descriptor, &mut top_taken) {
@@ -527,7 +546,7 @@ fn plan_edits<'a>(
                             };
                             if e.get_value_by_name(&text).is_none() {
                                 let known = |p: &str| e.get_value_by_name(p).is_some();
-                                plan.elide(json, start + 1, raw.len(), text, known);
+                                plan.elide(json, start + 1, raw.len(), "", text, known);
                                 break;
                             }
                         }
@@ -537,17 +556,22 @@ fn plan_edits<'a>(
                             };
                             // prost-reflect reads the rest of the `Any` as the
                             // fields of the message its `@type` names.
-                            let payload = text
-                                .rsplit_once('/')
-                                .and_then(|(_, name)| {
-                                    descriptor.parent_pool().get_message_by_name(name)
-                                })
-                                .map_or(JsonType::Other, JsonType::of_message);
+                            let payload = match any_payload(descriptor, &text) {
+                                JsonType::Message(m) => JsonType::Message(m),
+                                JsonType::Any if long => {
+                                    plan.elide_type_url(
+                                        json,
+                                        start + 1,
+                                        raw.len(),
+                                        text,
+                                        descriptor,
+                                    );
+                                    break;
+                                }
+                                _ => JsonType::Other,
+                            };
                             if let Some(JsonFrame::Object { of, .. }) = stack.last_mut() {
-                                *of = match payload {
-                                    JsonType::Message(m) => JsonType::Message(m),
-                                    _ => JsonType::Other,
-                                };
+                                *of = payload;
                             }
                         }
                         _ => {}
@@ -583,7 +607,7 @@ fn plan_edits<'a>(
                     start,
                     ..
                 }) = stack.pop()
-                    && bytes[i] == b'}'
+                    && byte == b'}'
                     && bytes[start + 1..i]
                         .iter()
                         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
@@ -612,9 +636,129 @@ fn plan_edits<'a>(
             }
             _ => {}
         }
-        i += 1;
     }
     plan
+}
+
+/// The type of the payload an `Any`'s `@type` names, as prost-reflect
+/// reads it (`JsonType::Message` or `JsonType::Other`), or `JsonType::Any`
+/// when it names no message of the pool (the parser fails there, quoting
+/// the name after the last `/`, or the whole URL if it has no `/`).
+fn any_payload(descriptor: &MessageDescriptor, url: &str) -> JsonType {
+    url.rsplit_once('/')
+        .and_then(|(_, name)| descriptor.parent_pool().get_message_by_name(name))
+        .map_or(JsonType::Any, |m| match JsonType::of_message(m) {
+            JsonType::Message(m) => JsonType::Message(m),
+            _ => JsonType::Other,
+        })
+}
+
+/// The places of `json` the first passes look at, in order: each `{`,
+/// `[`, `}`, `]`, `,` and string outside strings, as (index, byte, index
+/// of the closing quote for a string, else the index again); the walk
+/// ends at a string left open, where the parser fails.
+fn json_structure(json: &str) -> impl Iterator<Item = (usize, u8, usize)> + '_ {
+    let bytes = json.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let at = i;
+            i += 1;
+            match bytes[at] {
+                b'"' => {
+                    let end = string_end(bytes, at);
+                    if end >= bytes.len() {
+                        i = bytes.len();
+                        return None;
+                    }
+                    i = end + 1;
+                    return Some((at, b'"', end));
+                }
+                b @ (b'{' | b'[' | b'}' | b']' | b',') => return Some((at, b, at)),
+                _ => {}
+            }
+        }
+        None
+    })
+}
+
+/// The contents of the JSON string at `range` (between its quotes) as the
+/// parser decodes it, borrowed when it has no escapes; `None` where the
+/// parser fails.
+fn json_string(json: &str, range: Range<usize>) -> Option<Cow<'_, str>> {
+    let raw = &json[range.clone()];
+    if raw.contains('\\') {
+        serde_json::from_str::<String>(&json[range.start - 1..=range.end])
+            .ok()
+            .map(Cow::Owned)
+    } else if raw.bytes().any(|b| b < 0x20) {
+        None
+    } else {
+        Some(Cow::Borrowed(raw))
+    }
+}
+
+/// For each object of `json` with an `@type` key that is not its first
+/// key: the object's `{` and the contents of the `@type`'s string value.
+/// One pass, whatever the objects' nesting.
+fn late_type_urls(json: &str) -> HashMap<usize, Range<usize>> {
+    struct Frame {
+        start: usize,
+        keys: usize,
+        expect_key: bool,
+        /// The value after the key just read is a late `@type`'s.
+        url_next: bool,
+    }
+    let mut urls = HashMap::new();
+    // `None` for an array.
+    let mut stack: Vec<Option<Frame>> = Vec::new();
+    for (i, byte, end) in json_structure(json) {
+        match byte {
+            b'"' => {
+                let (start, i) = (i, end);
+                if let Some(Some(frame)) = stack.last_mut() {
+                    if frame.expect_key {
+                        frame.expect_key = false;
+                        frame.keys += 1;
+                        // `@type` written with escapes is at most 30 bytes.
+                        frame.url_next = frame.keys > 1
+                            && i - start <= 31
+                            && json_string(json, start + 1..i).is_some_and(|k| k == "@type");
+                    } else if std::mem::take(&mut frame.url_next) {
+                        urls.insert(frame.start, start + 1..i);
+                    }
+                }
+            }
+            b'{' => {
+                if let Some(Some(frame)) = stack.last_mut() {
+                    frame.url_next = false;
+                }
+                stack.push(Some(Frame {
+                    start: i,
+                    keys: 0,
+                    expect_key: true,
+                    url_next: false,
+                }));
+            }
+            b'[' => {
+                if let Some(Some(frame)) = stack.last_mut() {
+                    frame.url_next = false;
+                }
+                stack.push(None);
+            }
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => {
+                if let Some(Some(frame)) = stack.last_mut() {
+                    frame.expect_key = true;
+                    frame.url_next = false;
+                }
+            }
+            _ => {}
+        }
+    }
+    urls
 }
 
 /// The type of the value that starts now: the outermost message, the value
@@ -643,6 +787,7 @@ impl<'a> JsonPlan<'a> {
         json: &str,
         at: usize,
         len: usize,
+        prefix: &str,
         original: Cow<'a, str>,
         known: impl Fn(&str) -> bool,
     ) {
@@ -657,9 +802,36 @@ impl<'a> JsonPlan<'a> {
         self.edits.push(Edit {
             at,
             removed: len,
-            inserted: stem.clone(),
+            inserted: format!("{prefix}{stem}"),
         });
         self.elided = Some((original, stem));
+    }
+
+    /// Replaces the `len` bytes at `at`, an `Any`'s `@type` that names no
+    /// message of the pool, by a placeholder that names none either, and
+    /// keeps the part the parser's message quotes (after the last `/`).
+    fn elide_type_url(
+        &mut self,
+        json: &str,
+        at: usize,
+        len: usize,
+        url: Cow<'a, str>,
+        descriptor: &MessageDescriptor,
+    ) {
+        let (prefix, quoted) = match url {
+            Cow::Borrowed(url) => match url.rsplit_once('/') {
+                Some((_, name)) => ("/", Cow::Borrowed(name)),
+                None => ("", Cow::Borrowed(url)),
+            },
+            Cow::Owned(mut url) => match url.rfind('/') {
+                Some(slash) => ("/", Cow::Owned(url.split_off(slash + 1))),
+                None => ("", Cow::Owned(url)),
+            },
+        };
+        let pool = descriptor.parent_pool();
+        self.elide(json, at, len, prefix, quoted, |p| {
+            pool.get_message_by_name(p).is_some()
+        });
     }
 
     /// The type URL that marks the empty `Any`s, chosen on first use: a
@@ -846,17 +1018,22 @@ impl Serialize for JsonView<'_> {
                     },
                 )?,
                 Field::Message(m) => map.serialize_entry(name, &self.nested(m))?,
-                Field::List(vs) => map.serialize_entry(
-                    name,
-                    &JsonSeq(
-                        vs.iter()
-                            .map(|v| JsonScalar {
-                                value: v,
-                                kind: &kind,
-                            })
-                            .collect(),
-                    ),
-                )?,
+                Field::List(vs) => {
+                    // One field's elements as `Value`s while it is written.
+                    let values: Vec<Value> = vs.iter().collect();
+                    map.serialize_entry(
+                        name,
+                        &JsonSeq(
+                            values
+                                .iter()
+                                .map(|v| JsonScalar {
+                                    value: v,
+                                    kind: &kind,
+                                })
+                                .collect(),
+                        ),
+                    )?
+                }
                 Field::Messages(ms) => map
                     .serialize_entry(name, &JsonSeq(ms.iter().map(|m| self.nested(m)).collect()))?,
                 Field::Map(entries) => map.serialize_entry(
@@ -1202,6 +1379,19 @@ mod tests {
             "{\"customMetrics\": {\"@type\": \"type.googleapis.com/xla.PassMetrics\", \"passName\": \"p\", \"nope\": 2}}",
             "{\"customMetrics\": {\"passName\": \"p\"}}",
             "{\"customMetrics\": {}, \"customMetrics\": {}}",
+            // `Any`s whose `@type` is not first, or names no message.
+            "{\"customMetrics\": {\"nope\": 1, \"@type\": \"type.googleapis.com/xla.PassMetrics\"}}",
+            "{\"customMetrics\": {\"passName\": \"p\", \"nope\": 1, \"@type\": \"type.googleapis.com/xla.PassMetrics\"}}",
+            "{\"customMetrics\": {\"passName\": \"p\", \"\\u0040type\": \"type.googleapis.com/xla.PassMetrics\", \"nope\": 2}}",
+            "{\"customMetrics\": {\"passName\": \"p\", \"@type\": \"type.googleapis.com/xla.Nope\"}}",
+            "{\"customMetrics\": {\"passName\": \"p\", \"@type\": \"nope\"}}",
+            "{\"customMetrics\": {\"passName\": [1], \"@type\": 2}}",
+            "{\"customMetrics\": {\"@type\": \"type.googleapis.com/xla.Nope\"}}",
+            "{\"customMetrics\": {\"@type\": \"nope\", \"x\": 1}}",
+            "{\"customMetrics\": {\"@type\": \"a/b/nope\"}}",
+            "{\"customMetrics\": {\"@type\": \"type.googleapis.com\\/xla.N\\u006fpe\"}}",
+            "{\"customMetrics\": {\"passName\": \"p\", \"customMetrics\": {\"nope\": 1, \"@type\": \"type.googleapis.com/xla.PassMetrics\"}, \"@type\": \"type.googleapis.com/xla.PassMetrics\"}}",
+            "{\"customMetrics\": {\"value\": 1, \"@type\": \"type.googleapis.com/google.protobuf.Int32Value\"}}",
         ] {
             cases.push(("xla.PassMetrics".into(), json.into()));
         }

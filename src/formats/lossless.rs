@@ -115,11 +115,107 @@ pub(crate) enum Field {
     /// A singular message.
     Message(Box<LosslessMessage>),
     /// A repeated non-message field, never empty.
-    List(Vec<Value>),
+    List(ScalarList),
     /// A repeated message field, never empty.
     Messages(Vec<LosslessMessage>),
     /// A map field, never empty.
     Map(BTreeMap<MapKey, MapValue>),
+}
+
+/// The elements of a repeated scalar field, numbers and booleans stored
+/// by type: 1 to 8 bytes an element, where a `prost_reflect::Value` takes
+/// 56 (packed lists of dimensions and instruction ids are most of a
+/// module's fields). Strings and bytes stay `Value`s. Elements are made
+/// into `Value`s again as they are read, so every format writes what it
+/// wrote before.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ScalarList {
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    Bool(Vec<bool>),
+    Enum(Vec<i32>),
+    Values(Vec<Value>),
+}
+
+impl ScalarList {
+    /// The list of `values`.
+    pub(crate) fn from_values(values: impl IntoIterator<Item = Value>) -> Self {
+        let mut list = ScalarList::Values(Vec::new());
+        values.into_iter().for_each(|v| list.push(v));
+        list
+    }
+
+    /// Appends `value`: to its type's vector, or (an empty list, or a
+    /// value of another type, which a field's decoder never gives) the
+    /// list made anew.
+    pub(crate) fn push(&mut self, value: Value) {
+        match (&mut *self, value) {
+            (ScalarList::I32(l), Value::I32(v)) => l.push(v),
+            (ScalarList::I64(l), Value::I64(v)) => l.push(v),
+            (ScalarList::U32(l), Value::U32(v)) => l.push(v),
+            (ScalarList::U64(l), Value::U64(v)) => l.push(v),
+            (ScalarList::F32(l), Value::F32(v)) => l.push(v),
+            (ScalarList::F64(l), Value::F64(v)) => l.push(v),
+            (ScalarList::Bool(l), Value::Bool(v)) => l.push(v),
+            (ScalarList::Enum(l), Value::EnumNumber(v)) => l.push(v),
+            (ScalarList::Values(l), v) if !l.is_empty() => l.push(v),
+            (list, v) if list.len() == 0 => {
+                *list = match v {
+                    Value::I32(v) => ScalarList::I32(vec![v]),
+                    Value::I64(v) => ScalarList::I64(vec![v]),
+                    Value::U32(v) => ScalarList::U32(vec![v]),
+                    Value::U64(v) => ScalarList::U64(vec![v]),
+                    Value::F32(v) => ScalarList::F32(vec![v]),
+                    Value::F64(v) => ScalarList::F64(vec![v]),
+                    Value::Bool(v) => ScalarList::Bool(vec![v]),
+                    Value::EnumNumber(v) => ScalarList::Enum(vec![v]),
+                    v => ScalarList::Values(vec![v]),
+                }
+            }
+            (list, v) => {
+                let mut values: Vec<Value> = list.iter().collect();
+                values.push(v);
+                *list = ScalarList::Values(values);
+            }
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            ScalarList::I32(l) | ScalarList::Enum(l) => l.len(),
+            ScalarList::I64(l) => l.len(),
+            ScalarList::U32(l) => l.len(),
+            ScalarList::U64(l) => l.len(),
+            ScalarList::F32(l) => l.len(),
+            ScalarList::F64(l) => l.len(),
+            ScalarList::Bool(l) => l.len(),
+            ScalarList::Values(l) => l.len(),
+        }
+    }
+
+    /// Element `i` (below [`len`](Self::len)) as a `Value`.
+    fn get(&self, i: usize) -> Value {
+        match self {
+            ScalarList::I32(l) => Value::I32(l[i]),
+            ScalarList::I64(l) => Value::I64(l[i]),
+            ScalarList::U32(l) => Value::U32(l[i]),
+            ScalarList::U64(l) => Value::U64(l[i]),
+            ScalarList::F32(l) => Value::F32(l[i]),
+            ScalarList::F64(l) => Value::F64(l[i]),
+            ScalarList::Bool(l) => Value::Bool(l[i]),
+            ScalarList::Enum(l) => Value::EnumNumber(l[i]),
+            ScalarList::Values(l) => l[i].clone(),
+        }
+    }
+
+    /// The elements as `Value`s, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Value> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -201,7 +297,7 @@ impl LosslessMessage {
             let value = match field {
                 Field::Scalar(v) => v.clone(),
                 Field::Message(msg) => Value::Message(msg.to_dynamic()),
-                Field::List(vs) => Value::List(vs.clone()),
+                Field::List(vs) => Value::List(vs.iter().collect()),
                 Field::Messages(ms) => {
                     Value::List(ms.iter().map(|m| Value::Message(m.to_dynamic())).collect())
                 }

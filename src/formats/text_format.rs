@@ -124,33 +124,36 @@ pub fn from_text_format_dynamic(
         return Err(too_deep());
     }
     with_stack_for(nesting > SHALLOW_NESTING, move || {
-        if let Some(plan) = plan_text_edits(&descriptor, text, LONG_TOKEN, LONG_STRING) {
-            // Very long names and strings are replaced before prost-reflect
-            // copies them (`elide`).
-            let edited = apply(text, &plan.edits);
-            match DynamicMessage::parse_text_format(descriptor.clone(), &edited) {
-                Err(e) => {
-                    let message = e.to_string();
-                    return Err(Error::new(
-                        ErrorKind::Format,
-                        bounded_message(
-                            "invalid text format message: ",
-                            &plan.restored(&message, text),
-                        ),
-                    ));
-                }
-                // The placeholders of strings were valid values: the
-                // input itself is read (only then is it read twice).
-                Ok(_) => drop(edited),
-            }
-        }
-        DynamicMessage::parse_text_format(descriptor, text).map_err(|e| {
-            Error::new(
-                ErrorKind::Format,
-                bounded_message("invalid text format message: ", &e),
-            )
-        })
+        read_text(&descriptor, text, LONG_TOKEN, LONG_STRING)
     })
+}
+
+/// prost-reflect's reading of `text`, with the names of `long_ident`
+/// bytes or more that the schema cannot know and the strings of
+/// `long_string` bytes or more replaced first (`elide`), so that
+/// prost-reflect does not copy them.
+fn read_text(
+    descriptor: &MessageDescriptor,
+    text: &str,
+    long_ident: usize,
+    long_string: usize,
+) -> Result<DynamicMessage> {
+    let fail = |message: &dyn std::fmt::Display| {
+        Error::new(
+            ErrorKind::Format,
+            bounded_message("invalid text format message: ", message),
+        )
+    };
+    if let Some(plan) = plan_text_edits(descriptor, text, long_ident, long_string) {
+        let edited = apply(text, &plan.edits);
+        match DynamicMessage::parse_text_format(descriptor.clone(), &edited) {
+            Err(e) => return Err(fail(&plan.restored(&e.to_string(), text))),
+            // The placeholders of strings were valid values: the input
+            // itself is read (only then is it read twice).
+            Ok(_) => drop(edited),
+        }
+    }
+    DynamicMessage::parse_text_format(descriptor.clone(), text).map_err(|e| fail(&e))
 }
 
 /// Quoted strings at least this long are replaced by placeholders too. A
@@ -171,8 +174,10 @@ struct TextPlan {
 
 /// Plans the replacement of every identifier of `long_ident` bytes or more
 /// that the schema cannot know (no field, enum value or type of the pool
-/// and no keyword of the format has that name) and of every quoted string
-/// of `long_string` bytes or more without escapes, by placeholders that
+/// and no keyword of the format has that name), also each part of a
+/// dotted name (`[a.b]`, `[domain/type.name]`), and of every quoted string
+/// of `long_string` bytes or more that the lexer reads as text
+/// ([`plain_utf8`]; escapes included), by placeholders that
 /// also occur nowhere: the text-format parser treats a name it does not
 /// know and a string's contents the same whatever they are, except where
 /// its message quotes them. `None` if there is nothing to replace.
@@ -196,25 +201,23 @@ fn plan_text_edits(
             }
             b'"' | b'\'' => {
                 let start = i;
-                let mut plain = true;
                 i += 1;
                 while i < bytes.len() && bytes[i] != b && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' || bytes[i] == 0 {
-                        plain = false;
-                        if bytes[i] == b'\\' {
-                            i += 1;
-                        }
-                    }
-                    i += 1;
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
-                if i < bytes.len() && bytes[i] == b && plain && i - (start + 1) >= long_string {
+                if i < bytes.len()
+                    && bytes[i] == b
+                    && i - (start + 1) >= long_string
+                    && plain_utf8(&bytes[start + 1..i])
+                {
                     tokens.push((start + 1..i, true));
                 }
             }
             // An identifier: not the letters of a number (`0x1f`, `1e5`,
-            // `2f`) nor a later part of a dotted name.
+            // `2f`, `1.e5`).
             _ if (b.is_ascii_alphabetic() || b == b'_')
-                && (i == 0 || !(is_ident(bytes[i - 1]) || bytes[i - 1] == b'.')) =>
+                && (i == 0 || !is_ident(bytes[i - 1]))
+                && (i == 0 || bytes[i - 1] != b'.' || !number_before(&bytes[..i - 1])) =>
             {
                 let start = i;
                 while i < bytes.len() && is_ident(bytes[i]) {
@@ -273,6 +276,115 @@ fn plan_text_edits(
     })
 }
 
+/// Whether the alphanumeric run that ends `before` (the text before a
+/// `.`) is a number: then a name after the `.` may be part of it
+/// (`1.e5`), and is left alone.
+fn number_before(before: &[u8]) -> bool {
+    let run = before
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    before[before.len() - run..]
+        .first()
+        .is_some_and(u8::is_ascii_digit)
+}
+
+/// The bytes of a string literal's contents (between its quotes) as
+/// prost-reflect's lexer decodes them (`string` in
+/// `dynamic/text_format/parse/lex.rs`: C escapes `\a \b \f \n \r \t \v
+/// \? \\ \' \"`, `\x` with one or two hex digits, `\` with one to three
+/// octal digits up to 255, `\u` with four and `\U` with eight hex digits
+/// naming a `char`, any other byte but NUL, newline and `\`), each given
+/// to `emit` with whether it came from a `\x` or octal escape; `false`
+/// where the lexer rejects the contents.
+fn string_bytes(body: &[u8], mut emit: impl FnMut(u8, bool)) -> bool {
+    let hex_digits = |from: usize, max: usize| {
+        body[from.min(body.len())..]
+            .iter()
+            .take(max)
+            .take_while(|b| b.is_ascii_hexdigit())
+            .count()
+    };
+    let number = |digits: &[u8], radix: u32| {
+        digits.iter().fold(0u32, |n, &d| {
+            n * radix + (d as char).to_digit(radix).unwrap_or(0)
+        })
+    };
+    let mut i = 0;
+    while i < body.len() {
+        let b = body[i];
+        if b == 0 || b == b'\n' {
+            return false;
+        }
+        if b != b'\\' {
+            emit(b, false);
+            i += 1;
+            continue;
+        }
+        let Some(&e) = body.get(i + 1) else {
+            return false;
+        };
+        i += 2;
+        match e {
+            b'a' => emit(0x07, false),
+            b'b' => emit(0x08, false),
+            b'f' => emit(0x0c, false),
+            b'n' => emit(b'\n', false),
+            b'r' => emit(b'\r', false),
+            b't' => emit(b'\t', false),
+            b'v' => emit(0x0b, false),
+            b'?' | b'\\' | b'\'' | b'"' => emit(e, false),
+            b'x' | b'X' => {
+                let n = hex_digits(i, 2);
+                if n == 0 {
+                    return false;
+                }
+                // At most 0xff.
+                emit(number(&body[i..i + n], 16) as u8, true);
+                i += n;
+            }
+            b'0'..=b'7' => {
+                let n = 1 + body[i..]
+                    .iter()
+                    .take(2)
+                    .take_while(|d| matches!(d, b'0'..=b'7'))
+                    .count();
+                let Ok(byte) = u8::try_from(number(&body[i - 1..i - 1 + n], 8)) else {
+                    return false;
+                };
+                emit(byte, true);
+                i += n - 1;
+            }
+            b'u' | b'U' => {
+                let want = if e == b'u' { 4 } else { 8 };
+                if hex_digits(i, want) != want {
+                    return false;
+                }
+                let Some(c) = char::from_u32(number(&body[i..i + want], 16)) else {
+                    return false;
+                };
+                c.encode_utf8(&mut [0; 4])
+                    .bytes()
+                    .for_each(|b| emit(b, false));
+                i += want;
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether the lexer reads the contents of a string literal as text:
+/// every escape valid, and none of `\\x` or octal giving a byte above
+/// 0x7f. The other parts of the contents are whole UTF-8 characters, so
+/// the string is then valid UTF-8, and a string field takes it as it takes
+/// a placeholder. Other strings are left alone.
+fn plain_utf8(body: &[u8]) -> bool {
+    let mut utf8 = true;
+    string_bytes(body, |b, byte_escape| utf8 &= !(byte_escape && b > 0x7f)) && utf8
+}
+
 /// Every name an identifier of the text format can stand for in the pool
 /// of `descriptor`: fields, enum values and the parts of type names (the
 /// format's keywords are [`KEYWORDS`]).
@@ -298,37 +410,42 @@ fn schema_names(descriptor: &MessageDescriptor) -> std::collections::HashSet<Str
 const KEYWORDS: [&str; 7] = ["true", "false", "t", "f", "inf", "infinity", "nan"];
 
 impl TextPlan {
-    /// The parser's message for the edited input, with the first
-    /// placeholder it quotes written as the token it replaced (a string
-    /// as the parser prints a string: `ascii::escape_default` of its
-    /// bytes).
+    /// The parser's message for the edited input, with each placeholder
+    /// it quotes written as the token it replaced (a string as the parser
+    /// prints a string: `ascii::escape_default` of its decoded bytes).
     fn restored<'a>(&'a self, message: &'a str, text: &'a str) -> impl std::fmt::Display + 'a {
         struct Show<'a>(&'a TextPlan, &'a str, &'a str);
         impl std::fmt::Display for Show<'_> {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                let Show(plan, message, text) = *self;
-                let found = message.find(&plan.stem).and_then(|at| {
+                let Show(plan, mut message, text) = *self;
+                // A dotted name can hold several placeholders.
+                while let Some(at) = message.find(&plan.stem) {
                     let digits = message[at + plan.stem.len()..]
                         .bytes()
                         .take_while(u8::is_ascii_digit)
                         .count();
                     let end = at + plan.stem.len() + digits;
-                    let n: usize = message[at + plan.stem.len()..end].parse().ok()?;
-                    Some((at, end, plan.tokens.get(n)?))
-                });
-                let Some((at, end, (range, string))) = found else {
-                    return f.write_str(message);
-                };
-                f.write_str(&message[..at])?;
-                let token = &text[range.clone()];
-                if *string {
-                    for b in token.bytes() {
-                        write!(f, "{}", std::ascii::escape_default(b))?;
+                    let token = message[at + plan.stem.len()..end]
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|n| plan.tokens.get(n));
+                    f.write_str(&message[..at])?;
+                    match token {
+                        Some((range, true)) => {
+                            let mut result = Ok(());
+                            string_bytes(text[range.clone()].as_bytes(), |b, _| {
+                                if result.is_ok() {
+                                    result = write!(f, "{}", std::ascii::escape_default(b));
+                                }
+                            });
+                            result?;
+                        }
+                        Some((range, false)) => f.write_str(&text[range.clone()])?,
+                        None => f.write_str(&message[at..end])?,
                     }
-                } else {
-                    f.write_str(token)?;
+                    message = &message[end..];
                 }
-                f.write_str(&message[end..])
+                f.write_str(message)
             }
         }
         Show(self, message, text)
@@ -396,7 +513,7 @@ impl Printer<'_> {
             match field {
                 Field::Scalar(v) => self.scalar_field(name, v, &kind),
                 Field::Message(m) => self.message_field(name, m),
-                Field::List(vs) => vs.iter().for_each(|v| self.scalar_field(name, v, &kind)),
+                Field::List(vs) => vs.iter().for_each(|v| self.scalar_field(name, &v, &kind)),
                 Field::Messages(ms) => ms.iter().for_each(|m| self.message_field(name, m)),
                 Field::Map(entries) => {
                     let Kind::Message(entry) = &kind else {
@@ -594,25 +711,6 @@ mod tests {
         assert_eq!(text_nesting("a: '<' b {}"), 1);
     }
 
-    /// `text` read as [`from_text_format_dynamic`] reads it, but with every
-    /// name the schema does not know and every string (however short)
-    /// replaced first.
-    fn read_elided(descriptor: &MessageDescriptor, text: &str) -> Result<DynamicMessage> {
-        let fail = |message: &dyn std::fmt::Display| {
-            Error::new(
-                ErrorKind::Format,
-                bounded_message("invalid text format message: ", message),
-            )
-        };
-        if let Some(plan) = plan_text_edits(descriptor, text, 1, 1) {
-            let edited = apply(text, &plan.edits);
-            if let Err(e) = DynamicMessage::parse_text_format(descriptor.clone(), &edited) {
-                return Err(fail(&plan.restored(&e.to_string(), text)));
-            }
-        }
-        DynamicMessage::parse_text_format(descriptor.clone(), text).map_err(|e| fail(&e))
-    }
-
     #[test]
     fn elided_names_give_the_same_errors() {
         // Every input given to text_format.Parse in the oracle file, and
@@ -640,8 +738,39 @@ mod tests {
             "is_dynamic_dimension: tru",
             "# nope: 1\n element_type: F32",
             "nope",
+            // Later parts of dotted names, and what looks like one.
+            "[a.nope]: 1",
+            "[a . b.c]: 1",
+            "[type.googleapis.com/xla.Nope] { }",
+            "[type.googleapis.com/nope.x] { }",
+            "[a.b/xla.ShapeProto] { }",
+            "dimensions: 1.e5",
+            "dimensions: 1.nope",
+            "dimensions: 1 .nope",
+            "dimensions: 0x1f.nope",
+            // Strings with escapes, valid or not.
+            "dimensions: \"a\\tb\"",
+            "element_type: \"\\x41\\101\\u00e9\\U0001F600\\a\\?\"",
+            "dimensions: \"\\xff\"",
+            "dimensions: \"\\400\"",
+            "dimensions: \"\\u12\"",
+            "dimensions: \"\\uD800\"",
+            "dimensions: \"\\q\"",
+            "dimensions: \"\\x\"",
+            "dimensions: 'it\\'s'",
+            "dimensions: \"a\" 'b\\\"'",
+            "dimensions: \"a\\\nb\"",
         ] {
             cases.push(("xla.ShapeProto".into(), text.into()));
+        }
+        for text in [
+            "pass_name: \"\\xc3\\xa9\"",
+            "pass_name: \"\\xff\" nope: 1",
+            "pass_name: \"\\u00e9\\t\" nope: 1",
+            "pass_name: \"a\" \"b\\n\" pass_name: \"c\"",
+            "custom_metrics { [type.googleapis.com/xla.PassMetrics] { pass_name: \"\\\"\" nope: 1 } }",
+        ] {
+            cases.push(("xla.PassMetrics".into(), text.into()));
         }
         let differ = with_stack_for(true, || {
             let mut differ = Vec::new();
@@ -656,7 +785,9 @@ mod tests {
                     r.map(|m| to_text_format(&m)).map_err(|e| e.to_string())
                 };
                 let plain = show(from_text_format_dynamic(descriptor.clone(), text));
-                let elided = show(read_elided(&descriptor, text));
+                // Every name the schema does not know and every string,
+                // however short, replaced first.
+                let elided = show(read_text(&descriptor, text, 1, 1));
                 if plain != elided {
                     differ.push(format!(
                         "{text:?}:\n  plain   {plain:?}\n  elided  {elided:?}"

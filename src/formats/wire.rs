@@ -14,7 +14,7 @@ use prost_reflect::{
 
 use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::formats::is_default_value;
-use crate::formats::lossless::{Field, LosslessMessage, MapValue};
+use crate::formats::lossless::{Field, LosslessMessage, MapValue, ScalarList};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::protobuf::fields::map_entry;
 use crate::protobuf::{DECODE_CONTEXT, Reader};
@@ -349,11 +349,13 @@ impl Decoder {
                     }
                     match &mut message
                         .fields
-                        .get_or_insert_with(number, || (desc.clone(), Field::List(Vec::new())))
+                        .get_or_insert_with(number, || {
+                            (desc.clone(), Field::List(ScalarList::Values(Vec::new())))
+                        })
                         .1
                     {
-                        Field::List(vs) => vs.extend(values),
-                        other => *other = Field::List(values),
+                        Field::List(vs) => values.into_iter().for_each(|v| vs.push(v)),
+                        other => *other = Field::List(ScalarList::from_values(values)),
                     }
                 }
             }
@@ -552,11 +554,11 @@ impl LosslessMessage {
                 Field::Scalar(v) => encoding::key_len(number) + value_len(v, &kind),
                 Field::Message(m) => len_delimited_len(number, m.encoded_len()),
                 Field::List(vs) if desc.is_packed() => {
-                    len_delimited_len(number, vs.iter().map(|v| value_len(v, &kind)).sum())
+                    len_delimited_len(number, vs.iter().map(|v| value_len(&v, &kind)).sum())
                 }
                 Field::List(vs) => vs
                     .iter()
-                    .map(|v| encoding::key_len(number) + value_len(v, &kind))
+                    .map(|v| encoding::key_len(number) + value_len(&v, &kind))
                     .sum(),
                 Field::Messages(ms) => ms
                     .iter()
@@ -590,15 +592,15 @@ impl LosslessMessage {
                 }
                 Field::List(vs) if desc.is_packed() => {
                     encoding::encode_key(number, WireType::LengthDelimited, buf);
-                    let len: usize = vs.iter().map(|v| value_len(v, &kind)).sum();
+                    let len: usize = vs.iter().map(|v| value_len(&v, &kind)).sum();
                     encoding::encode_varint(len as u64, buf);
-                    vs.iter().for_each(|v| encode_value(v, &kind, buf));
+                    vs.iter().for_each(|v| encode_value(&v, &kind, buf));
                 }
                 Field::List(vs) => {
                     let wire = wire_type_of(&kind);
-                    for v in vs {
+                    for v in vs.iter() {
                         encoding::encode_key(number, wire, buf);
-                        encode_value(v, &kind, buf);
+                        encode_value(&v, &kind, buf);
                     }
                 }
                 Field::Messages(ms) => {

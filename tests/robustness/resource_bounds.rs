@@ -13,7 +13,7 @@ use std::cell::Cell;
 use crate::common::*;
 use prost::Message;
 use xla_shape::formats::{self, ProtoFormats};
-use xla_shape::proto::{LayoutProto, ShapeProto};
+use xla_shape::proto::{DESCRIPTOR_POOL, LayoutProto, ShapeProto};
 use xla_shape::text::shapes_in_hlo;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{ErrorKind, Layout, MAX_NESTING_DEPTH, Shape, index_util, shape_util};
@@ -681,28 +681,78 @@ fn long_names_are_held_at_most_once() {
     // KiB; the error is the same, at the same place.
     let n = 20 << 20;
     let long = "x".repeat(n);
-    formats::from_json::<ShapeProto>("{}").unwrap();
-    // (input, the message's start, the location's offset: serde_json's,
-    // the closing quote of the name).
+    let message = |name: &str| DESCRIPTOR_POOL.get_message_by_name(name).unwrap();
+    let (shape, metrics) = (message("xla.ShapeProto"), message("xla.PassMetrics"));
+    formats::from_json_dynamic(metrics.clone(), "{}").unwrap();
+    formats::from_text_format_dynamic(metrics.clone(), "").unwrap();
+    // (message, input, the message's start, the location's offset:
+    // serde_json's, the closing quote of the name, or the closing brace of
+    // an `Any` whose `@type` is read after the name).
     let json = [
         (
+            &shape,
             format!("{{\"{long}\": 1}}"),
             "invalid JSON message: unrecognized field name 'xxx",
             Some(2 + n),
         ),
         (
+            &shape,
             format!("{{\"elementType\": \"{long}\"}}"),
             "invalid JSON message: unrecognized enum value 'xxx",
             Some(17 + n),
         ),
         (
+            &shape,
             format!("{{\"elementType\": \"F32\",\n \"layout\": {{\"{long}\": 1}}}}"),
             "invalid JSON message: unrecognized field name 'xxx",
             Some(36 + n),
         ),
+        // An `Any` whose `@type` comes after the name (4.0 times the record
+        // before the readers looked into such an `Any`): the error is at
+        // the `Any`'s `}`, 72 bytes after the name's start, when
+        // prost-reflect reads its buffered keys.
+        (
+            &metrics,
+            format!(
+                "{{\"customMetrics\": {{\"{long}\": 1, \"@type\": \"type.googleapis.com/xla.PassMetrics\"}}}}"
+            ),
+            "invalid JSON message: unrecognized field name 'xxx",
+            Some(72 + n),
+        ),
+        // A name after a late `@type` (4.0 times): at its closing quote.
+        (
+            &metrics,
+            format!(
+                "{{\"customMetrics\": {{\"passName\": \"p\", \"@type\": \"type.googleapis.com/xla.PassMetrics\", \"{long}\": 1}}}}"
+            ),
+            "invalid JSON message: unrecognized field name 'xxx",
+            Some(85 + n),
+        ),
+        // A type URL naming no message (4.0 times each), first or late in
+        // its `Any`, with or without a `/`: at the `Any`'s `}`.
+        (
+            &metrics,
+            format!("{{\"customMetrics\": {{\"@type\": \"type.googleapis.com/{long}\"}}}}"),
+            "invalid JSON message: message 'xxx",
+            Some(50 + n),
+        ),
+        (
+            &metrics,
+            format!(
+                "{{\"customMetrics\": {{\"passName\": \"p\", \"@type\": \"type.googleapis.com/{long}\"}}}}"
+            ),
+            "invalid JSON message: message 'xxx",
+            Some(67 + n),
+        ),
+        (
+            &metrics,
+            format!("{{\"customMetrics\": {{\"@type\": \"{long}\"}}}}"),
+            "invalid JSON message: unsupported type url 'xxx",
+            Some(30 + n),
+        ),
     ];
-    for (input, start, offset) in &json {
-        let (r, peak) = peak_memory(|| formats::from_json::<ShapeProto>(input));
+    for (descriptor, input, start, offset) in &json {
+        let (r, peak) = peak_memory(|| formats::from_json_dynamic((*descriptor).clone(), input));
         let e = r.unwrap_err();
         check_long_name_error(&e, start, *offset);
         assert!(
@@ -713,32 +763,58 @@ fn long_names_are_held_at_most_once() {
     }
     let text = [
         (
+            &shape,
             format!("{long}: 1"),
             "invalid text format message: field 'xxx",
         ),
         (
+            &shape,
             format!("element_type: {long}"),
             "invalid text format message: value 'xxx",
         ),
         (
+            &shape,
             format!("dimensions: \"{long}\""),
             "invalid text format message: expected an integer, but found '\"xxx",
         ),
         (
+            &shape,
             format!("element_type: \"{long}\""),
             "invalid text format message: expected an enum value, but found '\"xxx",
         ),
         (
+            &shape,
             format!("dimensions: {long}"),
             "invalid text format message: expected an integer, but found 'xxx",
         ),
         (
+            &shape,
             format!("layout {{ {long}: 1 }}"),
             "invalid text format message: field 'xxx",
         ),
+        // A name after a `.` in an extension's name (2.0 times before) or
+        // an `Any` expansion's type (2.0 times) or domain (3.0 times).
+        (
+            &shape,
+            format!("[a.{long}]: 1"),
+            "invalid text format message: extension 'a.xxx",
+        ),
+        (
+            &shape,
+            format!("[type.googleapis.com/xla.{long}] {{ }}"),
+            "invalid text format message: message type 'xla.xxx",
+        ),
+        // Strings with escapes (5.6 times before): the message prints the
+        // string's bytes as the parser decoded them.
+        (
+            &shape,
+            format!("dimensions: \"\\n{long}\""),
+            "invalid text format message: expected an integer, but found '\"\\nxxx",
+        ),
     ];
-    for (input, start) in &text {
-        let (r, peak) = peak_memory(|| formats::from_text_format::<ShapeProto>(input));
+    for (descriptor, input, start) in &text {
+        let (r, peak) =
+            peak_memory(|| formats::from_text_format_dynamic((*descriptor).clone(), input));
         let e = r.unwrap_err();
         check_long_name_error(&e, start, None);
         assert!(
@@ -746,6 +822,26 @@ fn long_names_are_held_at_most_once() {
             "{start}: {peak} bytes for {}",
             input.len()
         );
+    }
+    // Messages that quote none of the name: an Any expansion's domain,
+    // and a valid string with escapes before an unknown field.
+    let whole = [
+        (
+            &shape,
+            format!("[a.{long}/xla.ShapeProto] {{ }}"),
+            "invalid text format message: the field type must be 'google.protobuf.Any' to use Any expansion syntax",
+        ),
+        (
+            &metrics,
+            format!("pass_name: \"\\u00e9{long}\" nope: 1"),
+            "invalid text format message: field 'nope' not found for message 'xla.PassMetrics'",
+        ),
+    ];
+    for (descriptor, input, message) in &whole {
+        let (r, peak) =
+            peak_memory(|| formats::from_text_format_dynamic((*descriptor).clone(), input));
+        assert_eq!(r.unwrap_err().to_string(), *message);
+        assert!(peak <= input.len() + FIXED_BYTES, "{message}: {peak} bytes");
     }
 }
 

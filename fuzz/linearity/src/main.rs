@@ -107,6 +107,7 @@ fn main() {
         })
     };
     let pb_as_text = pb_as.clone();
+    let pb_as_text_long = pb_as.clone();
 
     let families = vec![
         Family {
@@ -157,6 +158,21 @@ fn main() {
         Family {
             name: "module message: text format (read)",
             make: Box::new(move |n| pb_as_text(n, |m| m.to_text_format())),
+            run: text(move |t| {
+                black_box(formats::from_text_format_dynamic(module_descriptor(), t).unwrap());
+            }),
+        },
+        Family {
+            // One valid string of 64 KiB more: the reader replaces it and
+            // reads the edited text, then (as that reads) the text itself.
+            name: "module message: text format with a 64 KiB string (read)",
+            make: Box::new(move |n| {
+                let mut text = pb_as_text_long(n, |m| m.to_text_format());
+                text.extend_from_slice(b"computations {\n  name: \"");
+                text.resize(text.len() + (64 << 10), b'x');
+                text.extend_from_slice(b"\"\n}\n");
+                text
+            }),
             run: text(move |t| {
                 black_box(formats::from_text_format_dynamic(module_descriptor(), t).unwrap());
             }),
