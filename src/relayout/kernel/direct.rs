@@ -399,6 +399,7 @@ impl<'a, const E: usize> Tr<'a, E> {
             // lines open at once.
             let first = (pd as usize).wrapping_add(dof as usize);
             let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
+            done = long / 8 * 8;
             for _ in 0..long / 8 {
                 // SAFETY: the 8 pairs at `so` (32 bytes, `ls == 4`) and
                 // the 8 elements at `dof` and `dof + md` of each row are
@@ -416,7 +417,6 @@ impl<'a, const E: usize> Tr<'a, E> {
                 so += 8 * ls;
                 dof += 8 * ld;
             }
-            done = long / 8 * 8;
         }
         for _ in done..long {
             for m in 0..k as isize {
@@ -553,6 +553,7 @@ impl<const E: usize> Tr<'_, E> {
         // made where the CPU has AVX (and AVX2); the AVX blocks are only
         // used for 4-byte elements, the AVX2 ones for the others.
         let (i_hi, j_hi) = unsafe {
+            let long_rows = i.s.unsigned_abs() > GATHER * LINE;
             let order = if stream {
                 Order::Gathered
             } else {
@@ -560,9 +561,11 @@ impl<const E: usize> Tr<'_, E> {
             };
             match (kernel.0, E == 4) {
                 // Streamed with AVX-512, whole lines straight to the
-                // destination (1-byte elements measured faster gathered,
-                // by the AVX2 blocks).
-                (Isa::Avx512, _) if stream && E != 1 => {
+                // destination, where the source rows are longer than a
+                // gather (1-byte elements, and rows that one gather
+                // reads whole, such as NHWC -> NCHW with 64 channels,
+                // measured faster gathered).
+                (Isa::Avx512, _) if stream && E != 1 && long_rows => {
                     self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Direct)
                 }
                 (Isa::Sse, _) | (Isa::Avx, false) => {
