@@ -11,12 +11,15 @@
 //! The code is split by instruction set: [`scalar`] (portable, and the
 //! staged transposes every fast path falls back to), `sse` (the one
 //! square transpose of a 16-byte-wide block and the blocks built from
-//! it) and `avx` (8 x 8 blocks of 4-byte elements with AVX, the squares
-//! of other sizes two at a time with AVX2), with [`direct`] choosing
-//! between them.
+//! it), `avx` (8 x 8 blocks of 4-byte elements with AVX, the squares
+//! of other sizes two at a time with AVX2) and `avx512` (streamed blocks
+//! whose squares go four at a time, each register a whole destination
+//! line), with [`direct`] choosing between them.
 
 #[cfg(target_arch = "x86_64")]
 mod avx;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod direct;
 mod scalar;

@@ -6,54 +6,31 @@ use super::direct::Block;
 use std::arch::x86_64::{
     __m256, __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
     _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps, _mm256_setzero_si256,
-    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_stream_ps, _mm256_unpackhi_epi8,
-    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps,
-    _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
-    _mm256_unpacklo_ps,
+    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
+    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps, _mm256_unpacklo_epi8,
+    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_ps,
 };
 
 /// 16 x 16 blocks in 8 x 8 transposes, the two halves of each
-/// destination row one after the other, with non-temporal stores
-/// if `NT`.
-pub(super) struct Block16<const NT: bool>;
+/// destination row one after the other.
+pub(super) struct Block16;
 
-impl<const NT: bool> Block for Block16<NT> {
+impl Block for Block16 {
     const SIZE: usize = 16;
 
     /// # Safety
     ///
-    /// As `sse::Line::copy` of 4-byte elements (with `NT`, 32-byte
-    /// alignment), and
-    /// the CPU has AVX.
+    /// As `sse::Line::copy` of 4-byte elements, and the CPU has AVX.
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
-        if NT {
-            // Streamed, each destination line is written whole from a
-            // buffer in L1: two halves written apart would leave the
-            // write-combining buffers with partial lines.
-            // SAFETY: the source rows and the destination rows are what
-            // the caller vouches for; `block16` writes all 16 rows of 64
-            // bytes of the buffer.
-            unsafe { super::sse::through_l1(16, pt, st, |pc| block16::<false>(pa, sa, pc, 64)) };
-            return;
+        // SAFETY: the four 8 x 8 quarters of what the caller vouches
+        // for, completing destination rows 0..8, then 8..16.
+        unsafe {
+            block8(pa, sa, pt, st);
+            block8(pa.offset(8 * sa), sa, pt.add(32), st);
+            block8(pa.add(32), sa, pt.offset(8 * st), st);
+            block8(pa.offset(8 * sa).add(32), sa, pt.offset(8 * st).add(32), st);
         }
-        // SAFETY: as the caller vouches.
-        unsafe { block16::<false>(pa, sa, pt, st) }
-    }
-}
-
-/// # Safety
-///
-/// As `Block16::copy`.
-#[target_feature(enable = "avx")]
-unsafe fn block16<const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
-    // SAFETY: the four 8 x 8 quarters of what the caller vouches
-    // for, completing destination rows 0..8, then 8..16.
-    unsafe {
-        block8::<NT>(pa, sa, pt, st);
-        block8::<NT>(pa.offset(8 * sa), sa, pt.add(32), st);
-        block8::<NT>(pa.add(32), sa, pt.offset(8 * st), st);
-        block8::<NT>(pa.offset(8 * sa).add(32), sa, pt.offset(8 * st).add(32), st);
     }
 }
 
@@ -62,14 +39,14 @@ unsafe fn block16<const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isi
 /// # Safety
 ///
 /// The 32 bytes at `pa + r*sa` (`r < 8`) are readable, the 32 bytes
-/// at `pt + c*st` (`c < 8`) writable and disjoint from them; with
-/// `NT` each `pt + c*st` is 32-byte aligned; the CPU has AVX.
+/// at `pt + c*st` (`c < 8`) writable and disjoint from them; the CPU
+/// has AVX.
 #[target_feature(enable = "avx")]
 #[inline]
-unsafe fn block8<const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+unsafe fn block8(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
     // SAFETY: the rows read and written and AVX are what the
     // caller vouches for; unaligned loads and stores need no
-    // alignment, streaming ones the 32 bytes the caller gives.
+    // alignment.
     unsafe {
         let row = |k: isize| -> __m256 { _mm256_loadu_ps(pa.offset(k * sa).cast()) };
         let r = [
@@ -109,12 +86,7 @@ unsafe fn block8<const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isiz
             _mm256_permute2f128_ps::<0x31>(u3, u7),
         ];
         for (k, v) in out.into_iter().enumerate() {
-            let p = pt.offset(k as isize * st).cast();
-            if NT {
-                _mm256_stream_ps(p, v);
-            } else {
-                _mm256_storeu_ps(p, v);
-            }
+            _mm256_storeu_ps(pt.offset(k as isize * st).cast(), v);
         }
     }
 }
@@ -122,29 +94,19 @@ unsafe fn block8<const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isiz
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
 /// with AVX2: each [`pair`] transposes two `16 / E`-element squares side
 /// by side, one in each 128-bit lane, so the shuffles and the loads are
-/// half those of the SSE2 blocks (`sse::Line`). With `NT`, the block is
-/// transposed into a buffer in L1 and every destination line streamed
-/// whole from it, as `sse::Line` does.
-pub(super) struct Pairs<const E: usize, const NT: bool>;
+/// half those of the SSE2 blocks (`sse::Line`).
+pub(super) struct Pairs<const E: usize>;
 
-impl<const E: usize, const NT: bool> Block for Pairs<E, NT> {
+impl<const E: usize> Block for Pairs<E> {
     const SIZE: usize = 64 / E;
 
     /// # Safety
     ///
     /// The 64 bytes at `pa + r*sa` (`r < SIZE`) are readable, the 64
     /// bytes at `pt + c*st` (`c < SIZE`) writable and disjoint from
-    /// them; with `NT` each `pt + c*st` is 16-byte aligned; `E` is 1, 2
-    /// or 8; the CPU has AVX2.
+    /// them; `E` is 1, 2 or 8; the CPU has AVX2.
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
-        if NT {
-            // SAFETY: the source rows and the destination rows are what
-            // the caller vouches for; `pairs` writes all `SIZE` rows of 64
-            // bytes of the buffer.
-            unsafe { super::sse::through_l1(Self::SIZE, pt, st, |pc| pairs::<E>(pa, sa, pc, 64)) };
-            return;
-        }
         // SAFETY: as the caller vouches.
         unsafe { pairs::<E>(pa, sa, pt, st) }
     }
@@ -155,7 +117,7 @@ impl<const E: usize, const NT: bool> Block for Pairs<E, NT> {
 ///
 /// # Safety
 ///
-/// As [`Pairs::copy`] without `NT`.
+/// As [`Pairs::copy`].
 #[target_feature(enable = "avx2")]
 unsafe fn pairs<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
     let n = (16 / E) as isize;

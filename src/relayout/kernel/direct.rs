@@ -6,23 +6,26 @@
 //! ([`transpose`](super::scalar::transpose)) for what is left. Staging
 //! costs more than it saves here: the rows of a block stay in the caches
 //! however their addresses collide. The blocks are made of SSE2 squares,
-//! AVX 8 x 8 transposes (4-byte elements) or AVX2 pairs of squares (the
-//! other sizes), whichever the CPU has. One call copies a batch of equal
-//! transposes (the innermost loop around them, such as the tiles of a
-//! row of XLA's `T(8,128)(2,1)` bf16 layout): its bounds are checked and
-//! its loops chosen once, and a streamed copy is fenced once at the end
-//! by the caller.
+//! AVX 8 x 8 transposes (4-byte elements), AVX2 pairs of squares (the
+//! other sizes) or, streamed, AVX-512 quadruples of squares (2-, 4- and
+//! 8-byte elements), whichever the CPU has. One call copies a batch of
+//! equal transposes (the innermost loop around them, such as the tiles of
+//! a row of XLA's `T(8,128)(2,1)` bf16 layout): its bounds are checked
+//! and its loops chosen once, and a streamed copy is fenced once at the
+//! end by the caller.
 //!
 //! A large destination is written with non-temporal stores (whole lines,
 //! never read first), in tiles of [`TILE`] x [`TILE`] elements so that
 //! the pages of the rows a tile visits on both sides stay in the TLB;
-//! within a tile, a band of source rows from left to right, [`GATHER`]
-//! blocks at a time: their source rows are first copied whole into a
-//! buffer in L1 (rows a multiple of 4 KiB apart, read in pieces, would
-//! evict each other before their lines are used up), and each block is
-//! transposed into a second buffer from which every destination line is
-//! streamed whole. Smaller copies go in destination order, the source
-//! rows a sweep visits limited to about [`SPAN`] bytes.
+//! within a tile, a band of source rows from left to right. With
+//! AVX-512, each register of a block is a whole destination line, stored
+//! as it is made ([`Order::Direct`]). Otherwise [`GATHER`] blocks at a
+//! time: their source rows are first copied whole into a buffer in L1
+//! (rows a multiple of 4 KiB apart, read in pieces, would evict each
+//! other before their lines are used up), and each block is transposed
+//! into a second buffer from which every destination line is streamed
+//! whole ([`Order::Gathered`]). Smaller copies go in destination order,
+//! the source rows a sweep visits limited to about [`SPAN`] bytes.
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -40,8 +43,8 @@ const SPAN: usize = 2 << 20;
 /// (fewer under Miri, so that its tests reach past a tile).
 const TILE: usize = if cfg!(miri) { 64 } else { 512 };
 
-/// The instructions the 16 x 16 blocks are copied with. Only made for
-/// a CPU that has them.
+/// The instructions the blocks are copied with. Only made for a CPU
+/// that has them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Kernel(Isa);
 
@@ -54,6 +57,10 @@ enum Isa {
     /// AVX2: as AVX, and the squares of other sizes two at a time
     /// (`avx::Pairs`).
     Avx2,
+    /// AVX-512 F and BW (with AVX2): as AVX2, and streamed blocks of 2-,
+    /// 4- and 8-byte elements with their squares four at a time, each
+    /// register a whole destination line (`avx512::Quads`).
+    Avx512,
 }
 
 impl Kernel {
@@ -77,9 +84,19 @@ impl Kernel {
         has.then_some(Kernel(Isa::Avx2))
     }
 
-    /// AVX2 where the CPU has it, else AVX, else SSE.
+    /// AVX-512 F and BW with AVX2, if the CPU has them; under Miri as
+    /// [`avx`](Self::avx) (Miri does not run these intrinsics).
+    pub(crate) fn avx512() -> Option<Kernel> {
+        let has = Kernel::avx2().is_some()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw");
+        has.then_some(Kernel(Isa::Avx512))
+    }
+
+    /// AVX-512 where the CPU has it, else AVX2, else AVX, else SSE.
     pub(crate) fn best() -> Kernel {
-        Kernel::avx2()
+        Kernel::avx512()
+            .or_else(Kernel::avx2)
             .or_else(Kernel::avx)
             .unwrap_or_else(Kernel::sse)
     }
@@ -92,9 +109,28 @@ const LINE: usize = 64;
 const GATHER: usize = 4;
 
 /// Up to 64 rows of [`GATHER`] cache lines each, in L1 on their way from
-/// the source or to the destination.
+/// the source.
 #[repr(C, align(64))]
-pub(super) struct Lines(pub(super) [u8; 64 * GATHER * LINE]);
+struct Lines([u8; 64 * GATHER * LINE]);
+
+/// 64 cache lines in L1 on their way to the destination.
+#[repr(C, align(64))]
+struct Staged([u8; 64 * LINE]);
+
+/// The order in which [`Tr::grid`] copies its blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// Destination order, the source rows a sweep visits limited to
+    /// about [`SPAN`] bytes: a destination that stays in the caches.
+    Destination,
+    /// Streamed: in tiles, each block's source rows gathered into L1
+    /// first and its destination lines streamed whole from L1.
+    Gathered,
+    /// Streamed: in tiles, straight from the source rows to the
+    /// destination lines, by blocks that write whole lines with
+    /// non-temporal stores (`avx512::Quads`).
+    Direct,
+}
 
 /// Code that copies one square block of `SIZE x SIZE` elements.
 pub(super) trait Block {
@@ -211,20 +247,20 @@ impl<'a, const E: usize> Tr<'a, E> {
     }
 
     /// As many blocks `B` of rows `r` (within `0..i.n`), columns `c`
-    /// (within `0..j.n`) as fit from their start, in source order
-    /// (`by_source`) or destination order; returns where the blocks
-    /// end in `r` and in `c`.
+    /// (within `0..j.n`) as fit from their start, in the `order` given;
+    /// returns where the blocks end in `r` and in `c`.
     ///
     /// # Safety
     ///
-    /// What `B::copy` asks beyond the bounds: for a streaming block,
-    /// each destination row of each block is 64-byte aligned; for an
-    /// AVX (AVX2) block, the CPU has AVX (AVX2).
+    /// What `B::copy` asks beyond the bounds: for [`Order::Gathered`]
+    /// and [`Order::Direct`] (streamed), each destination row of each
+    /// block is 64-byte aligned; for an AVX (AVX2, AVX-512) block, the
+    /// CPU has AVX (AVX2, AVX-512 F and BW).
     unsafe fn grid<B: Block>(
         &mut self,
         r: Range<usize>,
         c: Range<usize>,
-        by_source: bool,
+        order: Order,
     ) -> (usize, usize) {
         let b = B::SIZE;
         let r_end = r.start + r.len() / b * b;
@@ -243,59 +279,77 @@ impl<'a, const E: usize> Tr<'a, E> {
             // not overlap. The caller vouches for the rest.
             unsafe { B::copy(ps.add(so as usize), sa, pd.add(dof as usize), st) }
         };
-        if by_source {
-            // Tiles of `TILE x TILE` elements: the source rows and the
-            // destination rows a tile visits (`2 * TILE` pages at most
-            // when both are a page or more apart) stay in the TLB, and
-            // each is visited for `TILE` elements in a row. Within a
-            // tile, a band of source rows from left to right, `GATHER`
-            // blocks at a time: their source rows are first copied whole
-            // into a buffer in L1, each row's `GATHER` lines in one go,
-            // so that the rows (often a multiple of 4 KiB apart) do not
-            // evict each other from the caches between the pieces of a
-            // row, and memory is read in runs.
-            assert_eq!(b * E, LINE, "streamed blocks have rows of a line");
-            let mut lines = MaybeUninit::<Lines>::uninit();
-            let pg = lines.as_mut_ptr().cast::<u8>();
-            let t = (TILE / b * b).max(b);
-            let w = (GATHER * LINE) as isize;
-            for ib in (r.start..r_end).step_by(t) {
-                let ie = r_end.min(ib + t);
-                for jb in (c.start..c_end).step_by(t) {
-                    let je = c_end.min(jb + t);
-                    for ii in (ib..ie).step_by(b) {
-                        for jg in (jb..je).step_by(GATHER * b) {
-                            let g = (je - jg) / b;
-                            let g = g.min(GATHER);
-                            let (so, _) = self.at(ii, jg);
-                            // SAFETY: as for `copy`, the `g` blocks from
-                            // column `jg` (`jg + g*b <= je <= j.n`), whose
-                            // source rows (`g * LINE` bytes each, `b * E
-                            // == LINE`) are gathered into rows `k < b <=
-                            // 64` of `w` bytes of `lines` (64 * w bytes),
-                            // distinct from both buffers; each `B::copy`
-                            // reads bytes just written.
-                            unsafe {
-                                let pa = ps.add(so as usize);
-                                for k in 0..b as isize {
-                                    let (from, to) = (pa.offset(k * sa), pg.offset(k * w));
-                                    std::ptr::copy_nonoverlapping(from, to, g * LINE);
-                                }
-                                for q in 0..g {
-                                    let (_, dof) = self.at(ii, jg + q * b);
-                                    B::copy(pg.add(q * LINE), w, pd.add(dof as usize), st);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        } else {
+        if order == Order::Destination {
             let per = rows_per_sweep(sa, b);
             for rm in (r.start..r_end).step_by(per) {
                 for jj in (c.start..c_end).step_by(b) {
                     for ii in (rm..r_end.min(rm + per)).step_by(b) {
                         copy(self.at(ii, jj));
+                    }
+                }
+            }
+            return (r_end, c_end);
+        }
+        // Tiles of `TILE x TILE` elements: the source rows and the
+        // destination rows a tile visits (`2 * TILE` pages at most when
+        // both are a page or more apart) stay in the TLB, and each is
+        // visited for `TILE` elements in a row. Within a tile, a band of
+        // source rows from left to right.
+        let t = (TILE / b * b).max(b);
+        let tiles = (r.start..r_end).step_by(t).flat_map(|ib| {
+            (c.start..c_end)
+                .step_by(t)
+                .map(move |jb| (ib..r_end.min(ib + t), jb..c_end.min(jb + t)))
+        });
+        if order == Order::Direct {
+            for (rows, cols) in tiles {
+                for ii in rows.step_by(b) {
+                    for jj in cols.clone().step_by(b) {
+                        copy(self.at(ii, jj));
+                    }
+                }
+            }
+            return (r_end, c_end);
+        }
+        // Gathered: `GATHER` blocks at a time, their source rows first
+        // copied whole into a buffer in L1, each row's `GATHER` lines in
+        // one go, so that the rows (often a multiple of 4 KiB apart) do
+        // not evict each other from the caches between the pieces of a
+        // row, and memory is read in runs; each block is transposed into
+        // a second buffer, from which every destination line is streamed
+        // whole.
+        assert_eq!(b * E, LINE, "streamed blocks have rows of a line");
+        let mut lines = MaybeUninit::<Lines>::uninit();
+        let mut staged = MaybeUninit::<Staged>::uninit();
+        let pg = lines.as_mut_ptr().cast::<u8>();
+        let pc = staged.as_mut_ptr().cast::<u8>();
+        let w = GATHER * LINE;
+        for (rows, cols) in tiles {
+            for ii in rows.step_by(b) {
+                for jg in cols.clone().step_by(GATHER * b) {
+                    let g = ((cols.end - jg) / b).min(GATHER);
+                    let (so, _) = self.at(ii, jg);
+                    // SAFETY: as for `copy`, the `g` blocks from column
+                    // `jg` (`jg + g*b <= cols.end <= j.n`), whose source
+                    // rows (`g * LINE` bytes each, `b * E == LINE`) are
+                    // gathered into rows `k < b <= 64` of `w` bytes of
+                    // `lines` (64 * w bytes); each block is transposed
+                    // into the `b <= 64` lines of `staged`, which are
+                    // streamed whole to the block's destination rows,
+                    // 64-byte aligned as the caller vouches. Both buffers
+                    // are distinct from `src` and `dst`; every byte read
+                    // from them was just written.
+                    unsafe {
+                        let pa = ps.add(so as usize);
+                        for k in 0..b as isize {
+                            let (from, to) = (pa.offset(k * sa), pg.offset(k * w as isize));
+                            std::ptr::copy_nonoverlapping(from, to, g * LINE);
+                        }
+                        for q in 0..g {
+                            let (_, dof) = self.at(ii, jg + q * b);
+                            B::copy(pg.add(q * LINE), w as isize, pc, LINE as isize);
+                            super::sse::stream_lines(pc, b, pd.add(dof as usize), st);
+                        }
                     }
                 }
             }
@@ -338,10 +392,11 @@ impl<'a, const E: usize> Tr<'a, E> {
         let mut done = 0;
         if E == 2 && K == 2 && !short_i && ls == 4 {
             // Pairs of 2-byte elements split into two rows (bf16 in
-            // `(2,1)` sub-tiles): 8 pairs at a time.
-            // Streamed when both destination rows start on a line: each
-            // row is then written in order, 16 bytes (`8 * ld`) at a
-            // time, two lines open at once.
+            // `(2,1)` sub-tiles): 8 pairs at a time. (An AVX-512 split of
+            // 32 pairs into whole lines measured no faster.) Streamed
+            // when both destination rows start on a line: each row is
+            // then written in order, 16 bytes (`8 * ld`) at a time, two
+            // lines open at once.
             let first = (pd as usize).wrapping_add(dof as usize);
             let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
             done = long / 8 * 8;
@@ -383,7 +438,8 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// Rows `r`, columns `c`: SSE squares, the rest staged.
     fn edge(&mut self, r: Range<usize>, c: Range<usize>) {
         // SAFETY: SSE is part of the x86_64 baseline; nothing streams.
-        let (r4, c4) = unsafe { self.grid::<super::sse::Square<E>>(r.clone(), c.clone(), false) };
+        let (r4, c4) =
+            unsafe { self.grid::<super::sse::Square<E>>(r.clone(), c.clone(), Order::Destination) };
         self.staged(r4..r.end, c.clone());
         self.staged(r.start..r4, c4..c.end);
     }
@@ -497,24 +553,29 @@ impl<const E: usize> Tr<'_, E> {
         // made where the CPU has AVX (and AVX2); the AVX blocks are only
         // used for 4-byte elements, the AVX2 ones for the others.
         let (i_hi, j_hi) = unsafe {
-            match (kernel.0, E == 4, stream) {
-                (Isa::Sse, _, false) | (Isa::Avx, false, false) => {
-                    self.grid::<super::sse::Line<E, false>>(rows, cols, false)
+            let long_rows = i.s.unsigned_abs() > GATHER * LINE;
+            let order = if stream {
+                Order::Gathered
+            } else {
+                Order::Destination
+            };
+            match (kernel.0, E == 4) {
+                // Streamed with AVX-512, whole lines straight to the
+                // destination, where the source rows are longer than a
+                // gather (1-byte elements, and rows that one gather
+                // reads whole, such as NHWC -> NCHW with 64 channels,
+                // measured faster gathered).
+                (Isa::Avx512, _) if stream && E != 1 && long_rows => {
+                    self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Direct)
                 }
-                (Isa::Sse, _, true) | (Isa::Avx, false, true) => {
-                    self.grid::<super::sse::Line<E, true>>(rows, cols, true)
+                (Isa::Sse, _) | (Isa::Avx, false) => {
+                    self.grid::<super::sse::Line<E>>(rows, cols, order)
                 }
-                (Isa::Avx | Isa::Avx2, true, false) => {
-                    self.grid::<super::avx::Block16<false>>(rows, cols, false)
+                (Isa::Avx | Isa::Avx2 | Isa::Avx512, true) => {
+                    self.grid::<super::avx::Block16>(rows, cols, order)
                 }
-                (Isa::Avx | Isa::Avx2, true, true) => {
-                    self.grid::<super::avx::Block16<true>>(rows, cols, true)
-                }
-                (Isa::Avx2, false, false) => {
-                    self.grid::<super::avx::Pairs<E, false>>(rows, cols, false)
-                }
-                (Isa::Avx2, false, true) => {
-                    self.grid::<super::avx::Pairs<E, true>>(rows, cols, true)
+                (Isa::Avx2 | Isa::Avx512, false) => {
+                    self.grid::<super::avx::Pairs<E>>(rows, cols, order)
                 }
             }
         };
@@ -563,7 +624,12 @@ mod tests {
             s: e as isize,
             d: pitch as isize,
         };
-        let kernels = [Some(Kernel::sse()), Kernel::avx(), Kernel::avx2()];
+        let kernels = [
+            Some(Kernel::sse()),
+            Kernel::avx(),
+            Kernel::avx2(),
+            Kernel::avx512(),
+        ];
         for kernel in kernels.into_iter().flatten() {
             for stream in [false, true] {
                 // The last offset puts the destination on a 64-byte

@@ -1,16 +1,16 @@
 //! SSE2 (part of the x86_64 baseline): the crate's one square transpose
 //! of a 16-byte-wide block ([`square`]: 16 x 16 one-byte, 8 x 8 two-byte,
 //! 4 x 4 four-byte or 2 x 2 eight-byte elements), used by the staged copy
-//! ([`transpose_square`]) and by the direct blocks ([`Square`], [`Line`]).
+//! ([`transpose_square`]) and by the direct blocks ([`Square`], [`Line`]), and the
+//! non-temporal stores of streamed copies ([`stream_lines`]).
 
-use super::direct::{Block, Lines};
+use super::direct::Block;
 use std::arch::x86_64::{
     __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_setzero_si128, _mm_slli_epi32, _mm_srai_epi32,
     _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
     _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
     _mm_unpacklo_epi64,
 };
-use std::mem::MaybeUninit;
 
 /// Whether [`square`] handles `E`-byte elements.
 pub(super) const fn has_square(e: usize) -> bool {
@@ -38,7 +38,7 @@ pub(super) fn transpose_square<const E: usize>(
     // SAFETY: the `16 / E` rows of 16 bytes read (bytes `k*row ..
     // k*row + 16`) lie in `a`, which is `span` bytes long; likewise the
     // rows written lie in `t`, a distinct slice.
-    unsafe { square::<E, false>(a.as_ptr(), row as isize, t.as_mut_ptr(), row as isize) }
+    unsafe { square::<E>(a.as_ptr(), row as isize, t.as_mut_ptr(), row as isize) }
 }
 
 /// Squares of `16 / E` elements of `E` bytes: one [`square`].
@@ -54,74 +54,37 @@ impl<const E: usize> Block for Square<E> {
     #[inline(always)]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
         // SAFETY: as the caller vouches.
-        unsafe { square::<E, false>(pa, sa, pt, st) }
+        unsafe { square::<E>(pa, sa, pt, st) }
     }
 }
 
 /// Squares of `64 / E` elements, each row a 64-byte line, in 4 x 4
-/// [`square`]s, with non-temporal stores if `NT`.
-pub(super) struct Line<const E: usize, const NT: bool>;
+/// [`square`]s.
+pub(super) struct Line<const E: usize>;
 
-impl<const E: usize, const NT: bool> Block for Line<E, NT> {
+impl<const E: usize> Block for Line<E> {
     const SIZE: usize = 64 / E;
 
     /// # Safety
     ///
     /// The 64 bytes at `pa + r*sa` (`r < SIZE`) are readable, the 64
     /// bytes at `pt + c*st` (`c < SIZE`) writable and disjoint from
-    /// them; with `NT` each `pt + c*st` is 16-byte aligned.
+    /// them.
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
         let n = (16 / E) as isize;
-        if NT {
-            // Streamed, the `16 / E` destination rows of a square would
-            // be `16 / E` lines written a quarter at a time, more than
-            // the CPU's write-combining buffers hold: the block is
-            // transposed into a buffer in L1 and streamed out a whole
-            // line at a time.
-            // SAFETY: the destination rows are what the caller vouches
-            // for; the block (the non-streamed copy below) writes all
-            // `SIZE` rows of 64 bytes of the buffer.
-            unsafe {
-                through_l1(Self::SIZE, pt, st, |pc| {
-                    Line::<E, false>::copy(pa, sa, pc, 64)
-                })
-            };
-            return;
-        }
         for c0 in 0..4isize {
             for r0 in 0..4isize {
                 // SAFETY: the square at rows `n*r0..`, bytes `16*c0..` of
-                // what the caller vouches for; its destination rows start
-                // 16-byte aligned if the block's do.
+                // what the caller vouches for.
                 unsafe {
                     let a = pa.offset(n * r0 * sa + 16 * c0);
                     let t = pt.offset(n * c0 * st + 16 * r0);
-                    square::<E, NT>(a, sa, t, st);
+                    square::<E>(a, sa, t, st);
                 }
             }
         }
     }
-}
-
-/// Writes a block of `n` rows of 64 bytes into a buffer in L1 (`fill`,
-/// given the buffer, rows 64 bytes apart) and streams them from there
-/// to the destination rows at `pt + k * st` ([`stream_lines`]), so that
-/// every destination line is written whole at once.
-///
-/// # Safety
-///
-/// `n <= 64`; `fill` writes every byte of the first `n` rows of the
-/// buffer it is given (4096 bytes or more) and nothing outside it; the 64
-/// bytes at `pt + k*st` (`k < n`) are writable and 16-byte aligned.
-#[inline(always)]
-pub(super) unsafe fn through_l1(n: usize, pt: *mut u8, st: isize, fill: impl FnOnce(*mut u8)) {
-    let mut cols = MaybeUninit::<Lines>::uninit();
-    let pc = cols.as_mut_ptr().cast::<u8>();
-    fill(pc);
-    // SAFETY: `fill` wrote the `n` rows read; `cols` is a local buffer,
-    // distinct from the destination, which the caller vouches for.
-    unsafe { stream_lines(pc, n, pt, st) }
 }
 
 /// Streams the `n` rows of 64 bytes at `pc` (64 bytes apart) to the
@@ -230,13 +193,13 @@ fn interleave<const E: usize>(r: [__m128i; 16], n: usize) -> [__m128i; 16] {
 ///
 /// `E` is 1, 2, 4 or 8; the 16 bytes at `pa + r*sa` (`r < n`) are
 /// readable, the 16 bytes at `pt + c*st` (`c < n`) writable and disjoint
-/// from them; with `NT` each `pt + c*st` is 16-byte aligned.
+/// from them.
 #[inline(always)]
-unsafe fn square<const E: usize, const NT: bool>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+unsafe fn square<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
     let n = 16 / E;
     // SAFETY: the rows read and written are what the caller vouches for;
-    // unaligned loads and stores need no alignment, streaming ones the 16
-    // bytes the caller gives. SSE2 is part of the x86_64 baseline.
+    // unaligned loads and stores need no alignment. SSE2 is part of the
+    // x86_64 baseline.
     unsafe {
         let mut r = [_mm_setzero_si128(); 16];
         for (k, v) in r.iter_mut().enumerate().take(n) {
@@ -249,12 +212,7 @@ unsafe fn square<const E: usize, const NT: bool>(pa: *const u8, sa: isize, pt: *
             }
         }
         for (k, v) in r.into_iter().enumerate().take(n) {
-            let p = pt.offset(k as isize * st);
-            if NT {
-                stream(p, v);
-            } else {
-                _mm_storeu_si128(p.cast(), v);
-            }
+            _mm_storeu_si128(pt.offset(k as isize * st).cast(), v);
         }
     }
 }
