@@ -184,6 +184,36 @@ fn an_empty_any_reads_as_json_format_reads_it() {
 }
 
 #[test]
+fn bad_keys_before_a_late_type_are_quoted_in_the_inputs_order() {
+    // formats_json_any.jsonl: with the `@type` of an `Any` after other
+    // keys, json_format.Parse reads the payload's keys in the input's order
+    // and quotes the first it does not know. prost-reflect alone buffers
+    // the keys before the `@type` in a hash map and quotes either of two
+    // bad ones; each call seeds a new map, so twenty calls would show it.
+    let mut checked = 0;
+    for r in records("oracle/formats_json_any.jsonl") {
+        let Some(google) = r["error"].as_str() else {
+            continue;
+        };
+        let Some((_, rest)) = google.split_once("has no field named \"") else {
+            continue;
+        };
+        let name = &rest[..rest.find('"').unwrap()];
+        let (message, input) = (str_field(&r, "message"), str_field(&r, "json"));
+        for _ in 0..20 {
+            let err = formats::from_json_dynamic(descriptor(message), input).unwrap_err();
+            assert!(
+                err.message()
+                    .contains(&format!("unrecognized field name '{name}'")),
+                "{input}: {err}, Google quotes {name:?}"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}
+
+#[test]
 fn binary_nesting_stops_where_protobufs_does() {
     // formats_messages.jsonl: upb decodes 100 levels below the outermost
     // message and rejects 101 ("Exceeded upb_DecodeOptions_MaxDepth").

@@ -47,6 +47,34 @@ CASES = [
         '{"passMetadata": [{"customMetadata": {}}, {"passId": "3", "customMetadata": {}}]}',
     ),
     ("google.protobuf.Any", "{}"),
+    # An `Any` whose `@type` is not its first key: the keys are read in the
+    # input's order, so of several bad keys the first is the one quoted.
+    (
+        "xla.HloPassMetadata",
+        '{"customMetadata": {"minorToMajor": [1, 0], "@type":'
+        ' "type.googleapis.com/xla.LayoutProto", "tiles": [{"dimensions": [2]}]}}',
+    ),
+    (
+        "xla.HloPassMetadata",
+        '{"customMetadata": {"zeta": 1, "alpha": 2, "@type":'
+        ' "type.googleapis.com/xla.LayoutProto"}}',
+    ),
+    (
+        "xla.HloPassMetadata",
+        '{"customMetadata": {"alpha": 1, "zeta": 2, "@type":'
+        ' "type.googleapis.com/xla.LayoutProto"}}',
+    ),
+    (
+        "xla.HloPassMetadata",
+        '{"customMetadata": {"minorToMajor": [1], "mid": 1, "@type":'
+        ' "type.googleapis.com/xla.LayoutProto", "tiles": [], "last": 2}}',
+    ),
+    (
+        "xla.HloPassMetadata",
+        '{"customMetadata": {"customMetadata": {"b": 1, "a": 2, "@type":'
+        ' "type.googleapis.com/xla.LayoutProto"}, "@type":'
+        ' "type.googleapis.com/xla.HloPassMetadata"}}',
+    ),
 ]
 
 
