@@ -708,16 +708,16 @@ fn long_names_are_held_at_most_once() {
             Some(36 + n),
         ),
         // An `Any` whose `@type` comes after the name (4.0 times the record
-        // before the readers looked into such an `Any`): the error is at
-        // the `Any`'s `}`, 72 bytes after the name's start, when
-        // prost-reflect reads its buffered keys.
+        // before the readers looked into such an `Any`): the reader writes
+        // that `@type` first, so the error is at the name's closing quote,
+        // as for any unknown key.
         (
             &metrics,
             format!(
                 "{{\"customMetrics\": {{\"{long}\": 1, \"@type\": \"type.googleapis.com/xla.PassMetrics\"}}}}"
             ),
             "invalid JSON message: unrecognized field name 'xxx",
-            Some(72 + n),
+            Some(20 + n),
         ),
         // A name after a late `@type` (4.0 times): at its closing quote.
         (
