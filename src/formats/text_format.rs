@@ -167,20 +167,31 @@ const LONG_STRING: usize = 64 << 10;
 struct TextPlan {
     edits: Vec<Edit>,
     stem: String,
-    /// Each replaced token's place in the input, and whether it is a
-    /// string (its contents, without the quotes) or a name.
-    tokens: Vec<(std::ops::Range<usize>, bool)>,
+    /// Each replaced token's place in the input (a string's contents,
+    /// without the quotes) and what it is.
+    tokens: Vec<(std::ops::Range<usize>, Token)>,
+}
+
+/// What a replaced token of [`TextPlan`] is.
+#[derive(Clone, Copy)]
+enum Token {
+    /// A name.
+    Name,
+    /// A string, with what its placeholder keeps of its decoded bytes.
+    String(Edges),
 }
 
 /// Plans the replacement of every identifier of `long_ident` bytes or more
 /// that the schema cannot know (no field, enum value or type of the pool
 /// and no keyword of the format has that name), also each part of a
 /// dotted name (`[a.b]`, `[domain/type.name]`), and of every quoted string
-/// of `long_string` bytes or more that the lexer reads as text
-/// ([`plain_utf8`]; escapes included), by placeholders that
+/// of `long_string` bytes or more that the lexer accepts (escapes
+/// included) and whose UTF-8 [`Edges`] can be kept, by placeholders that
 /// also occur nowhere: the text-format parser treats a name it does not
 /// know and a string's contents the same whatever they are, except where
-/// its message quotes them. `None` if there is nothing to replace.
+/// its message quotes them and where a string field checks that the
+/// value (adjacent strings joined) is UTF-8, which the kept edges decide
+/// as the whole string did. `None` if there is nothing to replace.
 fn plan_text_edits(
     descriptor: &MessageDescriptor,
     text: &str,
@@ -208,9 +219,9 @@ fn plan_text_edits(
                 if i < bytes.len()
                     && bytes[i] == b
                     && i - (start + 1) >= long_string
-                    && plain_utf8(&bytes[start + 1..i])
+                    && let Some(edges) = Edges::of(&bytes[start + 1..i])
                 {
-                    tokens.push((start + 1..i, true));
+                    tokens.push((start + 1..i, Token::String(edges)));
                 }
             }
             // An identifier: not the letters of a number (`0x1f`, `1e5`,
@@ -224,7 +235,7 @@ fn plan_text_edits(
                     i += 1;
                 }
                 if i - start >= long_ident {
-                    tokens.push((start..i, false));
+                    tokens.push((start..i, Token::Name));
                 }
                 continue;
             }
@@ -236,10 +247,10 @@ fn plan_text_edits(
         return None;
     }
     let names = schema_names(descriptor);
-    tokens.retain(|(range, string)| {
-        let token = &text[range.clone()];
-        *string
-            || !(names.contains(token) || KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(token)))
+    tokens.retain(|(range, token)| {
+        let name = &text[range.clone()];
+        matches!(token, Token::String(_))
+            || !(names.contains(name) || KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(name)))
     });
     if tokens.is_empty() {
         return None;
@@ -255,12 +266,18 @@ fn plan_text_edits(
     let edits = tokens
         .iter()
         .enumerate()
-        .map(|(n, (range, string))| {
-            let (at, removed, inserted) = if *string {
+        .map(|(n, (range, token))| {
+            let (at, removed, inserted) = match token {
                 // The quotes too: the placeholder is always in `"`.
-                (range.start - 1, range.len() + 2, format!("\"{stem}{n}\""))
-            } else {
-                (range.start, range.len(), format!("{stem}{n}"))
+                Token::String(edges) => {
+                    let (head, tail) = edges.escaped();
+                    (
+                        range.start - 1,
+                        range.len() + 2,
+                        format!("\"{head}{stem}{n}{tail}\""),
+                    )
+                }
+                Token::Name => (range.start, range.len(), format!("{stem}{n}")),
             };
             Edit {
                 at,
@@ -296,9 +313,8 @@ fn number_before(before: &[u8]) -> bool {
 /// \? \\ \' \"`, `\x` with one or two hex digits, `\` with one to three
 /// octal digits up to 255, `\u` with four and `\U` with eight hex digits
 /// naming a `char`, any other byte but NUL, newline and `\`), each given
-/// to `emit` with whether it came from a `\x` or octal escape; `false`
-/// where the lexer rejects the contents.
-fn string_bytes(body: &[u8], mut emit: impl FnMut(u8, bool)) -> bool {
+/// to `emit`; `false` where the lexer rejects the contents.
+fn string_bytes(body: &[u8], mut emit: impl FnMut(u8)) -> bool {
     let hex_digits = |from: usize, max: usize| {
         body[from.min(body.len())..]
             .iter()
@@ -318,7 +334,7 @@ fn string_bytes(body: &[u8], mut emit: impl FnMut(u8, bool)) -> bool {
             return false;
         }
         if b != b'\\' {
-            emit(b, false);
+            emit(b);
             i += 1;
             continue;
         }
@@ -327,21 +343,21 @@ fn string_bytes(body: &[u8], mut emit: impl FnMut(u8, bool)) -> bool {
         };
         i += 2;
         match e {
-            b'a' => emit(0x07, false),
-            b'b' => emit(0x08, false),
-            b'f' => emit(0x0c, false),
-            b'n' => emit(b'\n', false),
-            b'r' => emit(b'\r', false),
-            b't' => emit(b'\t', false),
-            b'v' => emit(0x0b, false),
-            b'?' | b'\\' | b'\'' | b'"' => emit(e, false),
+            b'a' => emit(0x07),
+            b'b' => emit(0x08),
+            b'f' => emit(0x0c),
+            b'n' => emit(b'\n'),
+            b'r' => emit(b'\r'),
+            b't' => emit(b'\t'),
+            b'v' => emit(0x0b),
+            b'?' | b'\\' | b'\'' | b'"' => emit(e),
             b'x' | b'X' => {
                 let n = hex_digits(i, 2);
                 if n == 0 {
                     return false;
                 }
                 // At most 0xff.
-                emit(number(&body[i..i + n], 16) as u8, true);
+                emit(number(&body[i..i + n], 16) as u8);
                 i += n;
             }
             b'0'..=b'7' => {
@@ -353,7 +369,7 @@ fn string_bytes(body: &[u8], mut emit: impl FnMut(u8, bool)) -> bool {
                 let Ok(byte) = u8::try_from(number(&body[i - 1..i - 1 + n], 8)) else {
                     return false;
                 };
-                emit(byte, true);
+                emit(byte);
                 i += n - 1;
             }
             b'u' | b'U' => {
@@ -364,9 +380,7 @@ fn string_bytes(body: &[u8], mut emit: impl FnMut(u8, bool)) -> bool {
                 let Some(c) = char::from_u32(number(&body[i..i + want], 16)) else {
                     return false;
                 };
-                c.encode_utf8(&mut [0; 4])
-                    .bytes()
-                    .for_each(|b| emit(b, false));
+                c.encode_utf8(&mut [0; 4]).bytes().for_each(&mut emit);
                 i += want;
             }
             _ => return false,
@@ -375,14 +389,129 @@ fn string_bytes(body: &[u8], mut emit: impl FnMut(u8, bool)) -> bool {
     true
 }
 
-/// Whether the lexer reads the contents of a string literal as text:
-/// every escape valid, and none of `\\x` or octal giving a byte above
-/// 0x7f. The other parts of the contents are whole UTF-8 characters, so
-/// the string is then valid UTF-8, and a string field takes it as it takes
-/// a placeholder. Other strings are left alone.
-fn plain_utf8(body: &[u8]) -> bool {
-    let mut utf8 = true;
-    string_bytes(body, |b, byte_escape| utf8 &= !(byte_escape && b > 0x7f)) && utf8
+/// What a string's placeholder keeps of its decoded bytes so that a
+/// string field reads the placeholder, with the strings beside it (which
+/// the parser joins), exactly when it reads the string: up to three
+/// continuation bytes that start it (they may end a character begun by
+/// the string before), the incomplete character that ends it (the next
+/// string may end it), and whether what lies between, the middle, is not
+/// UTF-8 (then neither is any value the string is part of, and the
+/// placeholder holds a `0xff`, which is never UTF-8). A valid middle
+/// begins and ends on whole characters, as the placeholder's ASCII
+/// stem does, so the value around it is UTF-8 with the one as with the
+/// other.
+#[derive(Clone, Copy)]
+struct Edges {
+    /// The placeholder's bytes before its stem: the leading continuation
+    /// bytes.
+    head: ([u8; 3], usize),
+    /// Its bytes after the stem: a `0xff` if the middle is not UTF-8,
+    /// else the trailing incomplete character.
+    tail: ([u8; 3], usize),
+}
+
+impl Edges {
+    /// The edges of the string literal contents `body`; `None` if the
+    /// lexer rejects it (the parser then fails on it as it is), or its
+    /// middle is empty (its two edges would meet across the placeholder).
+    fn of(body: &[u8]) -> Option<Edges> {
+        let mut head = ([0; 3], 0);
+        let mut utf8 = Utf8::default();
+        let (mut started, mut middle, mut invalid) = (false, false, false);
+        let read = string_bytes(body, |b| {
+            if invalid {
+                return;
+            }
+            if !started && head.1 < 3 && (0x80..0xc0).contains(&b) {
+                head.0[head.1] = b;
+                head.1 += 1;
+                return;
+            }
+            started = true;
+            invalid = !utf8.push(b);
+            // A whole character of the middle.
+            middle |= utf8.need == 0;
+        });
+        let tail = match (invalid, utf8.need) {
+            (true, _) => ([0xff, 0, 0], 1),
+            (false, 0) => ([0; 3], 0),
+            (false, _) => (utf8.bytes, utf8.len),
+        };
+        (read && (invalid || middle)).then_some(Edges { head, tail })
+    }
+
+    /// The text of the placeholder's bytes before and after its stem, as
+    /// `\x` escapes.
+    fn escaped(&self) -> (String, String) {
+        let hex = |(bytes, n): ([u8; 3], usize)| {
+            bytes[..n]
+                .iter()
+                .map(|b| format!("\\x{b:02x}"))
+                .collect::<String>()
+        };
+        (hex(self.head), hex(self.tail))
+    }
+
+    /// The same bytes as the parser's messages print them
+    /// (`ascii::escape_default`).
+    fn printed(&self) -> (String, String) {
+        let show = |(bytes, n): ([u8; 3], usize)| {
+            bytes[..n]
+                .iter()
+                .flat_map(|&b| std::ascii::escape_default(b))
+                .map(char::from)
+                .collect::<String>()
+        };
+        (show(self.head), show(self.tail))
+    }
+}
+
+/// A UTF-8 check one byte at a time (the well-formed sequences of the
+/// Unicode Standard's table 3-7, as `str::from_utf8` checks them),
+/// holding the bytes of the character it is in.
+#[derive(Default)]
+struct Utf8 {
+    /// Continuation bytes the character still needs.
+    need: usize,
+    /// The range the next continuation byte must lie in.
+    next: (u8, u8),
+    /// The character's first `len` bytes (while it is incomplete).
+    bytes: [u8; 3],
+    len: usize,
+}
+
+impl Utf8 {
+    /// Takes `b`; `false` if the bytes so far are not UTF-8.
+    fn push(&mut self, b: u8) -> bool {
+        if self.need == 0 {
+            self.len = 0;
+        }
+        if self.need > 0 {
+            if !(self.next.0..=self.next.1).contains(&b) {
+                return false;
+            }
+            self.need -= 1;
+            self.next = (0x80, 0xbf);
+        } else {
+            (self.need, self.next) = match b {
+                0x00..=0x7f => (0, (0x80, 0xbf)),
+                0xc2..=0xdf => (1, (0x80, 0xbf)),
+                0xe0 => (2, (0xa0, 0xbf)),
+                0xed => (2, (0x80, 0x9f)),
+                0xe1..=0xef => (2, (0x80, 0xbf)),
+                0xf0 => (3, (0x90, 0xbf)),
+                0xf4 => (3, (0x80, 0x8f)),
+                0xf1..=0xf3 => (3, (0x80, 0xbf)),
+                _ => return false,
+            };
+        }
+        // The fourth byte of a character completes it: never a trail.
+        if self.len < 3 {
+            self.bytes[self.len] = b;
+            self.len += 1;
+        }
+        true
+    }
 }
 
 /// Every name an identifier of the text format can stand for in the pool
@@ -429,19 +558,31 @@ impl TextPlan {
                         .parse::<usize>()
                         .ok()
                         .and_then(|n| plan.tokens.get(n));
-                    f.write_str(&message[..at])?;
                     match token {
-                        Some((range, true)) => {
+                        // The string's bytes in place of the placeholder's
+                        // (its kept edges around the stem too), where the
+                        // message prints them whole.
+                        Some((range, Token::String(edges)))
+                            if message[..at].ends_with(&edges.printed().0)
+                                && message[end..].starts_with(&edges.printed().1) =>
+                        {
+                            let (head, tail) = edges.printed();
+                            f.write_str(&message[..at - head.len()])?;
                             let mut result = Ok(());
-                            string_bytes(text[range.clone()].as_bytes(), |b, _| {
+                            string_bytes(text[range.clone()].as_bytes(), |b| {
                                 if result.is_ok() {
                                     result = write!(f, "{}", std::ascii::escape_default(b));
                                 }
                             });
                             result?;
+                            message = &message[end + tail.len()..];
+                            continue;
                         }
-                        Some((range, false)) => f.write_str(&text[range.clone()])?,
-                        None => f.write_str(&message[at..end])?,
+                        Some((range, Token::Name)) => {
+                            f.write_str(&message[..at])?;
+                            f.write_str(&text[range.clone()])?;
+                        }
+                        _ => f.write_str(&message[..end])?,
                     }
                     message = &message[end..];
                 }
@@ -769,8 +910,42 @@ mod tests {
             "pass_name: \"\\u00e9\\t\" nope: 1",
             "pass_name: \"a\" \"b\\n\" pass_name: \"c\"",
             "custom_metrics { [type.googleapis.com/xla.PassMetrics] { pass_name: \"\\\"\" nope: 1 } }",
+            // Byte escapes whose UTF-8 is whole only with the strings
+            // beside them (the parser joins adjacent strings), or never.
+            r#"pass_name: "a\xc3" "\xa9b" nope: 1"#,
+            r#"pass_name: "a\xc3" "b""#,
+            r#"pass_name: "a\xe2\x82" "\xacb" nope: 1"#,
+            r#"pass_name: "a\xe2" "\x82\xacb" nope: 1"#,
+            r#"pass_name: "a\xf0" "\x9f\x98\x80b" nope: 1"#,
+            r#"pass_name: "a\xf0\x9f" "\x98" "\x80b" nope: 1"#,
+            r#"pass_name: "a\xf0" "\x9f\x98\x80" nope: 1"#,
+            r#"pass_name: "a\xe2\x82" "\xac\xacb""#,
+            r#"pass_name: "a\xe0" "\x80\x80b""#,
+            r#"pass_name: "a\xed" "\xa0\x80b""#,
+            r#"pass_name: "\x80\x80\x80\x80b""#,
+            r#"pass_name: "ab\xff" "c""#,
+            r#"pass_name: "\300\257b""#,
+            r#"pass_name: "a\xc3\xa9b\xf4\x90\x80\x80""#,
+            r#"pass_name: "a\xc3\xa9\xf4\x8f\xbf\xbf" nope: 1"#,
+            r#"pass_name: 'a\303' '\251b' pass_name: "c""#,
         ] {
             cases.push(("xla.PassMetrics".into(), text.into()));
+        }
+        for text in [
+            r#"dimensions: "\x80ab\xe2\x82""#,
+            r#"dimensions: "ab\xff\xfe""#,
+            r#"element_type: "\xc3\xa9x""#,
+            r#"dimensions: "a\xc3" "\xa9b""#,
+        ] {
+            cases.push(("xla.ShapeProto".into(), text.into()));
+        }
+        // A bytes field takes any bytes: the input is read as it is.
+        for text in [
+            r#"u8s: "\xff\x80ab" nope: 1"#,
+            r#"u8s: "a\xc3" "\xa9b" shape { dimensions: 2 }"#,
+            r#"u8s: "\x80ab\xe2""#,
+        ] {
+            cases.push(("xla.LiteralProto".into(), text.into()));
         }
         let differ = with_stack_for(true, || {
             let mut differ = Vec::new();

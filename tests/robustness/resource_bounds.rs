@@ -811,6 +811,18 @@ fn long_names_are_held_at_most_once() {
             format!("dimensions: \"\\n{long}\""),
             "invalid text format message: expected an integer, but found '\"\\nxxx",
         ),
+        // A byte escape above `\x7f` (5.6 times before: such strings were
+        // left alone), valid UTF-8 or not.
+        (
+            &shape,
+            format!("dimensions: \"\\xff{long}\""),
+            "invalid text format message: expected an integer, but found '\"\\xffxxx",
+        ),
+        (
+            &shape,
+            format!("element_type: \"\\303\\251{long}\\342\""),
+            "invalid text format message: expected an enum value, but found '\"\\xc3\\xa9xxx",
+        ),
     ];
     for (descriptor, input, start) in &text {
         let (r, peak) =
@@ -834,6 +846,19 @@ fn long_names_are_held_at_most_once() {
         (
             &metrics,
             format!("pass_name: \"\\u00e9{long}\" nope: 1"),
+            "invalid text format message: field 'nope' not found for message 'xla.PassMetrics'",
+        ),
+        // A string field given bytes that are not UTF-8 (the parser's
+        // copy of the string, twice the record before), and valid UTF-8
+        // spelled with byte escapes before an unknown field.
+        (
+            &metrics,
+            format!("pass_name: \"{long}\\x80\""),
+            "invalid text format message: string is not valid utf-8",
+        ),
+        (
+            &metrics,
+            format!("pass_name: \"\\xe2\\x82\\xac{long}\" nope: 1"),
             "invalid text format message: field 'nope' not found for message 'xla.PassMetrics'",
         ),
     ];
