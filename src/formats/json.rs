@@ -375,6 +375,10 @@ struct JsonPlan<'a> {
     elided: Option<(Cow<'a, str>, String)>,
     /// The type URL given to each empty `Any` (`{}`), cleared after parsing.
     sentinel: Option<String>,
+    /// Each `Any` whose late `@type` is written first: from its `{` to the
+    /// end of that `@type`, the keys prost-reflect reads only as JSON
+    /// until it has read the `@type` ([`JsonPlan::syntax_first`]).
+    buffered: Vec<Range<usize>>,
 }
 
 /// The type a JSON value is read as, as far as the reader's edits need it.
@@ -449,6 +453,7 @@ fn plan_edits<'a>(
         edits: Vec::new(),
         elided: None,
         sentinel: None,
+        buffered: Vec::new(),
     };
     let mut stack: Vec<JsonFrame> = Vec::new();
     let mut top_taken = false;
@@ -519,6 +524,7 @@ fn plan_edits<'a>(
                                                 &json[quoted.clone()]
                                             ),
                                         });
+                                        plan.buffered.push(*object..quoted.end);
                                         *hoisted = Some(quoted);
                                         JsonType::Message(m)
                                     }
@@ -907,7 +913,54 @@ impl<'a> JsonPlan<'a> {
                 }
                 checked_depth(message)
             }
-            Err(e) => Err(self.error(&e, json, &edited)),
+            Err(e) => {
+                let error = self.error(&e, json, &edited);
+                drop(edited);
+                Err(self.syntax_first(error, json))
+            }
+        }
+    }
+
+    /// `error`, or the input's first syntax error if it comes first:
+    /// prost-reflect reads the keys before a late `@type` only as JSON
+    /// until it has read the `@type`, so a syntax error among them (or
+    /// anywhere before that `@type`) comes before an error in their
+    /// values, which the edited input, with the `@type` first, reads as
+    /// they come. json_format.Parse too loads the whole text before it
+    /// reads a field. Only the planned reading with a late `@type`
+    /// written first can differ; the input is read once more, for its
+    /// syntax alone, on that error path only.
+    fn syntax_first(&self, error: Error, json: &str) -> Error {
+        let Some(at) = error.location().map(|l| l.offset) else {
+            return error;
+        };
+        if self.buffered.is_empty() {
+            return error;
+        }
+        // Where prost-reflect would reach the error: an error in buffered
+        // keys, once it has read the `@type` of the outermost `Any` that
+        // holds them.
+        let at = self
+            .buffered
+            .iter()
+            .filter(|r| r.contains(&at))
+            .map(|r| r.end)
+            .max()
+            .unwrap_or(at);
+        let mut de = serde_json::Deserializer::from_str(json);
+        de.disable_recursion_limit();
+        match <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de)
+            .and_then(|_| de.end())
+        {
+            Err(syntax)
+                if syntax.line() > 0
+                    && location_of(json, syntax.line(), syntax.column().saturating_sub(1))
+                        .offset
+                        < at =>
+            {
+                json_error(&syntax, json)
+            }
+            _ => error,
         }
     }
 
@@ -1461,6 +1514,61 @@ mod tests {
         })
         .unwrap();
         assert!(differ.is_empty(), "{}", differ.join("\n"));
+    }
+
+    #[test]
+    fn a_syntax_error_before_a_late_type_comes_first() {
+        // prost-reflect reads the keys before a late `@type` only as JSON
+        // (and json_format.Parse loads the whole text first): a syntax
+        // error among them is the error, not a bad key before it, also
+        // when the reader writes the `@type` first (found by the
+        // any_message fuzz target: the key was long, and elided). After
+        // the `@type`, the bad key comes first, as prost-reflect reads
+        // the buffered keys once it has the `@type`.
+        let descriptor = crate::proto::DESCRIPTOR_POOL
+            .get_message_by_name("xla.PassMetrics")
+            .unwrap();
+        let url = "\"@type\": \"type.googleapis.com/xla.PassMetrics\"";
+        let long = "x".repeat(LONG_TOKEN);
+        for (json, syntax) in [
+            (
+                format!("{{\"customMetrics\": {{\"nope\": 1x, {url}}}}}"),
+                true,
+            ),
+            (
+                format!("{{\"customMetrics\": {{\"{long}\": 1x, {url}}}}}"),
+                true,
+            ),
+            (
+                format!("{{\"customMetrics\": {{\"nope\": 1, \"passName\": \"p\" {url}}}}}"),
+                true,
+            ),
+            (
+                format!("{{\"customMetrics\": {{\"nope\": 1, {url}, \"passName\": \"p\" x}}}}"),
+                false,
+            ),
+            (
+                format!("{{\"customMetrics\": {{\"nope\": 1, {url}}}}}}}"),
+                false,
+            ),
+            (
+                format!("{{\"customMetrics\": {{\"{long}\": 1, {url}}}}}}}"),
+                false,
+            ),
+        ] {
+            let ours = from_json_dynamic(descriptor.clone(), &json).unwrap_err();
+            let theirs = json_error(&read_json(&descriptor, &json).unwrap_err(), &json);
+            if syntax {
+                assert_eq!(ours.to_string(), theirs.to_string(), "{json:.80}");
+                assert_eq!(ours.location(), theirs.location());
+            } else {
+                assert!(
+                    ours.to_string()
+                        .starts_with("invalid JSON message: unrecognized field name"),
+                    "{json:.80}: {ours}"
+                );
+            }
+        }
     }
 
     #[test]
