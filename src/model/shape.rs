@@ -44,6 +44,10 @@ pub enum Shape {
     Buffer(Box<Shape>),
 }
 
+// At most 256 bytes, which glibc's `memcpy` moves without a loop: the
+// rarely set layout attributes are boxed (`layout::Rare`) to keep it so.
+const _: () = assert!(std::mem::size_of::<Shape>() <= 256);
+
 /// A valid array shape: element type, dimensions (static, bounded dynamic
 /// or unbounded dynamic), and an optional [`Layout`] that fits them.
 ///
