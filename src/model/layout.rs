@@ -37,6 +37,10 @@ pub struct Layout {
 /// returning one from a parser or a decoder does) then costs half the
 /// instructions it cost at 304 bytes (glibc's `memcpy` copies up to 256
 /// bytes without a loop; callgrind, BENCHMARKS.md).
+///
+/// `==` here is field by field, to tell a set of defaults apart from
+/// attributes that are set; layouts compare with XLA's `Layout::operator==`
+/// ([`Layout::equal_with`]), which reads these fields one by one.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Rare {
     pub(crate) tail_padding_alignment_in_elements: i64,
