@@ -6,7 +6,7 @@ use std::cell::Cell;
 
 use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::limits::MAX_NESTING_DEPTH;
-use crate::model::layout::Layout;
+use crate::model::layout::{Layout, Rare};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
 use crate::model::raw::{RawLayout, RawProgramShape, RawShape};
@@ -197,20 +197,23 @@ fn build(p: RawShape) -> Result<Shape> {
 /// The fields of `Layout::FromProto`, with the physical shape supplied by
 /// the caller. The vectors are moved, not copied.
 fn layout_fields(p: RawLayout, physical_shape: Option<Shape>) -> Layout {
-    Layout {
-        minor_to_major: p.minor_to_major,
-        tiles: p.tiles,
+    let rare = Rare {
         tail_padding_alignment_in_elements: match p.tail_padding_alignment_in_elements {
             0 => 1,
             n => n,
         },
         index_primitive_type: element_type_of(p.index_primitive_type),
         pointer_primitive_type: element_type_of(p.pointer_primitive_type),
-        element_size_in_bits: p.element_size_in_bits,
-        memory_space: p.memory_space,
         split_configs: p.split_configs,
         physical_shape: physical_shape.map(Box::new),
         dynamic_shape_metadata_prefix_bytes: p.dynamic_shape_metadata_prefix_bytes,
+    };
+    Layout {
+        minor_to_major: p.minor_to_major,
+        tiles: p.tiles,
+        element_size_in_bits: p.element_size_in_bits,
+        memory_space: p.memory_space,
+        rare: (rare != Rare::default()).then(|| Box::new(rare)),
     }
 }
 
@@ -302,20 +305,21 @@ impl From<Shape> for ShapeProto {
 impl From<&Layout> for LayoutProto {
     /// XLA's `Layout::ToProto` (the alignment is written even when 1).
     fn from(l: &Layout) -> LayoutProto {
+        let r = l.rare();
         LayoutProto {
             minor_to_major: l.minor_to_major.to_vec(),
             tiles: l.tiles.iter().map(TileProto::from).collect(),
-            tail_padding_alignment_in_elements: l.tail_padding_alignment_in_elements,
+            tail_padding_alignment_in_elements: r.tail_padding_alignment_in_elements,
             element_size_in_bits: l.element_size_in_bits,
             memory_space: l.memory_space,
-            index_primitive_type: l.index_primitive_type as i32,
-            pointer_primitive_type: l.pointer_primitive_type as i32,
-            physical_shape: l
+            index_primitive_type: r.index_primitive_type as i32,
+            pointer_primitive_type: r.pointer_primitive_type as i32,
+            physical_shape: r
                 .physical_shape
                 .as_ref()
                 .map(|s| Box::new(ShapeProto::from(&**s))),
-            dynamic_shape_metadata_prefix_bytes: l.dynamic_shape_metadata_prefix_bytes,
-            split_configs: l.split_configs.iter().map(SplitConfigProto::from).collect(),
+            dynamic_shape_metadata_prefix_bytes: r.dynamic_shape_metadata_prefix_bytes,
+            split_configs: r.split_configs.iter().map(SplitConfigProto::from).collect(),
             ..Default::default()
         }
     }

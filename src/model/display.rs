@@ -373,19 +373,20 @@ impl<'a> Printer<'a> {
                 self.tile(t);
             }
         }
-        if l.tail_padding_alignment_in_elements() != 1 {
+        let r = l.rare();
+        if r.tail_padding_alignment_in_elements != 1 {
             self.text("L(");
-            self.int(l.tail_padding_alignment_in_elements());
+            self.int(r.tail_padding_alignment_in_elements);
             self.byte(b')');
         }
-        if l.index_primitive_type() != PrimitiveType::Invalid {
+        if r.index_primitive_type != PrimitiveType::Invalid {
             self.text("#(");
-            self.integral_type(l.index_primitive_type());
+            self.integral_type(r.index_primitive_type);
             self.byte(b')');
         }
-        if l.pointer_primitive_type() != PrimitiveType::Invalid {
+        if r.pointer_primitive_type != PrimitiveType::Invalid {
             self.text("*(");
-            self.integral_type(l.pointer_primitive_type());
+            self.integral_type(r.pointer_primitive_type);
             self.byte(b')');
         }
         if l.element_size_in_bits() != 0 {
@@ -398,9 +399,9 @@ impl<'a> Printer<'a> {
             self.int(l.memory_space());
             self.byte(b')');
         }
-        if !l.split_configs().is_empty() {
+        if !r.split_configs.is_empty() {
             self.text("SC");
-            for s in l.split_configs() {
+            for s in &r.split_configs {
                 self.split_config(s);
             }
         }
@@ -412,9 +413,9 @@ impl<'a> Printer<'a> {
             }
             self.byte(b')');
         }
-        if l.dynamic_shape_metadata_prefix_bytes() > 0 {
+        if r.dynamic_shape_metadata_prefix_bytes > 0 {
             self.text("M(");
-            self.int(l.dynamic_shape_metadata_prefix_bytes());
+            self.int(r.dynamic_shape_metadata_prefix_bytes);
             self.byte(b')');
         }
     }
@@ -439,14 +440,16 @@ impl<'a> Printer<'a> {
 /// list (and so the `:`).
 fn has_attributes(l: &Layout, physical: Option<Option<&Shape>>) -> bool {
     !l.tiles().is_empty()
-        || l.tail_padding_alignment_in_elements() != 1
-        || l.index_primitive_type() != PrimitiveType::Invalid
-        || l.pointer_primitive_type() != PrimitiveType::Invalid
         || l.element_size_in_bits() != 0
         || l.memory_space() != 0
-        || !l.split_configs().is_empty()
         || physical.is_some()
-        || l.dynamic_shape_metadata_prefix_bytes() > 0
+        || l.rare.as_deref().is_some_and(|r| {
+            r.tail_padding_alignment_in_elements != 1
+                || r.index_primitive_type != PrimitiveType::Invalid
+                || r.pointer_primitive_type != PrimitiveType::Invalid
+                || !r.split_configs.is_empty()
+                || r.dynamic_shape_metadata_prefix_bytes > 0
+        })
 }
 
 /// Runs `write` on a [`Printer`] that appends to `out`.

@@ -21,19 +21,56 @@ use crate::model::tile::{SplitConfig, Tile};
 ///     .with_memory_space(1);
 /// assert_eq!(l.to_string(), "{1,0:T(8,128)(2,1)S(1)}");
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Layout {
     pub(crate) minor_to_major: Dims,
     pub(crate) tiles: Tiles,
+    pub(crate) element_size_in_bits: i64,
+    pub(crate) memory_space: i64,
+    /// The attributes that are rarely set, `None` while they all have
+    /// their default ([`Rare::default`]).
+    pub(crate) rare: Option<Box<Rare>>,
+}
+
+/// The attributes of a [`Layout`] that are rarely set, kept apart so that
+/// a `Layout` takes 168 bytes and a [`Shape`] 256: moving a `Shape` (as
+/// returning one from a parser or a decoder does) then costs half the
+/// instructions it cost at 304 bytes (glibc's `memcpy` copies up to 256
+/// bytes without a loop; callgrind, BENCHMARKS.md).
+///
+/// `==` here is field by field, to tell a set of defaults apart from
+/// attributes that are set; layouts compare with XLA's `Layout::operator==`
+/// ([`Layout::equal_with`]), which reads these fields one by one.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Rare {
     pub(crate) tail_padding_alignment_in_elements: i64,
     pub(crate) index_primitive_type: PrimitiveType,
     pub(crate) pointer_primitive_type: PrimitiveType,
-    pub(crate) element_size_in_bits: i64,
-    pub(crate) memory_space: i64,
     pub(crate) split_configs: Vec<SplitConfig>,
     pub(crate) physical_shape: Option<Box<Shape>>,
     pub(crate) dynamic_shape_metadata_prefix_bytes: i64,
 }
+
+impl Rare {
+    /// As in XLA's `Layout()`: alignment 1, nothing else.
+    const DEFAULT: Rare = Rare {
+        tail_padding_alignment_in_elements: 1,
+        index_primitive_type: PrimitiveType::Invalid,
+        pointer_primitive_type: PrimitiveType::Invalid,
+        split_configs: Vec::new(),
+        physical_shape: None,
+        dynamic_shape_metadata_prefix_bytes: 0,
+    };
+}
+
+impl Default for Rare {
+    fn default() -> Self {
+        Rare::DEFAULT
+    }
+}
+
+/// The defaults a layout without [`Rare`] attributes reads.
+static NO_RARE: Rare = Rare::DEFAULT;
 
 impl Default for Layout {
     /// XLA's `Layout()`: empty minor_to_major, alignment 1, nothing else.
@@ -42,15 +79,36 @@ impl Default for Layout {
         Layout {
             minor_to_major: Dims::new(),
             tiles: Tiles::new(),
-            tail_padding_alignment_in_elements: 1,
-            index_primitive_type: PrimitiveType::Invalid,
-            pointer_primitive_type: PrimitiveType::Invalid,
             element_size_in_bits: 0,
             memory_space: 0,
-            split_configs: Vec::new(),
-            physical_shape: None,
-            dynamic_shape_metadata_prefix_bytes: 0,
+            rare: None,
         }
+    }
+}
+
+impl std::fmt::Debug for Layout {
+    /// Every attribute, boxed or not, by name and in the order a derived
+    /// `Debug` printed them before the rare ones were boxed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let r = self.rare();
+        f.debug_struct("Layout")
+            .field("minor_to_major", &self.minor_to_major)
+            .field("tiles", &self.tiles)
+            .field(
+                "tail_padding_alignment_in_elements",
+                &r.tail_padding_alignment_in_elements,
+            )
+            .field("index_primitive_type", &r.index_primitive_type)
+            .field("pointer_primitive_type", &r.pointer_primitive_type)
+            .field("element_size_in_bits", &self.element_size_in_bits)
+            .field("memory_space", &self.memory_space)
+            .field("split_configs", &r.split_configs)
+            .field("physical_shape", &r.physical_shape)
+            .field(
+                "dynamic_shape_metadata_prefix_bytes",
+                &r.dynamic_shape_metadata_prefix_bytes,
+            )
+            .finish()
     }
 }
 
@@ -62,14 +120,21 @@ impl Layout {
         if !self.tiles.is_empty() {
             self.tiles.truncate(0);
         }
-        self.tail_padding_alignment_in_elements = 1;
-        self.index_primitive_type = PrimitiveType::Invalid;
-        self.pointer_primitive_type = PrimitiveType::Invalid;
         self.element_size_in_bits = 0;
         self.memory_space = 0;
-        self.split_configs.clear();
-        self.physical_shape = None;
-        self.dynamic_shape_metadata_prefix_bytes = 0;
+        self.rare = None;
+    }
+
+    /// The rarely set attributes (their defaults when none is set).
+    #[inline]
+    pub(crate) fn rare(&self) -> &Rare {
+        self.rare.as_deref().unwrap_or(&NO_RARE)
+    }
+
+    /// The rarely set attributes, to set one.
+    #[inline]
+    pub(crate) fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
     }
 
     /// XLA's default (descending, row-major) layout `{rank-1, ..., 1, 0}`:
@@ -115,19 +180,19 @@ impl Layout {
                 "tail_padding_alignment_in_elements must be >= 1, got {n} (XLA: Check failed: value >= 1)"
             )));
         }
-        self.tail_padding_alignment_in_elements = n;
+        self.rare_mut().tail_padding_alignment_in_elements = n;
         Ok(self)
     }
 
     /// With `#(t)`, the index type of a sparse array (`Invalid` = none).
     pub fn with_index_primitive_type(mut self, t: PrimitiveType) -> Self {
-        self.index_primitive_type = t;
+        self.rare_mut().index_primitive_type = t;
         self
     }
 
     /// With `*(t)`, the pointer type of a sparse array (`Invalid` = none).
     pub fn with_pointer_primitive_type(mut self, t: PrimitiveType) -> Self {
-        self.pointer_primitive_type = t;
+        self.rare_mut().pointer_primitive_type = t;
         self
     }
 
@@ -145,19 +210,19 @@ impl Layout {
 
     /// With these split configs (replacing any).
     pub fn with_split_configs(mut self, split_configs: Vec<SplitConfig>) -> Self {
-        self.split_configs = split_configs;
+        self.rare_mut().split_configs = split_configs;
         self
     }
 
     /// With `P(shape)`, the physical shape of a sparse array.
     pub fn with_physical_shape(mut self, shape: Option<Shape>) -> Self {
-        self.physical_shape = shape.map(Box::new);
+        self.rare_mut().physical_shape = shape.map(Box::new);
         self
     }
 
     /// With `M(n)`: bytes of dynamic-shape metadata before the data.
     pub fn with_dynamic_shape_metadata_prefix_bytes(mut self, bytes: i64) -> Self {
-        self.dynamic_shape_metadata_prefix_bytes = bytes;
+        self.rare_mut().dynamic_shape_metadata_prefix_bytes = bytes;
         self
     }
 
@@ -174,17 +239,17 @@ impl Layout {
 
     /// `L(n)`; 1 when not set.
     pub fn tail_padding_alignment_in_elements(&self) -> i64 {
-        self.tail_padding_alignment_in_elements
+        self.rare().tail_padding_alignment_in_elements
     }
 
     /// `#(t)`; `Invalid` when not set.
     pub fn index_primitive_type(&self) -> PrimitiveType {
-        self.index_primitive_type
+        self.rare().index_primitive_type
     }
 
     /// `*(t)`; `Invalid` when not set.
     pub fn pointer_primitive_type(&self) -> PrimitiveType {
-        self.pointer_primitive_type
+        self.rare().pointer_primitive_type
     }
 
     /// `E(n)`; 0 (natural size) when not set.
@@ -199,17 +264,17 @@ impl Layout {
 
     /// The split configs.
     pub fn split_configs(&self) -> &[SplitConfig] {
-        &self.split_configs
+        &self.rare().split_configs
     }
 
     /// `P(shape)`, if any.
     pub fn physical_shape(&self) -> Option<&Shape> {
-        self.physical_shape.as_deref()
+        self.rare().physical_shape.as_deref()
     }
 
     /// `M(n)`; 0 when not set.
     pub fn dynamic_shape_metadata_prefix_bytes(&self) -> i64 {
-        self.dynamic_shape_metadata_prefix_bytes
+        self.rare().dynamic_shape_metadata_prefix_bytes
     }
 
     /// Mutable access to the minor-to-major order (validity is checked
@@ -225,7 +290,7 @@ impl Layout {
 
     /// Mutable access to the split configs.
     pub fn split_configs_mut(&mut self) -> &mut Vec<SplitConfig> {
-        &mut self.split_configs
+        &mut self.rare_mut().split_configs
     }
 
     /// XLA's `Layout::DeleteDimension`: removes logical dimension `d` from
@@ -250,20 +315,20 @@ impl Layout {
 
     /// Equality under `options` (XLA's `Layout::Equal`).
     pub fn equal_with(&self, other: &Layout, options: &LayoutEqual) -> bool {
+        let (a, b) = (self.rare(), other.rare());
         self.minor_to_major == other.minor_to_major
             && (options.ignore_tiles || self.tiles == other.tiles)
             && (options.ignore_tail_padding_alignment_in_elements
-                || self.tail_padding_alignment_in_elements
-                    == other.tail_padding_alignment_in_elements)
+                || a.tail_padding_alignment_in_elements == b.tail_padding_alignment_in_elements)
             && (options.ignore_index_primitive_type
-                || self.index_primitive_type == other.index_primitive_type)
+                || a.index_primitive_type == b.index_primitive_type)
             && (options.ignore_pointer_primitive_type
-                || self.pointer_primitive_type == other.pointer_primitive_type)
+                || a.pointer_primitive_type == b.pointer_primitive_type)
             && (options.ignore_element_size
                 || self.element_size_in_bits == other.element_size_in_bits)
             && (options.ignore_memory_space || self.memory_space == other.memory_space)
-            && (options.ignore_split_configs || self.split_configs == other.split_configs)
-            && (options.ignore_physical_shape || self.physical_shape == other.physical_shape)
+            && (options.ignore_split_configs || a.split_configs == b.split_configs)
+            && (options.ignore_physical_shape || a.physical_shape == b.physical_shape)
     }
 }
 
@@ -281,14 +346,15 @@ impl std::hash::Hash for Layout {
     /// Hashes what XLA's `AbslHashValue` hashes (not the physical shape,
     /// not `M(n)`), so equal layouts hash equally.
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let r = self.rare();
         self.minor_to_major.hash(state);
         self.tiles.hash(state);
         self.element_size_in_bits.hash(state);
-        self.index_primitive_type.hash(state);
-        self.pointer_primitive_type.hash(state);
+        r.index_primitive_type.hash(state);
+        r.pointer_primitive_type.hash(state);
         self.memory_space.hash(state);
-        self.split_configs.hash(state);
-        self.tail_padding_alignment_in_elements.hash(state);
+        r.split_configs.hash(state);
+        r.tail_padding_alignment_in_elements.hash(state);
     }
 }
 
@@ -345,5 +411,51 @@ impl LayoutEqual {
             .ignore_physical_shape()
             .ignore_element_size()
             .ignore_tail_padding_alignment_in_elements()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    /// A layout whose rare attributes were set back to their defaults
+    /// (boxed) and one that never had any (not boxed) are the same
+    /// layout: equal, same hash, same `Debug`, `Display` and proto bytes.
+    #[test]
+    fn boxed_default_attributes_are_no_attributes() {
+        let plain = Layout::new([1, 0]);
+        let boxed = Layout::new([1, 0])
+            .with_dynamic_shape_metadata_prefix_bytes(0)
+            .with_tail_padding_alignment_in_elements(1)
+            .unwrap()
+            .with_split_configs(vec![]);
+        assert!(plain.rare.is_none() && boxed.rare.is_some());
+        assert_eq!(plain, boxed);
+        let s = std::collections::hash_map::RandomState::new();
+        assert_eq!(s.hash_one(&plain), s.hash_one(&boxed));
+        assert_eq!(format!("{plain:?}"), format!("{boxed:?}"));
+        assert_eq!(plain.to_string(), boxed.to_string());
+        let array = |l: &Layout| {
+            crate::ArrayShape::new(PrimitiveType::F32, [2, 3])
+                .unwrap()
+                .with_layout(Some(l.clone()))
+                .unwrap()
+        };
+        assert_eq!(
+            Shape::Array(array(&plain)).to_proto_bytes(),
+            Shape::Array(array(&boxed)).to_proto_bytes()
+        );
+        // Each rare attribute, set, reads back and is compared.
+        let set = Layout::new([1, 0]).with_dynamic_shape_metadata_prefix_bytes(8);
+        assert_eq!(set.dynamic_shape_metadata_prefix_bytes(), 8);
+        assert_eq!(set.tail_padding_alignment_in_elements(), 1);
+        assert!(set.equal_with(&plain, &LayoutEqual::default()));
+        let aligned = plain
+            .clone()
+            .with_tail_padding_alignment_in_elements(4)
+            .unwrap();
+        assert_ne!(aligned, plain);
+        assert_eq!(aligned.to_string(), "{1,0:L(4)}");
     }
 }

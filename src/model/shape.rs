@@ -1,7 +1,7 @@
 //! [`Shape`] and [`ArrayShape`]: validated XLA shapes.
 
 use crate::error::{Error, Result};
-use crate::model::inline::{Dims, DynamicFlags};
+use crate::model::inline::{Dims, DynamicFlags, InlineVec};
 use crate::model::layout::{Layout, LayoutEqual};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::validate;
@@ -43,6 +43,10 @@ pub enum Shape {
     /// `b(shape)`: a buffer holding an array.
     Buffer(Box<Shape>),
 }
+
+// At most 256 bytes, which glibc's `memcpy` moves without a loop: the
+// rarely set layout attributes are boxed (`layout::Rare`) to keep it so.
+const _: () = assert!(std::mem::size_of::<Shape>() <= 256);
 
 /// A valid array shape: element type, dimensions (static, bounded dynamic
 /// or unbounded dynamic), and an optional [`Layout`] that fits them.
@@ -290,10 +294,19 @@ impl Shape {
 
     /// The empty array `self` holds if it is a [`slot`](Self::slot) still
     /// unfilled (then nothing is moved), or a new one put in its place.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn array_slot(&mut self) -> &mut ArrayShape {
-        let fresh = matches!(self, Shape::Array(a)
-            if a.dimensions.is_empty() && a.dynamic.is_empty() && a.layout.is_none());
+        // Matched on the storage itself: `is_empty` would first find the
+        // values' slice.
+        let fresh = matches!(
+            self,
+            Shape::Array(ArrayShape {
+                dimensions: InlineVec::Inline { len: 0, .. },
+                dynamic: InlineVec::Inline { len: 0, .. },
+                layout: None,
+                ..
+            })
+        );
         if !fresh {
             *self = Shape::slot();
         }

@@ -29,16 +29,24 @@ impl LayoutFacts for Layout {
         &self.minor_to_major
     }
     fn tail_padding_alignment(&self) -> i64 {
-        self.tail_padding_alignment_in_elements
+        self.rare
+            .as_ref()
+            .map_or(1, |r| r.tail_padding_alignment_in_elements)
     }
     fn has_index_primitive_type(&self) -> bool {
-        self.index_primitive_type != PrimitiveType::Invalid
+        self.rare
+            .as_ref()
+            .is_some_and(|r| r.index_primitive_type != PrimitiveType::Invalid)
     }
     fn has_pointer_primitive_type(&self) -> bool {
-        self.pointer_primitive_type != PrimitiveType::Invalid
+        self.rare
+            .as_ref()
+            .is_some_and(|r| r.pointer_primitive_type != PrimitiveType::Invalid)
     }
     fn has_physical_shape(&self) -> bool {
-        self.physical_shape.is_some()
+        self.rare
+            .as_ref()
+            .is_some_and(|r| r.physical_shape.is_some())
     }
     #[inline]
     fn has_invalid_tiles(&self) -> bool {

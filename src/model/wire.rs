@@ -247,14 +247,21 @@ fn valid_layout_fields(buf: &[u8], l: &mut Layout) -> Option<()> {
             keys::ELEMENT_SIZE_IN_BITS => l.element_size_in_bits = r.varint().ok()? as i64,
             keys::MEMORY_SPACE => l.memory_space = r.varint().ok()? as i64,
             keys::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES => {
-                l.dynamic_shape_metadata_prefix_bytes = r.varint().ok()? as i64;
+                let n = r.varint().ok()? as i64;
+                if n != 0 || l.rare.is_some() {
+                    l.rare_mut().dynamic_shape_metadata_prefix_bytes = n;
+                }
             }
             keys::TAIL_PADDING_ALIGNMENT_IN_ELEMENTS => {
-                l.tail_padding_alignment_in_elements = match r.varint().ok()? as i64 {
+                let n = match r.varint().ok()? as i64 {
                     0 => 1,
                     n if n > 0 => n,
                     _ => return None,
                 };
+                // XLA writes the alignment even when it is 1.
+                if n != 1 || l.rare.is_some() {
+                    l.rare_mut().tail_padding_alignment_in_elements = n;
+                }
             }
             _ => return None,
         }
@@ -500,14 +507,15 @@ fn layout_max_len(l: &Layout) -> usize {
             .map(|t| 2 * MAX_FIELD + MAX_VARINT * t.dimensions().len())
             .sum::<usize>();
     }
-    if !l.split_configs.is_empty() {
-        n += l
+    let r = l.rare();
+    if !r.split_configs.is_empty() {
+        n += r
             .split_configs
             .iter()
             .map(|s| 3 * MAX_FIELD + MAX_VARINT * s.split_indices().len())
             .sum::<usize>();
     }
-    if let Some(p) = &l.physical_shape {
+    if let Some(p) = &r.physical_shape {
         n += MAX_FIELD + shape_max_len(p);
     }
     n
@@ -596,23 +604,28 @@ fn write_layout(w: &mut Writer<'_>, l: &Layout) {
     }
     w.int64(layout::ELEMENT_SIZE_IN_BITS, l.element_size_in_bits);
     w.int64(layout::MEMORY_SPACE, l.memory_space);
-    if let Some(p) = &l.physical_shape {
+    let Some(r) = l.rare.as_deref() else {
+        // The defaults: only the alignment, 1, is written.
+        w.int64(layout::TAIL_PADDING_ALIGNMENT_IN_ELEMENTS, 1);
+        return;
+    };
+    if let Some(p) = &r.physical_shape {
         w.message(layout::PHYSICAL_SHAPE, |w| write_shape(w, p));
     }
-    w.int64(layout::INDEX_PRIMITIVE_TYPE, l.index_primitive_type as i64);
+    w.int64(layout::INDEX_PRIMITIVE_TYPE, r.index_primitive_type as i64);
     w.int64(
         layout::POINTER_PRIMITIVE_TYPE,
-        l.pointer_primitive_type as i64,
+        r.pointer_primitive_type as i64,
     );
     w.int64(
         layout::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
-        l.dynamic_shape_metadata_prefix_bytes,
+        r.dynamic_shape_metadata_prefix_bytes,
     );
     w.int64(
         layout::TAIL_PADDING_ALIGNMENT_IN_ELEMENTS,
-        l.tail_padding_alignment_in_elements,
+        r.tail_padding_alignment_in_elements,
     );
-    for s in &l.split_configs {
+    for s in &r.split_configs {
         w.message(layout::SPLIT_CONFIGS, |w| {
             w.int64(split_config::DIMENSION, s.dimension());
             w.packed_int64(split_config::SPLIT_INDICES, s.split_indices());

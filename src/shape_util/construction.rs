@@ -383,7 +383,10 @@ pub fn make_validated_shape_with_descending_layout_and_same_physical_layout(
     if let Some(old) = shape.layout() {
         layout.tiles = old.tiles.clone();
         layout.element_size_in_bits = old.element_size_in_bits;
-        layout.tail_padding_alignment_in_elements = old.tail_padding_alignment_in_elements;
+        let alignment = old.tail_padding_alignment_in_elements();
+        if alignment != 1 {
+            layout.rare_mut().tail_padding_alignment_in_elements = alignment;
+        }
         layout.memory_space = old.memory_space;
     }
     ArrayShape::from_parts(shape.element_type(), dims, dynamic, Some(layout))
@@ -410,8 +413,8 @@ fn clear_dynamic_dimensions(shape: &mut Shape) {
             // XLA creates an empty layout when there is none, which is
             // invalid for rank >= 1 (a dynamic array has rank >= 1): we
             // only reset an existing layout's prefix.
-            if let Some(l) = a.layout.as_mut() {
-                l.dynamic_shape_metadata_prefix_bytes = 0;
+            if let Some(r) = a.layout.as_mut().and_then(|l| l.rare.as_deref_mut()) {
+                r.dynamic_shape_metadata_prefix_bytes = 0;
             }
         }
         Shape::Tuple(elements) => elements.iter_mut().for_each(clear_dynamic_dimensions),
@@ -431,9 +434,9 @@ fn clear_dynamic_dimensions(shape: &mut Shape) {
 pub fn make_static_shape(shape: &Shape) -> Shape {
     let mut s = make_shape_with_static_dimensions(shape);
     if let Shape::Array(a) = &mut s
-        && let Some(l) = a.layout.as_mut()
+        && let Some(r) = a.layout.as_mut().and_then(|l| l.rare.as_deref_mut())
     {
-        l.dynamic_shape_metadata_prefix_bytes = 0;
+        r.dynamic_shape_metadata_prefix_bytes = 0;
     }
     s
 }

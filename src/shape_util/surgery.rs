@@ -455,10 +455,12 @@ pub fn device_shape_to_host_shape(mut shape: Shape) -> Shape {
         {
             l.tiles.clear();
             l.memory_space = Layout::DEFAULT_MEMORY_SPACE;
-            l.physical_shape = None;
             l.element_size_in_bits = 0;
-            l.tail_padding_alignment_in_elements = 1;
-            l.dynamic_shape_metadata_prefix_bytes = 0;
+            if let Some(r) = l.rare.as_deref_mut() {
+                r.physical_shape = None;
+                r.tail_padding_alignment_in_elements = 1;
+                r.dynamic_shape_metadata_prefix_bytes = 0;
+            }
         }
     });
     shape

@@ -74,16 +74,17 @@ impl Cursor<'_> {
         self.eat(b')').then_some(v)
     }
 
-    /// The list of `int (',' int)*` up to (not including) a byte not `,`.
-    fn ints(&mut self, star: bool, mut push: impl FnMut(i64)) -> Option<()> {
+    /// A tile's bounds, `(int | '*') (',' (int | '*'))*`, up to (not
+    /// including) a byte not `,`.
+    fn tile_bounds(&mut self, tile: &mut Tile) -> Option<()> {
         loop {
-            if star && self.eat(b'*') {
-                push(Tile::COMBINE_DIMENSION);
+            if self.eat(b'*') {
+                tile.push_unchecked(Tile::COMBINE_DIMENSION);
                 if !matches!(self.peek(), Some(b',' | b')')) {
                     return None;
                 }
             } else {
-                push(self.int()?);
+                tile.push_unchecked(self.int()?);
             }
             if !self.eat(b',') {
                 return Some(());
@@ -121,8 +122,8 @@ pub(crate) fn parse_prefix(text: &str, fill_missing_layouts: bool) -> Option<(Sh
 }
 
 /// [`parse_prefix`] into `out` (unspecified when it gives `None`). Shapes
-/// are built where they end up, not moved there: a `Shape` is 304 bytes,
-/// and moving it through each level cost a third of the time.
+/// are built where they end up, not moved there: a `Shape` is 256 bytes
+/// (304 then), and moving it through each level cost a third of the time.
 pub(crate) fn parse_prefix_into(
     text: &str,
     fill_missing_layouts: bool,
@@ -219,6 +220,10 @@ fn array(outer: &mut Cursor<'_>, fill_missing_layouts: bool, a: &mut ArrayShape)
     let c = &mut local;
     let t = a.element_type;
     let (dims, dynamic) = (&mut a.dimensions, &mut a.dynamic);
+    // The product of the sizes that are not `?`: validation's overflow
+    // rule (`validate::array_dimensions_valid`), checked as they are read.
+    // Sizes read here are never negative.
+    let mut product: i64 = 1;
     if !c.eat(b']') {
         loop {
             if c.eat(b'?') {
@@ -232,7 +237,9 @@ fn array(outer: &mut Cursor<'_>, fill_missing_layouts: bool, a: &mut ArrayShape)
                 if is_dynamic && !c.eat(b'=') {
                     return None;
                 }
-                dims.push(c.int()?);
+                let d = c.int()?;
+                product = product.checked_mul(d)?;
+                dims.push(d);
                 dynamic.push(is_dynamic);
             }
             if !c.eat(b',') {
@@ -243,36 +250,59 @@ fn array(outer: &mut Cursor<'_>, fill_missing_layouts: bool, a: &mut ArrayShape)
             return None;
         }
     }
+    product.checked_mul(t.byte_width().unwrap_or(1))?;
     let rank = dims.len();
     if c.peek() == Some(b'{') {
         let l = a.layout.insert(Layout::default());
-        layout(c, l)?;
-        if l.minor_to_major.len() != rank {
-            return None;
-        }
+        layout(c, l, rank)?;
     } else if fill_missing_layouts || rank == 0 {
         // Layout::descending, built in place.
         a.layout.insert(Layout::default()).minor_to_major = (0..rank as i64).rev().collect();
     }
-    validate::validate_array_dimensions(t, &a.dimensions, &a.dynamic).ok()?;
-    if let Some(l) = &a.layout {
-        validate::validate_layout_for_array(l, t, &a.dimensions, &a.dynamic).ok()?;
-    }
+    // What validation checks (XLA's `ValidateShapeWithOptionalLayout`,
+    // `validate::validate_array_dimensions` and
+    // `validate::validate_layout_for_array`) holds by now: sizes are not
+    // negative and their product times the element size fits an `i64`
+    // (above), and `layout` accepted only a permutation of the dimensions,
+    // tiles without a 0 bound, `L(n)` with `n >= 1` and a non-negative
+    // `E(n)`, and no sparse-only attribute. A test checks this against
+    // validation.
+    debug_assert!(validate::validate_array_dimensions(t, &a.dimensions, &a.dynamic).is_ok());
+    debug_assert!(a.layout.as_ref().is_none_or(|l| {
+        validate::validate_layout_for_array(l, t, &a.dimensions, &a.dynamic).is_ok()
+    }));
     outer.i = local.i;
     Some(())
 }
 
-/// `{mtm[:T(..)..L(n)E(n)S(n)M(n)]}`, each attribute at most once and in
-/// XLA's order; anything else (`D`, `#`, `*`, `SC`, `P`) is left to the
-/// full parser.
-fn layout(c: &mut Cursor<'_>, l: &mut Layout) -> Option<()> {
-    if !c.eat(b'{') {
+/// `{mtm[:T(..)..L(n)E(n)S(n)M(n)]}` that fits an array of `rank`
+/// dimensions (up to 64): minor_to_major a permutation of them, tiles
+/// without a 0 bound, each attribute at most once and in XLA's order.
+/// Anything else (`D`, `#`, `*`, `SC`, `P`, a layout that does not fit) is
+/// left to the full parser.
+fn layout(c: &mut Cursor<'_>, l: &mut Layout, rank: usize) -> Option<()> {
+    if !c.eat(b'{') || rank > 64 {
         return None;
     }
     if matches!(c.peek(), Some(b'0'..=b'9')) {
-        c.ints(false, |v| l.minor_to_major.push(v))?;
+        // The dimensions seen, as in `validate::layout_valid_for_rank`.
+        let mut seen = 0u64;
+        loop {
+            let d = c.int()?;
+            if d >= rank as i64 || seen & (1 << d) != 0 {
+                return None;
+            }
+            seen |= 1 << d;
+            l.minor_to_major.push(d);
+            if !c.eat(b',') {
+                break;
+            }
+        }
     } else if c.peek() != Some(b':') {
         // `{}` is no layout to XLA's shape parser.
+        return None;
+    }
+    if l.minor_to_major.len() != rank {
         return None;
     }
     if c.eat(b':') {
@@ -282,8 +312,8 @@ fn layout(c: &mut Cursor<'_>, l: &mut Layout) -> Option<()> {
                     return None;
                 }
                 let mut tile = Tile::default();
-                c.ints(true, |v| tile.push_unchecked(v))?;
-                if !c.eat(b')') {
+                c.tile_bounds(&mut tile)?;
+                if !c.eat(b')') || validate::invalid_tile(tile.dimensions()) {
                     return None;
                 }
                 l.tiles.push(tile);
@@ -293,7 +323,10 @@ fn layout(c: &mut Cursor<'_>, l: &mut Layout) -> Option<()> {
             }
         }
         if c.eat(b'L') {
-            l.tail_padding_alignment_in_elements = c.int_attribute().filter(|&n| n >= 1)?;
+            let n = c.int_attribute().filter(|&n| n >= 1)?;
+            if n != 1 {
+                l.rare_mut().tail_padding_alignment_in_elements = n;
+            }
         }
         if c.eat(b'E') {
             l.element_size_in_bits = c.int_attribute()?;
@@ -303,7 +336,10 @@ fn layout(c: &mut Cursor<'_>, l: &mut Layout) -> Option<()> {
             l.memory_space = c.int_attribute()?;
         }
         if c.eat(b'M') {
-            l.dynamic_shape_metadata_prefix_bytes = c.int_attribute()?;
+            let n = c.int_attribute()?;
+            if n != 0 {
+                l.rare_mut().dynamic_shape_metadata_prefix_bytes = n;
+            }
         }
     }
     c.eat(b'}').then_some(())
@@ -369,6 +405,69 @@ mod tests {
             }
         }
         assert!(answered > 1000, "{answered}");
+    }
+
+    /// Whole strings through `parse_shape_with` (the fast path, then the
+    /// full parser) and through the full parser alone: the same shape or
+    /// the same error, word for word, on every golden string, mutations of
+    /// them, and strings that the fast path reads but that validation
+    /// rejects (it checks those rules itself, without `validate`).
+    #[test]
+    fn parse_shape_with_agrees_with_the_full_parser_ok_or_err() {
+        let mut corpus: Vec<Vec<u8>> = golden().into_iter().map(String::into_bytes).collect();
+        for text in [
+            "f32[3037000500,3037000500]",
+            "f32[3037000499,3037000499]{0,1}",
+            "f64[1000000000,1000000000,10]",
+            "f64[1000000000,1000000000,9]{2,1,0}",
+            "s4[999999999999999999,9]",
+            "f32[4611686018427387904]",
+            "f32[?,3037000500,3037000500]",
+            "f32[<=3037000500,3037000500]",
+            "f32[2,3]{0,0}",
+            "f32[2,3]{1,1}",
+            "f32[2,3]{2,0}",
+            "f32[2,3]{0}",
+            "f32[2,3]{0,1,2}",
+            "f32[2]{0:T(0)}",
+            "f32[2]{0:T(8,0)}",
+            "f32[2]{0:T(2)(0,1)}",
+            "f32[2]{0:T(*)}",
+            "f32[2]{0:L(0)}",
+            "f32[2]{0:E(0)}",
+            "(f32[2]{0,0}, s32[])",
+            "b(f32[2]{1})",
+        ] {
+            corpus.push(text.as_bytes().to_vec());
+        }
+        // Rank 64 and 65, valid or with a repeated dimension.
+        for rank in [64usize, 65] {
+            let dims = vec!["1"; rank].join(",");
+            let mut mtm: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
+            corpus.push(format!("f32[{dims}]{{{}}}", mtm.join(",")).into_bytes());
+            mtm[rank - 1] = "1".to_owned();
+            corpus.push(format!("f32[{dims}]{{{}}}", mtm.join(",")).into_bytes());
+        }
+        const EDITS: &[u8] = b"()[]{},:*#?<=-TLESMP0123456789 x.e_bf/";
+        let originals = corpus.len();
+        let corpus =
+            crate::test_support::with_mutations(corpus, originals * 40, 3, Some(EDITS), 0x5EED);
+        let outcome =
+            |r: crate::Result<Shape>| r.map(|s| s.to_proto_bytes()).map_err(|e| e.to_string());
+        let mut errors = 0;
+        for bytes in &corpus {
+            let text = String::from_utf8_lossy(bytes);
+            for fill in [true, false] {
+                let options = ParseOptions {
+                    fill_missing_layouts: fill,
+                };
+                let ours = outcome(crate::text::parse_shape_with(&text, &options));
+                let full = outcome(parser::parse_shape(&text, &options));
+                errors += usize::from(full.is_err());
+                assert_eq!(ours, full, "{text:?}");
+            }
+        }
+        assert!(errors > 1000, "{errors}");
     }
 
     /// The outcome of a shape read inside a larger text, comparable.

@@ -14,7 +14,7 @@ use crate::error::{Diagnostic, Error, ErrorKind, Location, Nesting, too_deep_mes
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::display;
 use crate::model::inline::{Dims, DynamicFlags, Tiles};
-use crate::model::layout::Layout;
+use crate::model::layout::{Layout, Rare};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
@@ -451,6 +451,8 @@ impl<'a> Parser<'a> {
             return Err(());
         }
         let mut l = Layout::default();
+        // The rarely set attributes, put on `l` at the end if any is set.
+        let mut rare = Rare::default();
         let mut physical = None;
         // Aborts of MakeLayout, reported once the layout has parsed.
         let mut negative_tile: Option<(usize, i64)> = None;
@@ -478,13 +480,13 @@ impl<'a> Parser<'a> {
                     self.lx.lex();
                     tail_padding_at = self.lx.start;
                     self.parse_int_attribute(
-                        &mut l.tail_padding_alignment_in_elements,
+                        &mut rare.tail_padding_alignment_in_elements,
                         "multiple padded to in elements",
                     );
                 }
                 if self.eat(Tok::Octothorp) {
                     self.expect(Tok::Lparen, "expects kOctothorp to be followed by kLparen");
-                    self.parse_unsigned_integer_type(&mut l.index_primitive_type);
+                    self.parse_unsigned_integer_type(&mut rare.index_primitive_type);
                     self.expect(
                         Tok::Rparen,
                         "expects index primitive type to be followed by kRparen",
@@ -492,7 +494,7 @@ impl<'a> Parser<'a> {
                 }
                 if self.eat(Tok::Asterisk) {
                     self.expect(Tok::Lparen, "expects kAsterisk to be followed by kLparen");
-                    self.parse_unsigned_integer_type(&mut l.pointer_primitive_type);
+                    self.parse_unsigned_integer_type(&mut rare.pointer_primitive_type);
                     self.expect(
                         Tok::Rparen,
                         "expects pointer primitive type to be followed by kRparen",
@@ -508,7 +510,7 @@ impl<'a> Parser<'a> {
                 }
                 if self.lx.is_ident(b"SC") {
                     self.lx.lex();
-                    self.parse_split_configs(&mut l.split_configs);
+                    self.parse_split_configs(&mut rare.split_configs);
                 }
                 if self.lx.is_ident(b"P") {
                     self.lx.lex();
@@ -517,7 +519,7 @@ impl<'a> Parser<'a> {
                 if self.lx.is_ident(b"M") {
                     self.lx.lex();
                     self.parse_int_attribute(
-                        &mut l.dynamic_shape_metadata_prefix_bytes,
+                        &mut rare.dynamic_shape_metadata_prefix_bytes,
                         "dynamic shape metadata prefix bytes",
                     );
                 }
@@ -526,7 +528,7 @@ impl<'a> Parser<'a> {
         if !self.expect(Tok::Rbrace, "expects layout to end with kRbrace") {
             return Err(());
         }
-        if depth >= MAX_NESTING_DEPTH && !(l.tiles.is_empty() && l.split_configs.is_empty()) {
+        if depth >= MAX_NESTING_DEPTH && !(l.tiles.is_empty() && rare.split_configs.is_empty()) {
             self.too_deep_at(start);
             return Err(());
         }
@@ -539,13 +541,16 @@ impl<'a> Parser<'a> {
             self.error_at(at, message.unwrap_or_default());
             return Err(());
         }
-        if l.tail_padding_alignment_in_elements < 1 {
+        if rare.tail_padding_alignment_in_elements < 1 {
             if let Err(e) = Layout::default()
-                .with_tail_padding_alignment_in_elements(l.tail_padding_alignment_in_elements)
+                .with_tail_padding_alignment_in_elements(rare.tail_padding_alignment_in_elements)
             {
                 self.error_at(tail_padding_at, e.message().to_owned());
             }
             return Err(());
+        }
+        if rare != Rare::default() {
+            l.rare = Some(Box::new(rare));
         }
         Ok(ParsedLayout {
             layout: l,
@@ -930,7 +935,7 @@ pub(crate) fn parse_layout(text: &str) -> Result<Layout, Error> {
     let mut layout = parsed.layout;
     match parsed.physical.map(|p| *p) {
         None => {}
-        Some(Ok(shape)) => layout.physical_shape = Some(Box::new(shape)),
+        Some(Ok(shape)) => layout.rare_mut().physical_shape = Some(Box::new(shape)),
         // XLA keeps the invalid or partial shape; its parse recorded why.
         Some(Err(_)) => return Err(p.syntax_error()),
     }
