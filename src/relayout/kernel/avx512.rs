@@ -16,11 +16,13 @@ use std::arch::x86_64::{
 /// E`-element squares down it go through the rounds of
 /// [`transpose_lanes`] together, one per 128-bit lane, so that each register then holds a
 /// whole destination line, written with a non-temporal store (no buffer
-/// in L1 between them, unlike the other streamed blocks).
+/// in L1 on the way to the destination, unlike the other streamed
+/// blocks). Used straight from the source rows or from the gathered ones.
 pub(super) struct Quads<const E: usize>;
 
 impl<const E: usize> Block for Quads<E> {
     const SIZE: usize = 64 / E;
+    const STREAMS: bool = true;
 
     /// # Safety
     ///
