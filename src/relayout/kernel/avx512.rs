@@ -1,14 +1,17 @@
 //! AVX-512 (F and BW): streamed blocks of 64-byte lines whose squares go
 //! four at a time, one in each 128-bit lane, the lanes taken from four
 //! bands of source rows so that every register ends as a whole
-//! destination line, stored with one non-temporal store ([`Quads`]).
+//! destination line, stored with one non-temporal store ([`Quads`]); and
+//! pairs of 2-byte elements split into two rows a line at a time
+//! ([`split_pairs32`]).
 
 use super::direct::Block;
 use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
-    __m512i, _mm_loadu_si128, _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_setzero_si512,
-    _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
-    _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
+    __m512i, _mm_loadu_si128, _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_loadu_si512,
+    _mm512_permutex2var_epi16, _mm512_setzero_si512, _mm512_storeu_si512, _mm512_unpackhi_epi8,
+    _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi8,
+    _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
 };
 
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
@@ -92,6 +95,57 @@ unsafe fn quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
                 let row = n as isize * c0 + k as isize;
                 stream(pt.offset(row * st), v);
             }
+        }
+    }
+}
+
+/// Splits the 32 pairs of 2-byte elements at `pa` (128 bytes) into the
+/// first elements of each (64 bytes at `p0`) and the second (64 bytes at
+/// `p1`), each a whole line, with non-temporal stores if `NT`: the wide
+/// form of `sse::split_pairs16`, one `vpermt2w` per line.
+///
+/// # Safety
+///
+/// The 128 bytes at `pa` are readable, the 64 bytes at `p0` and at `p1`
+/// writable and disjoint from them; with `NT`, `p0` and `p1` are 64-byte
+/// aligned; the CPU has AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn split_pairs32<const NT: bool>(pa: *const u8, p0: *mut u8, p1: *mut u8) {
+    /// Word `k` of the first output: word `2k` of the 64 words of the
+    /// two registers (`k + 16` and up in the second); the second output
+    /// takes word `2k + 1`.
+    const FIRST: [u16; 32] = {
+        let mut t = [0u16; 32];
+        let mut k = 0;
+        while k < 32 {
+            t[k] = 2 * k as u16;
+            k += 1;
+        }
+        t
+    };
+    const SECOND: [u16; 32] = {
+        let mut t = [0u16; 32];
+        let mut k = 0;
+        while k < 32 {
+            t[k] = 2 * k as u16 + 1;
+            k += 1;
+        }
+        t
+    };
+    // SAFETY: the bytes read and written are what the caller vouches
+    // for; the index tables are 64 bytes each; unaligned loads need no
+    // alignment.
+    unsafe {
+        let a = _mm512_loadu_si512(pa.cast());
+        let b = _mm512_loadu_si512(pa.add(64).cast());
+        let first = _mm512_permutex2var_epi16(a, _mm512_loadu_si512(FIRST.as_ptr().cast()), b);
+        let second = _mm512_permutex2var_epi16(a, _mm512_loadu_si512(SECOND.as_ptr().cast()), b);
+        if NT {
+            stream(p0, first);
+            stream(p1, second);
+        } else {
+            _mm512_storeu_si512(p0.cast(), first);
+            _mm512_storeu_si512(p1.cast(), second);
         }
     }
 }
