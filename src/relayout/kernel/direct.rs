@@ -269,6 +269,10 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// block is 64-byte aligned; for an AVX (AVX2, AVX-512) block, the
     /// CPU has AVX (AVX2, AVX-512 F and BW); a block that streams
     /// ([`Block::STREAMS`]) only with those two orders.
+    ///
+    /// Kept out of the caller, one function per block, as
+    /// [`narrow`](Self::narrow) is.
+    #[inline(never)]
     unsafe fn grid<B: Block>(
         &mut self,
         r: Range<usize>,
@@ -442,8 +446,12 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// of the short side, so that the long side is read (or written) in
     /// order and each of the few rows on the other side too.
     /// `stream`: the destination may be written with non-temporal
-    /// stores where whole lines can be.
-    #[inline]
+    /// stores where whole lines can be. Kept out of the caller: inlined
+    /// into the one function that holds every other loop of a
+    /// transpose, its loops lost a fifth of their speed (3 planes
+    /// interleaved at 16 MiB, 6.3-7.7 GiB/s against 8.5-9.6) when that
+    /// function grew.
+    #[inline(never)]
     fn narrow(&mut self, kernel: Kernel, stream: bool) {
         let wide = kernel.0 == Isa::Avx512;
         match self.i.n.min(self.j.n) {
