@@ -811,6 +811,11 @@ mod tests {
             let rows = (2 * b).max(TILE) + 2;
             let cols = if b >= TILE { 2 * b } else { TILE + 2 * b } + 1;
             check(e, rows, cols, (rows * e).div_ceil(64) * 64 + 64);
+            if e == 1 {
+                // Source rows longer than a gather (the case above has
+                // 129-byte rows): gathers overlapped with the blocks.
+                check(e, b + 2, 4 * b + 1, (b + 2).div_ceil(64) * 64 + 64);
+            }
             // Blocks in destination order, rows not a multiple of 64
             // bytes apart.
             check(e, b + 5, b + 3, (b + 5) * e + 12);
