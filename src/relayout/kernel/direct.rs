@@ -384,7 +384,8 @@ impl<'a, const E: usize> Tr<'a, E> {
                 for l in 0..g {
                     let at = so + k as isize * sa + (l * LINE) as isize;
                     // The hint is into L1: into L2 only (`T1`) measured
-                    // slower. Miri has no prefetch.
+                    // slower. Compiled out under Miri: a prefetch has no
+                    // effect a test could see.
                     #[cfg(not(miri))]
                     // SAFETY: a line of row `k` of the gather, as above
                     // (a prefetch reads nothing in any case); SSE is part
