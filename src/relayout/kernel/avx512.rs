@@ -1,9 +1,7 @@
 //! AVX-512 (F and BW): streamed blocks of 64-byte lines whose squares go
 //! four at a time, one in each 128-bit lane, the lanes taken from four
 //! bands of source rows so that every register ends as a whole
-//! destination line, stored with one non-temporal store ([`Quads`]); and
-//! pairs of 2-byte elements split into two rows a line at a time
-//! ([`split_pairs32`]).
+//! destination line, stored with one non-temporal store ([`Quads`]).
 
 use super::direct::Block;
 use super::sse::{Lanes, transpose_lanes};
@@ -94,71 +92,6 @@ unsafe fn quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
                 let row = n as isize * c0 + k as isize;
                 stream(pt.offset(row * st), v);
             }
-        }
-    }
-}
-
-/// Splits the 32 pairs of 2-byte elements at `pa` (128 bytes) into the
-/// first elements of each (64 bytes at `p0`) and the second (64 bytes at
-/// `p1`), each a whole line, with non-temporal stores if `NT`: the wide
-/// form of `sse::split_pairs16`, one `vpermt2w` per line.
-///
-/// # Safety
-///
-/// The 128 bytes at `pa` are readable, the 64 bytes at `p0` and at `p1`
-/// writable and disjoint from them; with `NT`, `p0` and `p1` are 64-byte
-/// aligned; the CPU has AVX-512 F and BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(super) unsafe fn split_pairs32<const NT: bool>(pa: *const u8, p0: *mut u8, p1: *mut u8) {
-    // Miri cannot run `vpermt2w` (`llvm.x86.avx512.vpermi2var.hi.512`):
-    // under Miri, the SSE2 split of the same bytes, 8 pairs at a time.
-    #[cfg(miri)]
-    // SAFETY: pairs `8k .. 8k + 8` (32 bytes at `pa + 32k`) into the 16
-    // bytes at `p0 + 16k` and `p1 + 16k`, `k < 4`: the bytes the caller
-    // vouches for; with `NT`, 16-byte aligned as `p0` and `p1` are.
-    unsafe {
-        for k in 0..4 {
-            let (a, t0, t1) = (pa.add(32 * k), p0.add(16 * k), p1.add(16 * k));
-            super::sse::split_pairs16::<NT>(a, t0, t1);
-        }
-    }
-    // SAFETY: the bytes read and written are what the caller vouches
-    // for; the index tables are 64 bytes each; unaligned loads need no
-    // alignment.
-    #[cfg(not(miri))]
-    unsafe {
-        use std::arch::x86_64::{_mm512_loadu_si512, _mm512_permutex2var_epi16};
-        /// Word `k` of the first output: word `2k` of the 64 words of `a`
-        /// then `b` (from 32 on, in `b`); the second output takes word
-        /// `2k + 1`.
-        const FIRST: [u16; 32] = {
-            let mut t = [0u16; 32];
-            let mut k = 0;
-            while k < 32 {
-                t[k] = 2 * k as u16;
-                k += 1;
-            }
-            t
-        };
-        const SECOND: [u16; 32] = {
-            let mut t = [0u16; 32];
-            let mut k = 0;
-            while k < 32 {
-                t[k] = 2 * k as u16 + 1;
-                k += 1;
-            }
-            t
-        };
-        let a = _mm512_loadu_si512(pa.cast());
-        let b = _mm512_loadu_si512(pa.add(64).cast());
-        let first = _mm512_permutex2var_epi16(a, _mm512_loadu_si512(FIRST.as_ptr().cast()), b);
-        let second = _mm512_permutex2var_epi16(a, _mm512_loadu_si512(SECOND.as_ptr().cast()), b);
-        if NT {
-            stream(p0, first);
-            stream(p1, second);
-        } else {
-            std::arch::x86_64::_mm512_storeu_si512(p0.cast(), first);
-            std::arch::x86_64::_mm512_storeu_si512(p1.cast(), second);
         }
     }
 }

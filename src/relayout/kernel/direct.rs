@@ -466,20 +466,19 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// interleaved at 16 MiB, 6.3-7.7 GiB/s against 8.5-9.6) when that
     /// function grew.
     #[inline(never)]
-    fn narrow(&mut self, kernel: Kernel, stream: bool) {
-        let wide = kernel.0 == Isa::Avx512;
+    fn narrow(&mut self, stream: bool) {
         match self.i.n.min(self.j.n) {
-            2 => self.narrow_k::<2>(wide, stream),
-            3 => self.narrow_k::<3>(false, false),
-            4 => self.narrow_k::<4>(false, false),
-            _ => self.narrow_k::<0>(false, false),
+            2 => self.narrow_k::<2>(stream),
+            3 => self.narrow_k::<3>(false),
+            4 => self.narrow_k::<4>(false),
+            _ => self.narrow_k::<0>(false),
         }
     }
 
     /// [`narrow`](Self::narrow) with `K` positions on the short side
-    /// (`0`: any number); `wide`: the CPU has AVX-512 F and BW.
+    /// (`0`: any number).
     #[inline(always)]
-    fn narrow_k<const K: usize>(&mut self, wide: bool, stream: bool) {
+    fn narrow_k<const K: usize>(&mut self, stream: bool) {
         let (i, j) = (self.i, self.j);
         let short_i = i.n <= j.n;
         let (long, k) = if short_i { (j.n, i.n) } else { (i.n, j.n) };
@@ -495,37 +494,15 @@ impl<'a, const E: usize> Tr<'a, E> {
         let mut done = 0;
         if E == 2 && K == 2 && !short_i && ls == 4 {
             // Pairs of 2-byte elements split into two rows (bf16 in
-            // `(2,1)` sub-tiles): with AVX-512, 32 pairs at a time, each
-            // row then written a line at a time (at 16 MiB, 9.0-9.6
-            // GiB/s against 8.1-8.6 for the SSE2 split in the same
-            // runs), then 8 pairs at a time. Streamed when both
-            // destination rows start on a line: each row is then
-            // written in order, two lines open at once.
+            // `(2,1)` sub-tiles): 8 pairs at a time. (AVX-512 splits of 32
+            // pairs into whole lines measured no faster at 16 MiB and
+            // slower at 256 MiB: 4.6-4.8 against 5.0-5.3 GiB/s.)
+            // Streamed when both destination rows start on a line: each
+            // row is then written in order, 16 bytes (`8 * ld`) at a
+            // time, two lines open at once.
             let first = (pd as usize).wrapping_add(dof as usize);
             let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
-            if wide {
-                done = long / 32 * 32;
-                for _ in 0..long / 32 {
-                    // SAFETY: the 32 pairs at `so` (128 bytes, `ls ==
-                    // 4`) and the 32 elements at `dof` and `dof + md` of
-                    // each row are elements `ii .. ii + 32` of the
-                    // transpose, checked by `Tr::new` to lie in the
-                    // buffers; with `nt`, both destination rows start
-                    // `64k` bytes after a multiple of 64; `wide`: the CPU
-                    // has AVX-512 F and BW.
-                    unsafe {
-                        let (p0, p1) = (pd.offset(dof), pd.offset(dof + md));
-                        if nt {
-                            super::avx512::split_pairs32::<true>(ps.offset(so), p0, p1);
-                        } else {
-                            super::avx512::split_pairs32::<false>(ps.offset(so), p0, p1);
-                        }
-                    }
-                    so += 32 * ls;
-                    dof += 32 * ld;
-                }
-            }
-            for _ in done / 8..long / 8 {
+            for _ in 0..long / 8 {
                 // SAFETY: the 8 pairs at `so` (32 bytes, `ls == 4`) and
                 // the 8 elements at `dof` and `dof + md` of each row are
                 // elements `ii .. ii + 8` of the transpose, checked by
@@ -639,7 +616,7 @@ fn transpose_e<const E: usize>(
     if narrow {
         for k in 0..batch.n {
             tr.to(batch, s, d, k);
-            tr.narrow(kernel, stream);
+            tr.narrow(stream);
         }
     } else {
         for k in 0..batch.n {
