@@ -33,9 +33,9 @@
 //! transposes where they do not. On x86_64, transposes of 1-, 2-, 4- and
 //! 8-byte elements go straight from source to destination in SSE2 blocks
 //! (AVX for 4-byte elements and AVX2 for the others where the CPU has
-//! them), transposes with a side
-//! of at most 8 positions (NCHW with 3 channels, bf16 in `(2,1)`
-//! sub-tiles) element by element along the long side, and a destination
+//! them, AVX-512 for streamed blocks), transposes
+//! with a side of at most 8 positions (NCHW with 3 channels, bf16 in
+//! `(2,1)` sub-tiles) element by element along the long side, and a destination
 //! of 8 MiB or more is written a whole cache line at a time with
 //! non-temporal stores, so that it is not left in the caches afterwards.
 //! With the `rayon` feature, `Relayout::run_parallel` cuts a large copy

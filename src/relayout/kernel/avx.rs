@@ -3,6 +3,7 @@
 //! one in each 128-bit lane ([`Pairs`]).
 
 use super::direct::Block;
+use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
     __m256, __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
     _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps, _mm256_setzero_si256,
@@ -135,30 +136,32 @@ unsafe fn pairs<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
     }
 }
 
-/// One round of [`pair`] on its first `n` rows, as `sse::interleave`:
-/// rows `k` and `k + n/2` interleaved `E` bytes at a time into rows `2k`
-/// and `2k + 1`, in each lane.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn interleave2<const E: usize>(r: [__m256i; 16], n: usize) -> [__m256i; 16] {
-    let mut t = r;
-    for k in 0..n / 2 {
-        let (a, b) = (r[k], r[k + n / 2]);
-        (t[2 * k], t[2 * k + 1]) = match E {
-            1 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
-            2 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
-            4 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
-            _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
-        };
+impl Lanes for __m256i {
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller vouches for AVX.
+        unsafe { _mm256_setzero_si256() }
     }
-    t
+
+    #[inline(always)]
+    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: the caller vouches for AVX2; no memory is touched.
+        unsafe {
+            match E {
+                1 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
+                2 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
+                4 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
+                _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+            }
+        }
+    }
 }
 
 /// Two squares side by side: `n = 16 / E` rows of 32 bytes at `pa`
 /// (`sa` bytes apart), the first `n` elements of each row one square and
 /// the next `n` the other, transposed so that column `c < 2n` goes to
 /// the 16 bytes at `pt + c*st`. Each lane goes through the rounds of
-/// `sse::square`; row `c` then holds column `c` in its low lane and
+/// [`transpose_lanes`]; row `c` then holds column `c` in its low lane and
 /// column `n + c` in its high lane.
 ///
 /// # Safety
@@ -173,16 +176,11 @@ unsafe fn pair<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize)
     // SAFETY: the rows read and written are what the caller vouches
     // for; unaligned loads and stores need no alignment.
     unsafe {
-        let mut r = [_mm256_setzero_si256(); 16];
+        let mut r = [__m256i::zero(); 16];
         for (k, v) in r.iter_mut().enumerate().take(n) {
             *v = _mm256_loadu_si256(pa.offset(k as isize * sa).cast());
         }
-        // `log2(n)` rounds, written out so that they unroll.
-        for round in [2, 4, 8, 16] {
-            if round <= n {
-                r = interleave2::<E>(r, n);
-            }
-        }
+        let r = transpose_lanes::<__m256i, E>(r);
         for (k, v) in r.into_iter().enumerate().take(n) {
             let k = k as isize;
             _mm_storeu_si128(pt.offset(k * st).cast(), _mm256_castsi256_si128(v));

@@ -4,6 +4,7 @@
 //! destination line, stored with one non-temporal store ([`Quads`]).
 
 use super::direct::Block;
+use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
     __m512i, _mm_loadu_si128, _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_setzero_si512,
     _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
@@ -12,14 +13,16 @@ use std::arch::x86_64::{
 
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
 /// with AVX-512: for each 16-byte column of the block, the four `16 /
-/// E`-element squares down it go through the rounds of `sse::square`
-/// together, one per 128-bit lane, so that each register then holds a
+/// E`-element squares down it go through the rounds of
+/// [`transpose_lanes`] together, one per 128-bit lane, so that each register then holds a
 /// whole destination line, written with a non-temporal store (no buffer
-/// in L1 between them, unlike the other streamed blocks).
+/// in L1 on the way to the destination, unlike the other streamed
+/// blocks). Used straight from the source rows or from the gathered ones.
 pub(super) struct Quads<const E: usize>;
 
 impl<const E: usize> Block for Quads<E> {
     const SIZE: usize = 64 / E;
+    const STREAMS: bool = true;
 
     /// # Safety
     ///
@@ -34,23 +37,26 @@ impl<const E: usize> Block for Quads<E> {
     }
 }
 
-/// One round of [`quads`] on its first `n` rows, as `sse::interleave`:
-/// rows `k` and `k + n/2` interleaved `E` bytes at a time into rows `2k`
-/// and `2k + 1`, in each lane.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn interleave4<const E: usize>(r: [__m512i; 16], n: usize) -> [__m512i; 16] {
-    let mut t = r;
-    for k in 0..n / 2 {
-        let (a, b) = (r[k], r[k + n / 2]);
-        (t[2 * k], t[2 * k + 1]) = match E {
-            1 => (_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b)),
-            2 => (_mm512_unpacklo_epi16(a, b), _mm512_unpackhi_epi16(a, b)),
-            4 => (_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b)),
-            _ => (_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b)),
-        };
+impl Lanes for __m512i {
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller vouches for AVX-512 F.
+        unsafe { _mm512_setzero_si512() }
     }
-    t
+
+    #[inline(always)]
+    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: the caller vouches for AVX-512 F and BW; no memory is
+        // touched.
+        unsafe {
+            match E {
+                1 => (_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b)),
+                2 => (_mm512_unpacklo_epi16(a, b), _mm512_unpackhi_epi16(a, b)),
+                4 => (_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b)),
+                _ => (_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b)),
+            }
+        }
+    }
 }
 
 /// The block of [`Quads`]: for each 16-byte column `c0` of the source
@@ -72,7 +78,7 @@ unsafe fn quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
         // `n*c0 + k < SIZE`, 64 bytes each (aligned), written. Unaligned
         // loads need no alignment.
         unsafe {
-            let mut r = [_mm512_setzero_si512(); 16];
+            let mut r = [__m512i::zero(); 16];
             for (k, v) in r.iter_mut().enumerate().take(n) {
                 let p = pa.offset(k as isize * sa + 16 * c0);
                 let piece = |q: isize| _mm_loadu_si128(p.offset(q * band).cast());
@@ -81,12 +87,7 @@ unsafe fn quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
                 x = _mm512_inserti32x4::<2>(x, piece(2));
                 *v = _mm512_inserti32x4::<3>(x, piece(3));
             }
-            // `log2(n)` rounds, written out so that they unroll.
-            for round in [2, 4, 8, 16] {
-                if round <= n {
-                    r = interleave4::<E>(r, n);
-                }
-            }
+            let r = transpose_lanes::<__m512i, E>(r);
             for (k, v) in r.into_iter().enumerate().take(n) {
                 let row = n as isize * c0 + k as isize;
                 stream(pt.offset(row * st), v);

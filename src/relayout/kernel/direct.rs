@@ -7,8 +7,8 @@
 //! costs more than it saves here: the rows of a block stay in the caches
 //! however their addresses collide. The blocks are made of SSE2 squares,
 //! AVX 8 x 8 transposes (4-byte elements), AVX2 pairs of squares (the
-//! other sizes) or, streamed, AVX-512 quadruples of squares (2-, 4- and
-//! 8-byte elements), whichever the CPU has. One call copies a batch of
+//! other sizes) or, streamed, AVX-512 quadruples of squares, whichever
+//! the CPU has. One call copies a batch of
 //! equal transposes (the innermost loop around them, such as the tiles of
 //! a row of XLA's `T(8,128)(2,1)` bf16 layout): its bounds are checked
 //! and its loops chosen once, and a streamed copy is fenced once at the
@@ -18,14 +18,19 @@
 //! never read first), in tiles of [`TILE`] x [`TILE`] elements so that
 //! the pages of the rows a tile visits on both sides stay in the TLB;
 //! within a tile, a band of source rows from left to right. With
-//! AVX-512, each register of a block is a whole destination line, stored
-//! as it is made ([`Order::Direct`]). Otherwise [`GATHER`] blocks at a
-//! time: their source rows are first copied whole into a buffer in L1
-//! (rows a multiple of 4 KiB apart, read in pieces, would evict each
-//! other before their lines are used up), and each block is transposed
-//! into a second buffer from which every destination line is streamed
-//! whole ([`Order::Gathered`]). Smaller copies go in destination order,
-//! the source rows a sweep visits limited to about [`SPAN`] bytes.
+//! AVX-512, blocks of 2-, 4- and 8-byte elements whose source rows are
+//! long go straight from the source, each register a whole destination line
+//! stored as it is made ([`Order::Direct`]). Otherwise [`GATHER`] blocks
+//! at a time ([`Order::Gathered`]): their source rows are first copied
+//! whole into a buffer in L1 (rows a multiple of 4 KiB apart, read in
+//! pieces, would evict each other before their lines are used up), while
+//! the blocks of the previous gather are transposed from the other of two
+//! buffers and the rows of the next gather are prefetched, so that
+//! reading memory overlaps the shuffles; each block is transposed into
+//! whole lines (AVX-512, 1-byte elements) or into a third buffer
+//! from which every destination line is streamed whole. Smaller copies go
+//! in destination order, the source rows a sweep visits limited to about
+//! [`SPAN`] bytes.
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -57,9 +62,9 @@ enum Isa {
     /// AVX2: as AVX, and the squares of other sizes two at a time
     /// (`avx::Pairs`).
     Avx2,
-    /// AVX-512 F and BW (with AVX2): as AVX2, and streamed blocks of 2-,
-    /// 4- and 8-byte elements with their squares four at a time, each
-    /// register a whole destination line (`avx512::Quads`).
+    /// AVX-512 F and BW (with AVX2): as AVX2, and streamed blocks with
+    /// their squares four at a time, each register a whole destination
+    /// line (`avx512::Quads`).
     Avx512,
 }
 
@@ -109,7 +114,7 @@ const LINE: usize = 64;
 const GATHER: usize = 4;
 
 /// Up to 64 rows of [`GATHER`] cache lines each, in L1 on their way from
-/// the source.
+/// the source (two of them: one filled while the other is transposed).
 #[repr(C, align(64))]
 struct Lines([u8; 64 * GATHER * LINE]);
 
@@ -124,7 +129,9 @@ enum Order {
     /// about [`SPAN`] bytes: a destination that stays in the caches.
     Destination,
     /// Streamed: in tiles, each block's source rows gathered into L1
-    /// first and its destination lines streamed whole from L1.
+    /// first (while the previous gather is transposed), its destination
+    /// lines streamed whole from L1 or by the block itself
+    /// ([`Block::STREAMS`]).
     Gathered,
     /// Streamed: in tiles, straight from the source rows to the
     /// destination lines, by blocks that write whole lines with
@@ -135,6 +142,11 @@ enum Order {
 /// Code that copies one square block of `SIZE x SIZE` elements.
 pub(super) trait Block {
     const SIZE: usize;
+
+    /// Whether `copy` writes each destination row as one whole line with
+    /// a non-temporal store (the rows then 64-byte aligned), so that a
+    /// gathered block needs no buffer on its way to the destination.
+    const STREAMS: bool = false;
 
     /// `pt[c*st + r*E ..][..E] = pa[r*sa + c*E ..][..E]` for `r`, `c` <
     /// `SIZE`, `E`-byte elements (the transpose's).
@@ -255,7 +267,12 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// What `B::copy` asks beyond the bounds: for [`Order::Gathered`]
     /// and [`Order::Direct`] (streamed), each destination row of each
     /// block is 64-byte aligned; for an AVX (AVX2, AVX-512) block, the
-    /// CPU has AVX (AVX2, AVX-512 F and BW).
+    /// CPU has AVX (AVX2, AVX-512 F and BW); a block that streams
+    /// ([`Block::STREAMS`]) only with those two orders.
+    ///
+    /// Kept out of the caller, one function per block, as
+    /// [`narrow`](Self::narrow) is.
+    #[inline(never)]
     unsafe fn grid<B: Block>(
         &mut self,
         r: Range<usize>,
@@ -315,44 +332,125 @@ impl<'a, const E: usize> Tr<'a, E> {
         // copied whole into a buffer in L1, each row's `GATHER` lines in
         // one go, so that the rows (often a multiple of 4 KiB apart) do
         // not evict each other from the caches between the pieces of a
-        // row, and memory is read in runs; each block is transposed into
-        // a second buffer, from which every destination line is streamed
-        // whole.
+        // row, and memory is read in runs. The copy is spread over the
+        // blocks of the previous gather (a row range after each block),
+        // from the other buffer, and the rows of the gather after it are
+        // prefetched likewise: the loads then find their lines in the
+        // caches instead of stalling the shuffles. (Copied in one go
+        // before its blocks, the gather and the shuffles took turns: at
+        // 16 MiB, 1-byte elements ran at 4.8 GiB/s, 6.0 overlapped.)
         assert_eq!(b * E, LINE, "streamed blocks have rows of a line");
-        let mut lines = MaybeUninit::<Lines>::uninit();
+        let mut lines = [
+            MaybeUninit::<Lines>::uninit(),
+            MaybeUninit::<Lines>::uninit(),
+        ];
         let mut staged = MaybeUninit::<Staged>::uninit();
-        let pg = lines.as_mut_ptr().cast::<u8>();
+        let [l0, l1] = &mut lines;
+        let bufs = [l0.as_mut_ptr().cast::<u8>(), l1.as_mut_ptr().cast::<u8>()];
         let pc = staged.as_mut_ptr().cast::<u8>();
         let w = GATHER * LINE;
-        for (rows, cols) in tiles {
-            for ii in rows.step_by(b) {
-                for jg in cols.clone().step_by(GATHER * b) {
-                    let g = ((cols.end - jg) / b).min(GATHER);
-                    let (so, _) = self.at(ii, jg);
-                    // SAFETY: as for `copy`, the `g` blocks from column
-                    // `jg` (`jg + g*b <= cols.end <= j.n`), whose source
-                    // rows (`g * LINE` bytes each, `b * E == LINE`) are
-                    // gathered into rows `k < b <= 64` of `w` bytes of
-                    // `lines` (64 * w bytes); each block is transposed
-                    // into the `b <= 64` lines of `staged`, which are
-                    // streamed whole to the block's destination rows,
-                    // 64-byte aligned as the caller vouches. Both buffers
-                    // are distinct from `src` and `dst`; every byte read
-                    // from them was just written.
-                    unsafe {
-                        let pa = ps.add(so as usize);
-                        for k in 0..b as isize {
-                            let (from, to) = (pa.offset(k * sa), pg.offset(k * w as isize));
-                            std::ptr::copy_nonoverlapping(from, to, g * LINE);
-                        }
-                        for q in 0..g {
-                            let (_, dof) = self.at(ii, jg + q * b);
-                            B::copy(pg.add(q * LINE), w as isize, pc, LINE as isize);
-                            super::sse::stream_lines(pc, b, pd.add(dof as usize), st);
-                        }
-                    }
+        // Each gather: the band's first row, its first column and its
+        // number of blocks (at most `GATHER`).
+        let mut gathers = tiles.flat_map(|(rows, cols)| {
+            rows.step_by(b).flat_map(move |ii| {
+                let end = cols.end;
+                cols.clone()
+                    .step_by(GATHER * b)
+                    .map(move |jg| (ii, jg, ((end - jg) / b).min(GATHER)))
+            })
+        });
+        let (mut cur, mut next, mut after) = (gathers.next(), gathers.next(), gathers.next());
+        let this = &*self;
+        // The gather `(ii, jg, g)` covers rows `ii..ii + b` and the `g *
+        // b` columns from `jg`, within the blocks `grid` copies, whose
+        // bytes `Tr::new` checked to lie in `src`; row `k < b <= 64` of
+        // it is `g * LINE` bytes (`b * E == LINE`), copied into row `k`
+        // (`w` bytes) of a buffer of `64 * w` bytes, distinct from `src`.
+        let fill = |buf: *mut u8, (ii, jg, g): (usize, usize, usize), ks: Range<usize>| {
+            let (so, _) = this.at(ii, jg);
+            for k in ks {
+                let k = k as isize;
+                // SAFETY: row `k` of the gather and of the buffer, as
+                // above.
+                unsafe {
+                    let from = ps.offset(so + k * sa);
+                    std::ptr::copy_nonoverlapping(from, buf.offset(k * w as isize), g * LINE);
                 }
             }
+        };
+        let prefetch = |(ii, jg, g): (usize, usize, usize), ks: Range<usize>| {
+            let (so, _) = this.at(ii, jg);
+            for k in ks {
+                for l in 0..g {
+                    let at = so + k as isize * sa + (l * LINE) as isize;
+                    // The hint is into L1: into L2 only (`T1`) measured
+                    // slower. Compiled out under Miri: a prefetch has no
+                    // effect a test could see.
+                    #[cfg(not(miri))]
+                    // SAFETY: a line of row `k` of the gather, as above
+                    // (a prefetch reads nothing in any case); SSE is part
+                    // of the x86_64 baseline.
+                    unsafe {
+                        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+                        _mm_prefetch::<_MM_HINT_T0>(ps.offset(at).cast());
+                    }
+                    #[cfg(miri)]
+                    let _ = at;
+                }
+            }
+        };
+        if let Some(first) = cur {
+            fill(bufs[0], first, 0..b);
+        }
+        if let Some(second) = next.filter(|_| sa.unsigned_abs() > w) {
+            prefetch(second, 0..b);
+        }
+        // Rows no further apart than a gather's width are one run of
+        // memory, which the hardware prefetches by itself: each gather is
+        // then copied in one go before its blocks, into one buffer (NHWC
+        // -> NCHW with 64 channels at 256 MiB ran at 8.0-8.6 GiB/s
+        // overlapped, 10.5-10.8 in one go).
+        let spread = sa.unsigned_abs() > w;
+        let mut t = 0;
+        while let Some((ii, jg, g)) = cur {
+            let (from, to) = if spread {
+                (bufs[t % 2], bufs[(t + 1) % 2])
+            } else {
+                if t > 0 {
+                    fill(bufs[0], (ii, jg, g), 0..b);
+                }
+                (bufs[0], bufs[0])
+            };
+            for q in 0..g {
+                let (_, dof) = self.at(ii, jg + q * b);
+                // SAFETY: as for `copy`, block `q` of the gather, whose
+                // source rows were copied into `from` (row `k` at `k *
+                // w`, the block's lines at `q * LINE`); its destination
+                // rows are 64-byte aligned, as the caller vouches, and
+                // written whole: straight from the block (`B::STREAMS`),
+                // or from the `b <= 64` lines of `staged` it is
+                // transposed into. The buffers are distinct from `src`,
+                // `dst` and each other; every byte read from them was
+                // just written.
+                unsafe {
+                    let (pa, pt) = (from.add(q * LINE), pd.add(dof as usize));
+                    if B::STREAMS {
+                        B::copy(pa, w as isize, pt, st);
+                    } else {
+                        B::copy(pa, w as isize, pc, LINE as isize);
+                        super::sse::stream_lines(pc, b, pt, st);
+                    }
+                }
+                let ks = q * b / g..(q + 1) * b / g;
+                if let Some(n) = next.filter(|_| spread) {
+                    fill(to, n, ks.clone());
+                }
+                if let Some(n) = after.filter(|_| spread) {
+                    prefetch(n, ks);
+                }
+            }
+            (cur, next, after) = (next, after, gathers.next());
+            t += 1;
         }
         (r_end, c_end)
     }
@@ -362,8 +460,12 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// of the short side, so that the long side is read (or written) in
     /// order and each of the few rows on the other side too.
     /// `stream`: the destination may be written with non-temporal
-    /// stores where whole lines can be.
-    #[inline]
+    /// stores where whole lines can be. Kept out of the caller: inlined
+    /// into the one function that holds every other loop of a
+    /// transpose, its loops lost a fifth of their speed (3 planes
+    /// interleaved at 16 MiB, 6.3-7.7 GiB/s against 8.5-9.6) when that
+    /// function grew.
+    #[inline(never)]
     fn narrow(&mut self, stream: bool) {
         match self.i.n.min(self.j.n) {
             2 => self.narrow_k::<2>(stream),
@@ -392,14 +494,14 @@ impl<'a, const E: usize> Tr<'a, E> {
         let mut done = 0;
         if E == 2 && K == 2 && !short_i && ls == 4 {
             // Pairs of 2-byte elements split into two rows (bf16 in
-            // `(2,1)` sub-tiles): 8 pairs at a time. (An AVX-512 split of
-            // 32 pairs into whole lines measured no faster.) Streamed
-            // when both destination rows start on a line: each row is
-            // then written in order, 16 bytes (`8 * ld`) at a time, two
-            // lines open at once.
+            // `(2,1)` sub-tiles): 8 pairs at a time. (AVX-512 splits of 32
+            // pairs into whole lines measured no faster at 16 MiB and
+            // slower at 256 MiB: 4.6-4.8 against 5.0-5.3 GiB/s.)
+            // Streamed when both destination rows start on a line: each
+            // row is then written in order, 16 bytes (`8 * ld`) at a
+            // time, two lines open at once.
             let first = (pd as usize).wrapping_add(dof as usize);
             let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
-            done = long / 8 * 8;
             for _ in 0..long / 8 {
                 // SAFETY: the 8 pairs at `so` (32 bytes, `ls == 4`) and
                 // the 8 elements at `dof` and `dof + md` of each row are
@@ -417,6 +519,7 @@ impl<'a, const E: usize> Tr<'a, E> {
                 so += 8 * ls;
                 dof += 8 * ld;
             }
+            done = long / 8 * 8;
         }
         for _ in done..long {
             for m in 0..k as isize {
@@ -549,9 +652,11 @@ impl<const E: usize> Tr<'_, E> {
         let (rows, cols) = (i_lo..i.n, 0..j.n);
         // SAFETY: streaming, the blocks start at rows `i_lo + b*k`, whose
         // destination rows begin at `first + E*i_lo + 64k + jj*j.d`,
-        // 64-byte aligned; `Kernel(Avx)` and `Kernel(Avx2)` are only
-        // made where the CPU has AVX (and AVX2); the AVX blocks are only
-        // used for 4-byte elements, the AVX2 ones for the others.
+        // 64-byte aligned; `Kernel(Avx)`, `Kernel(Avx2)` and
+        // `Kernel(Avx512)` are only made where the CPU has AVX (AVX2;
+        // AVX-512 F and BW with AVX2); the AVX blocks are only used for
+        // 4-byte elements, the AVX2 ones for the others, the AVX-512 ones
+        // (which stream) only streamed.
         let (i_hi, j_hi) = unsafe {
             let long_rows = i.s.unsigned_abs() > GATHER * LINE;
             let order = if stream {
@@ -560,13 +665,20 @@ impl<const E: usize> Tr<'_, E> {
                 Order::Destination
             };
             match (kernel.0, E == 4) {
-                // Streamed with AVX-512, whole lines straight to the
-                // destination, where the source rows are longer than a
-                // gather (1-byte elements, and rows that one gather
-                // reads whole, such as NHWC -> NCHW with 64 channels,
-                // measured faster gathered).
+                // Streamed with AVX-512, whole lines: straight from the
+                // source for 2-, 4- and 8-byte elements whose source rows
+                // are longer than a gather (rows that one gather reads
+                // whole, such as NHWC -> NCHW with 64 channels, measured
+                // faster gathered; 2-byte elements measured no faster
+                // gathered at 16 MiB and slower at 256 MiB); from the
+                // gathered rows for 1-byte elements, whose blocks span
+                // 64 source rows (straight from the source, 3.5-4.6
+                // GiB/s at 16 MiB against 6.0 gathered).
                 (Isa::Avx512, _) if stream && E != 1 && long_rows => {
                     self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Direct)
+                }
+                (Isa::Avx512, _) if stream && E == 1 => {
+                    self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Gathered)
                 }
                 (Isa::Sse, _) | (Isa::Avx, false) => {
                     self.grid::<super::sse::Line<E>>(rows, cols, order)
@@ -677,6 +789,11 @@ mod tests {
             let rows = (2 * b).max(TILE) + 2;
             let cols = if b >= TILE { 2 * b } else { TILE + 2 * b } + 1;
             check(e, rows, cols, (rows * e).div_ceil(64) * 64 + 64);
+            if e == 1 {
+                // Source rows longer than a gather (the case above has
+                // 129-byte rows): gathers overlapped with the blocks.
+                check(e, b + 2, 4 * b + 1, (b + 2).div_ceil(64) * 64 + 64);
+            }
             // Blocks in destination order, rows not a multiple of 64
             // bytes apart.
             check(e, b + 5, b + 3, (b + 5) * e + 12);
@@ -705,6 +822,9 @@ mod tests {
             check(e, k, b, k * e + 8);
             check(e, 2 * b + 3, k, (2 * b + 3) * e);
             check(e, 2 * b + 3, k, ((2 * b + 3) * e).div_ceil(64) * 64);
+            // Past whole 32-pair splits by 8 pairs and 3 (2-byte
+            // elements, `k == 2`).
+            check(e, 2 * b + 11, k, ((2 * b + 11) * e).div_ceil(64) * 64);
         }
         // Too small for the blocks: nothing done.
         let (i, j) = (

@@ -1,8 +1,10 @@
 //! SSE2 (part of the x86_64 baseline): the crate's one square transpose
 //! of a 16-byte-wide block ([`square`]: 16 x 16 one-byte, 8 x 8 two-byte,
 //! 4 x 4 four-byte or 2 x 2 eight-byte elements), used by the staged copy
-//! ([`transpose_square`]) and by the direct blocks ([`Square`], [`Line`]), and the
-//! non-temporal stores of streamed copies ([`stream_lines`]).
+//! ([`transpose_square`]) and by the direct blocks ([`Square`], [`Line`]);
+//! its rounds ([`transpose_lanes`]), which the AVX2 and AVX-512 blocks run
+//! on every 128-bit lane of their registers; and the non-temporal stores
+//! of streamed copies ([`stream_lines`]).
 
 use super::direct::Block;
 use std::arch::x86_64::{
@@ -159,35 +161,94 @@ pub(super) unsafe fn split_pairs16<const NT: bool>(pa: *const u8, p0: *mut u8, p
     }
 }
 
-#[inline(always)]
-fn unpack<const E: usize>(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
-    // SAFETY: SSE2 is part of the x86_64 baseline; no memory is touched
-    // (newer compilers make these intrinsics safe).
-    #[allow(unused_unsafe)]
-    unsafe {
-        match E {
-            1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
-            2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
-            4 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
-            _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
+/// A SIMD register of 128-bit lanes (`__m128i`, `__m256i`, `__m512i`):
+/// what the rounds of [`transpose_lanes`] need of it, so that one piece
+/// of code transposes the squares of every instruction set.
+pub(super) trait Lanes: Copy {
+    /// All zeros.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has the instructions of the register.
+    unsafe fn zero() -> Self;
+
+    /// The low and the high halves of each lane of `a` and `b`
+    /// interleaved `E` bytes at a time (`punpckl*`, `punpckh*`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has the instructions of the register; `E` is 1, 2, 4 or 8.
+    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self);
+}
+
+impl Lanes for __m128i {
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe { _mm_setzero_si128() }
+    }
+
+    #[inline(always)]
+    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: SSE2 is part of the x86_64 baseline; no memory is
+        // touched.
+        unsafe {
+            match E {
+                1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
+                2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
+                4 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
+                _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
+            }
         }
     }
 }
 
-/// One round of [`square`] on its first `n` rows.
+/// The rounds of the square transpose on the first `n = 16 / E`
+/// registers, in each 128-bit lane: each of `log2(n)` rounds interleaves
+/// row `k` with row `k + n/2` (`E` bytes at a time) into rows `2k` and
+/// `2k + 1`; after them register `c` holds, in each lane, column `c` of
+/// that lane's square. Written out in full, so that the registers stay
+/// registers (a loop over an array of 512-bit registers was left rolled,
+/// the array copied through memory every round).
+///
+/// # Safety
+///
+/// As [`Lanes::unpack`]. Inlined into a function that has the
+/// register's instructions, as the intrinsics need.
 #[inline(always)]
-fn interleave<const E: usize>(r: [__m128i; 16], n: usize) -> [__m128i; 16] {
-    let mut t = r;
-    for k in 0..n / 2 {
-        (t[2 * k], t[2 * k + 1]) = unpack::<E>(r[k], r[k + n / 2]);
+pub(super) unsafe fn transpose_lanes<V: Lanes, const E: usize>(mut r: [V; 16]) -> [V; 16] {
+    let n = 16 / E;
+    /// One round, its pairs of rows written out.
+    macro_rules! round {
+        ($($k:literal)*) => {{
+            let mut t = r;
+            $(
+                if $k < n / 2 {
+                    // SAFETY: as the caller vouches.
+                    (t[2 * $k], t[2 * $k + 1]) = unsafe { V::unpack::<E>(r[$k], r[$k + n / 2]) };
+                }
+            )*
+            r = t;
+        }};
     }
-    t
+    // `log2(n)` rounds.
+    if n >= 2 {
+        round!(0 1 2 3 4 5 6 7);
+    }
+    if n >= 4 {
+        round!(0 1 2 3 4 5 6 7);
+    }
+    if n >= 8 {
+        round!(0 1 2 3 4 5 6 7);
+    }
+    if n >= 16 {
+        round!(0 1 2 3 4 5 6 7);
+    }
+    r
 }
 
 /// The square transpose: `pt[c*st + r*E ..][..E] = pa[r*sa + c*E ..][..E]`
-/// for `r`, `c` < `n = 16 / E`. Each of `log2(n)` rounds interleaves row
-/// `k` with row `k + n/2` (`E` bytes at a time) into rows `2k` and
-/// `2k + 1`; after them row `c` holds column `c`.
+/// for `r`, `c` < `n = 16 / E`, by the rounds of [`transpose_lanes`].
 ///
 /// # Safety
 ///
@@ -201,16 +262,11 @@ unsafe fn square<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isiz
     // unaligned loads and stores need no alignment. SSE2 is part of the
     // x86_64 baseline.
     unsafe {
-        let mut r = [_mm_setzero_si128(); 16];
+        let mut r = [__m128i::zero(); 16];
         for (k, v) in r.iter_mut().enumerate().take(n) {
             *v = _mm_loadu_si128(pa.offset(k as isize * sa).cast());
         }
-        // `log2(n)` rounds, written out so that they unroll.
-        for round in [2, 4, 8, 16] {
-            if round <= n {
-                r = interleave::<E>(r, n);
-            }
-        }
+        let r = transpose_lanes::<__m128i, E>(r);
         for (k, v) in r.into_iter().enumerate().take(n) {
             _mm_storeu_si128(pt.offset(k as isize * st).cast(), v);
         }
