@@ -340,15 +340,60 @@ impl<'a, const E: usize> Tr<'a, E> {
         // before its blocks, the gather and the shuffles took turns: at
         // 16 MiB, 1-byte elements ran at 4.8 GiB/s, 6.0 overlapped.)
         assert_eq!(b * E, LINE, "streamed blocks have rows of a line");
+        let mut staged = MaybeUninit::<Staged>::uninit();
+        let pc = staged.as_mut_ptr().cast::<u8>();
+        let w = GATHER * LINE;
+        if sa.unsigned_abs() <= w {
+            // Rows no further apart than a gather's width are one run of
+            // memory, which the hardware prefetches by itself: each gather
+            // is copied in one go before its blocks, into one buffer
+            // (NHWC -> NCHW with 64 channels at 256 MiB: 8.0-8.6 GiB/s
+            // overlapped; copied in one go, 9.4-10.4 within the
+            // overlapped loop, 10.5-10.9 in this loop of its own).
+            let mut lines = MaybeUninit::<Lines>::uninit();
+            let pg = lines.as_mut_ptr().cast::<u8>();
+            for (rows, cols) in tiles {
+                for ii in rows.step_by(b) {
+                    for jg in cols.clone().step_by(GATHER * b) {
+                        let g = ((cols.end - jg) / b).min(GATHER);
+                        let (so, _) = self.at(ii, jg);
+                        // SAFETY: as for `copy`, the `g` blocks from
+                        // column `jg` (`jg + g*b <= cols.end <= j.n`),
+                        // whose source rows (`g * LINE` bytes each, `b * E
+                        // == LINE`) are gathered into rows `k < b <= 64`
+                        // of `w` bytes of `lines` (64 * w bytes); each
+                        // block is copied from there as in the loop
+                        // below. The buffers are distinct from `src` and
+                        // `dst`; every byte read from them was just
+                        // written.
+                        unsafe {
+                            let pa = ps.add(so as usize);
+                            for k in 0..b as isize {
+                                let (from, to) = (pa.offset(k * sa), pg.offset(k * w as isize));
+                                std::ptr::copy_nonoverlapping(from, to, g * LINE);
+                            }
+                            for q in 0..g {
+                                let (_, dof) = self.at(ii, jg + q * b);
+                                let (pa, pt) = (pg.add(q * LINE), pd.add(dof as usize));
+                                if B::STREAMS {
+                                    B::copy(pa, w as isize, pt, st);
+                                } else {
+                                    B::copy(pa, w as isize, pc, LINE as isize);
+                                    super::sse::stream_lines(pc, b, pt, st);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return (r_end, c_end);
+        }
         let mut lines = [
             MaybeUninit::<Lines>::uninit(),
             MaybeUninit::<Lines>::uninit(),
         ];
-        let mut staged = MaybeUninit::<Staged>::uninit();
         let [l0, l1] = &mut lines;
         let bufs = [l0.as_mut_ptr().cast::<u8>(), l1.as_mut_ptr().cast::<u8>()];
-        let pc = staged.as_mut_ptr().cast::<u8>();
-        let w = GATHER * LINE;
         // Each gather: the band's first row, its first column and its
         // number of blocks (at most `GATHER`).
         let mut gathers = tiles.flat_map(|(rows, cols)| {
@@ -402,25 +447,12 @@ impl<'a, const E: usize> Tr<'a, E> {
         if let Some(first) = cur {
             fill(bufs[0], first, 0..b);
         }
-        if let Some(second) = next.filter(|_| sa.unsigned_abs() > w) {
+        if let Some(second) = next {
             prefetch(second, 0..b);
         }
-        // Rows no further apart than a gather's width are one run of
-        // memory, which the hardware prefetches by itself: each gather is
-        // then copied in one go before its blocks, into one buffer (NHWC
-        // -> NCHW with 64 channels at 256 MiB ran at 8.0-8.6 GiB/s
-        // overlapped, 10.5-10.8 in one go).
-        let spread = sa.unsigned_abs() > w;
         let mut t = 0;
         while let Some((ii, jg, g)) = cur {
-            let (from, to) = if spread {
-                (bufs[t % 2], bufs[(t + 1) % 2])
-            } else {
-                if t > 0 {
-                    fill(bufs[0], (ii, jg, g), 0..b);
-                }
-                (bufs[0], bufs[0])
-            };
+            let (from, to) = (bufs[t % 2], bufs[(t + 1) % 2]);
             for q in 0..g {
                 let (_, dof) = self.at(ii, jg + q * b);
                 // SAFETY: as for `copy`, block `q` of the gather, whose
@@ -442,10 +474,10 @@ impl<'a, const E: usize> Tr<'a, E> {
                     }
                 }
                 let ks = q * b / g..(q + 1) * b / g;
-                if let Some(n) = next.filter(|_| spread) {
+                if let Some(n) = next {
                     fill(to, n, ks.clone());
                 }
-                if let Some(n) = after.filter(|_| spread) {
+                if let Some(n) = after {
                     prefetch(n, ks);
                 }
             }
