@@ -111,6 +111,36 @@ pub(crate) fn for_each_position(
     }
 }
 
+/// Most destination streams the innermost two outer axes of a transpose
+/// may write at once for [`read_in_order`] to swap them.
+const READ_IN_ORDER_STREAMS: usize = 16;
+
+/// Swaps the innermost two `outer` axes of the transpose `i`, `j` of
+/// `e`-byte elements (`i.d == e`, `j.s == e`) when that makes the source
+/// one run read from start to end (each transpose's source bytes
+/// contiguous, and each axis's source stride the extent of what it
+/// holds) and the order by destination stride does not, as long as the
+/// innermost axis then writes to at most [`READ_IN_ORDER_STREAMS`]
+/// destination rows at once. Untiling XLA's `T(8,128)(2,1)` bf16 layout
+/// is such a copy: by destination stride, the split pairs of each tile
+/// row go to their two destination rows whole, reading the source in
+/// four passes of 512-byte runs; swapped, the source is read in order
+/// and eight destination rows are written at a time (at 256 MiB, 1.4
+/// times as fast).
+fn read_in_order(outer: &mut [Axis], i: Axis, j: Axis, e: usize) {
+    let [.., a, b] = outer else {
+        return;
+    };
+    let Some(span) = (i.s == (j.n * e) as isize).then(|| i.n as isize * i.s) else {
+        return;
+    };
+    let in_order =
+        |inner: &Axis, outer: &Axis| inner.s == span && outer.s == inner.n as isize * inner.s;
+    if !in_order(b, a) && in_order(a, b) && a.n.saturating_mul(j.n) <= READ_IN_ORDER_STREAMS {
+        std::mem::swap(a, b);
+    }
+}
+
 /// A box of elements to copy: the byte offsets of its first element, the
 /// outer axes (most major first) and the inner copy.
 #[derive(Clone, Debug)]
@@ -125,7 +155,8 @@ impl Block {
     /// A block for the box with these axes (any order, extents >= 1) of
     /// `e`-byte elements: drops single positions, orders the axes by
     /// destination stride, merges axes that are contiguous in both buffers
-    /// and picks the inner copy. `None` when an axis's extent times its
+    /// and picks the inner copy (for a transpose, the innermost two outer
+    /// axes then possibly swapped by [`read_in_order`]). `None` when an axis's extent times its
     /// stride (on either side), or the whole box, is more than `isize`
     /// holds: no buffer is that large.
     pub(crate) fn new(src: isize, dst: isize, axes: &[Axis], e: usize) -> Option<Block> {
@@ -166,6 +197,7 @@ impl Block {
             Some(last) if last.d == e => match outer.iter().rposition(|a| a.s == e) {
                 Some(k) => {
                     let j = outer.remove(k);
+                    read_in_order(&mut outer, last, j, e_len);
                     Inner::Transpose { i: last, j }
                 }
                 None => Inner::Strided(last),
@@ -314,5 +346,58 @@ impl Block {
         if stream {
             direct::fence();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Axis, Block, Inner};
+
+    fn axis(n: usize, s: isize, d: isize) -> Axis {
+        Axis { n, s, d }
+    }
+
+    /// Untiling two rows of tiles of XLA's `T(8,128)(2,1)` bf16 layout
+    /// (16 x 2048 elements): each tile 2 KiB, four rows of 128 pairs,
+    /// each pair split into two destination rows 4 KiB apart. By
+    /// destination stride the tiles of a row would be the innermost
+    /// loop (source read in four passes); the pairs of rows of a tile
+    /// are, so that the source is read in order.
+    #[test]
+    fn untiling_reads_the_source_in_order() {
+        let (tile_rows, pair_rows, tiles) = (
+            axis(2, 32768, 32768),
+            axis(4, 512, 8192),
+            axis(16, 2048, 256),
+        );
+        let (pairs, two) = (axis(128, 4, 2), axis(2, 2, 4096));
+        let b = Block::new(0, 0, &[two, tiles, pairs, tile_rows, pair_rows], 2).unwrap();
+        assert_eq!(b.outer, [tile_rows, tiles, pair_rows]);
+        assert_eq!(b.inner, Inner::Transpose { i: pairs, j: two });
+        // Tiling, the other way: each transpose reads two rows 4 KiB
+        // apart, so no order reads the source in one run; by destination
+        // stride, as ever.
+        let back = |a: Axis| axis(a.n, a.d, a.s);
+        let b = Block::new(
+            0,
+            0,
+            &[two, tiles, pairs, tile_rows, pair_rows].map(back),
+            2,
+        )
+        .unwrap();
+        assert_eq!(b.outer, [back(tile_rows), back(tiles), back(pair_rows)]);
+        assert_eq!(
+            b.inner,
+            Inner::Transpose {
+                i: back(two),
+                j: back(pairs)
+            }
+        );
+        // More destination rows at once than `READ_IN_ORDER_STREAMS`:
+        // 16 pairs of rows (a tile of 32 rows) stay in destination order.
+        let (pair_rows, tiles) = (axis(16, 512, 8192), axis(16, 8192, 256));
+        let tile_rows = axis(2, 131072, 131072);
+        let b = Block::new(0, 0, &[two, tiles, pairs, tile_rows, pair_rows], 2).unwrap();
+        assert_eq!(b.outer, [tile_rows, pair_rows, tiles]);
     }
 }
