@@ -34,6 +34,10 @@ use crate::index_util::next_row_major;
 /// written.
 pub(crate) const STREAM_MIN_BYTES: usize = 8 << 20;
 
+/// The innermost two outer axes of a transpose, the innermost last: the
+/// transposes one call of the direct kernels copies.
+pub(crate) type Batch = [Axis; 2];
+
 /// One axis of a box: `n` positions, `s` bytes apart in the source and `d`
 /// bytes apart in the destination.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -322,12 +326,14 @@ impl Block {
     /// The transposes `dst[d + ii*e + jj*j.d] = src[s + ii*i.s + jj*e]`
     /// (`ii < i.n`, `jj < j.n`) at every position of the outer axes: on
     /// x86_64 straight from source to destination ([`direct`]) where it
-    /// can, the innermost outer axis in one call, else staged
+    /// can, the innermost two outer axes in one call, else staged
     /// ([`scalar::transpose`]).
     fn transposes(&self, e: usize, i: Axis, j: Axis, src: &[u8], dst: &mut [u8], stream: bool) {
-        let (outer, batch) = match self.outer.split_last() {
-            Some((last, rest)) => (rest, *last),
-            None => (&[][..], Axis { n: 1, s: 0, d: 0 }),
+        let one = Axis { n: 1, s: 0, d: 0 };
+        let (outer, batch) = match *self.outer.as_slice() {
+            [ref rest @ .., a, b] => (rest, [a, b]),
+            [b] => (&[][..], [one, b]),
+            [] => (&[][..], [one, one]),
         };
         #[cfg(target_arch = "x86_64")]
         let kernel = direct::Kernel::best();
@@ -338,9 +344,9 @@ impl Block {
             if direct::transpose(kernel, e, i, j, batch, src, s, dst, d, stream) {
                 return;
             }
-            for k in 0..batch.n as isize {
-                scalar::transpose(e, i, j, src, s + k * batch.s, dst, d + k * batch.d);
-            }
+            for_each_position(&batch, s, d, |s, d| {
+                scalar::transpose(e, i, j, src, s, dst, d);
+            });
         });
         #[cfg(target_arch = "x86_64")]
         if stream {
