@@ -1,15 +1,18 @@
 //! AVX: 16 x 16 blocks of 4-byte elements as four 8 x 8 transposes; AVX2:
 //! blocks of 1-, 2- and 8-byte elements whose squares go two at a time,
-//! one in each 128-bit lane ([`Pairs`]).
+//! one in each 128-bit lane ([`Pairs`]); and pairs of 2-byte elements
+//! split into two rows 16 at a time ([`split_pairs`]).
 
 use super::direct::Block;
 use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
     __m256, __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
-    _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps, _mm256_setzero_si256,
-    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
-    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps, _mm256_unpacklo_epi8,
-    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_ps,
+    _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps, _mm256_permute2x128_si256,
+    _mm256_permute4x64_epi64, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_storeu_si256, _mm256_unpackhi_epi8,
+    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps,
+    _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    _mm256_unpacklo_ps,
 };
 
 /// 16 x 16 blocks in 8 x 8 transposes, the two halves of each
@@ -187,5 +190,76 @@ unsafe fn pair<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize)
             let high = _mm256_extracti128_si256::<1>(v);
             _mm_storeu_si128(pt.offset((k + n as isize) * st).cast(), high);
         }
+    }
+}
+
+/// Splits `n` groups of 16 pairs of 2-byte elements at `pa` (64 bytes a
+/// group) into the first elements of each pair (32 bytes a group at
+/// `p0`) and the second (at `p1`), with non-temporal stores if `NT`: per
+/// group, each 128-bit lane's four firsts and four seconds gathered by
+/// one byte shuffle, the lanes put in order by one permute of 64-bit
+/// pieces, and the two loads' halves joined by one more.
+///
+/// # Safety
+///
+/// The `64 * n` bytes at `pa` are readable, the `32 * n` bytes at `p0`
+/// and at `p1` writable and disjoint from them; with `NT`, `p0` and `p1`
+/// are 32-byte aligned; the CPU has AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn split_pairs<const NT: bool>(
+    pa: *const u8,
+    p0: *mut u8,
+    p1: *mut u8,
+    n: usize,
+) {
+    // SAFETY: the bytes read and written are what the caller vouches
+    // for; unaligned loads and stores need no alignment.
+    unsafe {
+        // In each lane: bytes 0-1, 4-5, 8-9, 12-13 (the firsts), then
+        // 2-3, 6-7, 10-11, 14-15 (the seconds).
+        let order = _mm256_setr_epi8(
+            0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9, 12, 13, 2, 3,
+            6, 7, 10, 11, 14, 15,
+        );
+        for k in 0..n {
+            let at = |p: *const u8, half: usize| {
+                let v = _mm256_loadu_si256(p.add(64 * k + 32 * half).cast());
+                // Lane 0's firsts, lane 1's firsts, lane 0's seconds,
+                // lane 1's seconds.
+                _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_shuffle_epi8(v, order))
+            };
+            let (a, b) = (at(pa, 0), at(pa, 1));
+            let first = _mm256_permute2x128_si256::<0x20>(a, b);
+            let second = _mm256_permute2x128_si256::<0x31>(a, b);
+            let (q0, q1) = (p0.add(32 * k), p1.add(32 * k));
+            if NT {
+                stream(q0, first);
+                stream(q1, second);
+            } else {
+                _mm256_storeu_si256(q0.cast(), first);
+                _mm256_storeu_si256(q1.cast(), second);
+            }
+        }
+    }
+}
+
+/// Stores `v` at `p` with a non-temporal store. Under Miri, which cannot
+/// run the instruction, an ordinary store of the same 32 bytes (as
+/// `sse::stream`).
+///
+/// # Safety
+///
+/// The 32 bytes at `p` are writable; `p` is 32-byte aligned; the CPU has
+/// AVX.
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn stream(p: *mut u8, v: __m256i) {
+    debug_assert!(p.addr().is_multiple_of(32), "a streamed store is aligned");
+    // SAFETY: as the caller vouches.
+    unsafe {
+        #[cfg(not(miri))]
+        std::arch::x86_64::_mm256_stream_si256(p.cast(), v);
+        #[cfg(miri)]
+        _mm256_storeu_si256(p.cast(), v);
     }
 }
