@@ -206,23 +206,29 @@ fn direct_and_narrow_transposes_of_other_sizes() {
             }
         }
     }
-    // bf16 in `(2,1)` sub-tiles: the pairs split with SSE2.
+    // bf16 in `(2,1)` sub-tiles: the pairs split with SSE2 (or AVX2 in a
+    // build for it); two rows of two tiles, so that one call copies the
+    // tiles of a row of tiles and the pairs of rows in each, the source
+    // read in order.
     let tiled = shape(
         PrimitiveType::Bf16,
-        &[8, 128],
+        &[16, 256],
         Layout::new([1, 0]).with_tiles(vec![
             Tile::new([8, 128]).unwrap(),
             Tile::new([2, 1]).unwrap(),
         ]),
     );
-    let plain = shape(PrimitiveType::Bf16, &[8, 128], Layout::new([1, 0]));
-    let src: Vec<u8> = (0..8 * 128 * 2).map(|k| (k * 7 + k / 256) as u8).collect();
+    let plain = shape(PrimitiveType::Bf16, &[16, 256], Layout::new([1, 0]));
+    let src: Vec<u8> = (0..16 * 256 * 2).map(|k| (k * 7 + k / 256) as u8).collect();
     let out = relayout_to_vec(&tiled, &src, &plain).unwrap();
-    for i in 0..8 {
-        for j in 0..128 {
-            // Slot of (i, j) in the tile: row pair i/2, column j, then i%2.
-            let slot = ((i / 2) * 128 + j) * 2 + i % 2;
-            let at = (i * 128 + j) * 2;
+    for i in 0..16 {
+        for j in 0..256 {
+            // Tile (i/8, j/128), 1024 elements each, two to a row of
+            // tiles; slot of (i, j) in it: row pair (i%8)/2, column
+            // j%128, then i%2.
+            let tile = (i / 8) * 2 + j / 128;
+            let slot = tile * 1024 + (((i % 8) / 2) * 128 + j % 128) * 2 + i % 2;
+            let at = (i * 256 + j) * 2;
             assert_eq!(out[at..at + 2], src[slot * 2..slot * 2 + 2], "({i},{j})");
         }
     }
