@@ -1,9 +1,10 @@
 //! Relayout throughput at 16 and 256 MiB, against a plain memory copy of
 //! the same number of bytes measured in the same run (the floor): 2-D
 //! transposes of 1-, 2-, 4- and 8-byte elements, NCHW <-> NHWC with 3, 64
-//! and 256 channels, and untiling XLA's TPU layouts `T(8,128)(2,1)` (bf16)
-//! and `T(8,128)` (f32). Each case's throughput divided by the copy's is
-//! its ratio to a memory copy (target at least 0.5).
+//! and 256 channels, and untiling XLA's TPU layouts `T(8,128)(2,1)`
+//! (bf16), `T(8,128)(4,1)` (s8) and `T(8,128)` (f32). Each case's
+//! throughput divided by the copy's is its ratio to a memory copy (target
+//! at least 0.5).
 //!
 //! `cargo bench --bench relayout -- --warm-up-time 1 --measurement-time 3`
 //! (`-- 16MiB` or `-- 256MiB` for one size; with `--features rayon`, each
@@ -34,7 +35,7 @@ fn shape(t: PrimitiveType, dims: &[i64], mtm: &[i64], tiles: Vec<Tile>) -> Array
 /// The cases for `bytes` bytes of data (a power of two, 16 MiB or more):
 /// name, source shape, destination shape.
 fn cases(bytes: i64) -> Vec<(String, ArrayShape, ArrayShape)> {
-    use PrimitiveType::{Bf16, F32, F64, S16, U8};
+    use PrimitiveType::{Bf16, F32, F64, S8, S16, U8};
     let mut out = Vec::new();
     for t in [U8, S16, F32, F64] {
         let e = t.byte_width().unwrap();
@@ -72,6 +73,18 @@ fn cases(bytes: i64) -> Vec<(String, ArrayShape, ArrayShape)> {
             vec![Tile::new([8, 128]).unwrap(), Tile::new([2, 1]).unwrap()],
         ),
         shape(Bf16, &[rows, 2048], &[1, 0], vec![]),
+    ));
+    // 8-bit types in TPU layouts: groups of four rows interleaved.
+    let rows = bytes / 2 / 2048;
+    out.push((
+        format!("untile_s8_8x128_4x1_{rows}x2048"),
+        shape(
+            S8,
+            &[rows, 2048],
+            &[1, 0],
+            vec![Tile::new([8, 128]).unwrap(), Tile::new([4, 1]).unwrap()],
+        ),
+        shape(S8, &[rows, 2048], &[1, 0], vec![]),
     ));
     let rows = bytes / 4 / 2048;
     out.push((

@@ -1,18 +1,19 @@
 //! AVX: 16 x 16 blocks of 4-byte elements as four 8 x 8 transposes; AVX2:
 //! blocks of 1-, 2- and 8-byte elements whose squares go two at a time,
 //! one in each 128-bit lane ([`Pairs`]); and pairs of 2-byte elements
-//! split into two rows 16 at a time ([`split_pairs`]).
+//! split into two rows 16 at a time ([`split_pairs`]), groups of four
+//! 1-byte elements into four rows likewise ([`split_quads`]).
 
 use super::direct::Block;
 use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
     __m256, __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
     _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps, _mm256_permute2x128_si256,
-    _mm256_permute4x64_epi64, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
-    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_storeu_si256, _mm256_unpackhi_epi8,
-    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps,
-    _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
-    _mm256_unpacklo_ps,
+    _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_setr_epi8, _mm256_setr_epi32,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_ps, _mm256_storeu_ps,
+    _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
+    _mm256_unpackhi_epi64, _mm256_unpackhi_ps, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
+    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_ps,
 };
 
 /// 16 x 16 blocks in 8 x 8 transposes, the two halves of each
@@ -238,6 +239,58 @@ pub(super) unsafe fn split_pairs<const NT: bool>(
             } else {
                 _mm256_storeu_si256(q0.cast(), first);
                 _mm256_storeu_si256(q1.cast(), second);
+            }
+        }
+    }
+}
+
+/// Splits `n` groups of 16 quadruples of 1-byte elements at `pa` (64
+/// bytes a group) into the four elements of each quadruple, 16 bytes a
+/// group at `p[0]`, `p[1]`, `p[2]` and `p[3]`, with non-temporal stores if
+/// `NT`: per 32 bytes, one byte shuffle gathers each 128-bit lane's four
+/// bytes of each row, one permute of 32-bit pieces puts the two lanes'
+/// pieces of a row side by side (row `r` in 64-bit piece `r`), and the
+/// two halves' pieces are joined by 64-bit unpacks.
+///
+/// # Safety
+///
+/// The `64 * n` bytes at `pa` are readable, the `16 * n` bytes at each
+/// `p[r]` writable and disjoint from them and from each other; with
+/// `NT`, each `p[r]` is 16-byte aligned; the CPU has AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn split_quads<const NT: bool>(pa: *const u8, p: [*mut u8; 4], n: usize) {
+    // SAFETY: the bytes read and written are what the caller vouches
+    // for; unaligned loads and stores need no alignment.
+    unsafe {
+        // In each lane: bytes 0, 4, 8, 12 (the firsts), then 1, 5, 9,
+        // 13, then 2, 6, 10, 14, then 3, 7, 11, 15.
+        let order = _mm256_setr_epi8(
+            0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6,
+            10, 14, 3, 7, 11, 15,
+        );
+        // Lane 0's piece of each row, then lane 1's.
+        let lanes = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        for k in 0..n {
+            let at = |half: usize| {
+                let v = _mm256_loadu_si256(pa.add(64 * k + 32 * half).cast());
+                _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, order), lanes)
+            };
+            let (a, b) = (at(0), at(1));
+            // Rows 0 and 2 (one per lane), rows 1 and 3.
+            let (even, odd) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+            let rows = [
+                _mm256_castsi256_si128(even),
+                _mm256_castsi256_si128(odd),
+                _mm256_extracti128_si256::<1>(even),
+                _mm256_extracti128_si256::<1>(odd),
+            ];
+            for (r, v) in rows.into_iter().enumerate() {
+                let q = p[r].add(16 * k);
+                if NT {
+                    super::sse::stream(q, v);
+                } else {
+                    _mm_storeu_si128(q.cast(), v);
+                }
             }
         }
     }

@@ -499,7 +499,7 @@ impl<'a, const E: usize> Tr<'a, E> {
         match self.i.n.min(self.j.n) {
             2 => self.narrow_k::<2>(kernel, stream),
             3 => self.narrow_k::<3>(kernel, false),
-            4 => self.narrow_k::<4>(kernel, false),
+            4 => self.narrow_k::<4>(kernel, stream),
             _ => self.narrow_k::<0>(kernel, false),
         }
     }
@@ -572,6 +572,32 @@ impl<'a, const E: usize> Tr<'a, E> {
                 dof += 8 * ld;
             }
             done = long / 8 * 8;
+        }
+        if E == 1 && K == 4 && !short_i && ls == 4 && matches!(kernel.0, Isa::Avx2 | Isa::Avx512) {
+            // Groups of four 1-byte elements split into four rows (8-bit
+            // types in `(4,1)` sub-tiles): 16 groups at a time with AVX2,
+            // streamed when the rows start on a line.
+            let first = (pd as usize).wrapping_add(dof as usize);
+            let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
+            let n = long / 16;
+            // SAFETY: the `16 * n` groups at `so` (`64 * n` bytes, `ls ==
+            // 4`) and the `16 * n` elements at `dof + m * md` of each of
+            // the four rows are elements `0 .. 16 * n` of the transpose,
+            // checked by `Tr::new` to lie in the buffers (the rows,
+            // elements of distinct columns, do not overlap); with `nt`,
+            // every row starts on a 64-byte line; `Kernel(Avx2)` and
+            // `Kernel(Avx512)` are only made where the CPU has AVX2.
+            unsafe {
+                let p = [0, 1, 2, 3].map(|m| pd.offset(dof + m * md));
+                if nt {
+                    super::avx::split_quads::<true>(ps.offset(so), p, n);
+                } else {
+                    super::avx::split_quads::<false>(ps.offset(so), p, n);
+                }
+            }
+            so += 16 * n as isize * ls;
+            dof += 16 * n as isize * ld;
+            done = 16 * n;
         }
         for _ in done..long {
             for m in 0..k as isize {

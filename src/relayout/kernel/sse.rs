@@ -119,7 +119,7 @@ pub(super) unsafe fn stream_lines(pc: *const u8, n: usize, pt: *mut u8, st: isiz
 ///
 /// The 16 bytes at `p` are writable; `p` is 16-byte aligned.
 #[inline(always)]
-unsafe fn stream(p: *mut u8, v: __m128i) {
+pub(super) unsafe fn stream(p: *mut u8, v: __m128i) {
     debug_assert!(p.addr().is_multiple_of(16), "a streamed store is aligned");
     // SAFETY: as the caller vouches; SSE2 is part of the x86_64 baseline.
     unsafe {
