@@ -1,10 +1,10 @@
 //! Relayout throughput at 16 and 256 MiB, against a plain memory copy of
 //! the same number of bytes measured in the same run (the floor): 2-D
 //! transposes of 1-, 2-, 4- and 8-byte elements, NCHW <-> NHWC with 3, 64
-//! and 256 channels, and untiling XLA's TPU layouts `T(8,128)(2,1)`
-//! (bf16), `T(8,128)(4,1)` (s8) and `T(8,128)` (f32). Each case's
-//! throughput divided by the copy's is its ratio to a memory copy (target
-//! at least 0.5).
+//! and 256 channels, untiling XLA's TPU layouts `T(8,128)(2,1)` (bf16),
+//! `T(8,128)(4,1)` (s8) and `T(8,128)` (f32), and tiling into the first
+//! two. Each case's throughput divided by the copy's is its ratio to a
+//! memory copy (target at least 0.5).
 //!
 //! `cargo bench --bench relayout -- --warm-up-time 1 --measurement-time 3`
 //! (`-- 16MiB` or `-- 256MiB` for one size; with `--features rayon`, each
@@ -76,15 +76,30 @@ fn cases(bytes: i64) -> Vec<(String, ArrayShape, ArrayShape)> {
     ));
     // 8-bit types in TPU layouts: groups of four rows interleaved.
     let rows = bytes / 2 / 2048;
+    let s8_tiled = shape(
+        S8,
+        &[rows, 2048],
+        &[1, 0],
+        vec![Tile::new([8, 128]).unwrap(), Tile::new([4, 1]).unwrap()],
+    );
+    let s8_plain = shape(S8, &[rows, 2048], &[1, 0], vec![]);
     out.push((
         format!("untile_s8_8x128_4x1_{rows}x2048"),
+        s8_tiled.clone(),
+        s8_plain.clone(),
+    ));
+    // And the other way, into the TPU layouts.
+    out.push((format!("tile_s8_8x128_4x1_{rows}x2048"), s8_plain, s8_tiled));
+    let rows = bytes / 2 / 4096;
+    out.push((
+        format!("tile_bf16_8x128_2x1_{rows}x2048"),
+        shape(Bf16, &[rows, 2048], &[1, 0], vec![]),
         shape(
-            S8,
+            Bf16,
             &[rows, 2048],
             &[1, 0],
-            vec![Tile::new([8, 128]).unwrap(), Tile::new([4, 1]).unwrap()],
+            vec![Tile::new([8, 128]).unwrap(), Tile::new([2, 1]).unwrap()],
         ),
-        shape(S8, &[rows, 2048], &[1, 0], vec![]),
     ));
     let rows = bytes / 4 / 2048;
     out.push((

@@ -599,6 +599,27 @@ impl<'a, const E: usize> Tr<'a, E> {
             dof += 16 * n as isize * ld;
             done = 16 * n;
         }
+        if E * K == 4 && short_i && ld == 4 {
+            // The other way: `K` rows merged into groups of 4 bytes, the
+            // groups one run in the destination (tiling into `(2,1)` or
+            // `(4,1)` sub-tiles), 16 bytes of each row at a time.
+            let per = 16 / E;
+            for _ in 0..long / per {
+                // SAFETY: the `per` elements at `so + m * ms` (`m < K`,
+                // `ls == E`) and the `per` groups of `K` at `dof` (`ld ==
+                // 4 == K * E`, `md == E`) are elements `jj .. jj + per` of
+                // the transpose, checked by `Tr::new` to lie in the
+                // buffers; `E * K == 4` with `K` at least 2: `K` is 2 or
+                // 4.
+                unsafe {
+                    let p = [0, 1, 2, 3].map(|m| ps.offset(so + m.min(K as isize - 1) * ms));
+                    super::sse::merge_groups::<K>(p, pd.offset(dof));
+                }
+                so += per as isize * ls;
+                dof += per as isize * ld;
+            }
+            done = long / per * per;
+        }
         for _ in done..long {
             for m in 0..k as isize {
                 // SAFETY: `so + m*ms`, `dof + m*md` are the offsets of an
