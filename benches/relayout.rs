@@ -63,55 +63,31 @@ fn cases(bytes: i64) -> Vec<(String, ArrayShape, ArrayShape)> {
         ));
         out.push((format!("nhwc_to_nchw_{n}x{c}x64x64"), nhwc, nchw));
     }
-    let rows = bytes / 2 / 4096;
-    out.push((
-        format!("untile_bf16_8x128_2x1_{rows}x2048"),
-        shape(
-            Bf16,
-            &[rows, 2048],
-            &[1, 0],
-            vec![Tile::new([8, 128]).unwrap(), Tile::new([2, 1]).unwrap()],
-        ),
-        shape(Bf16, &[rows, 2048], &[1, 0], vec![]),
-    ));
-    // 8-bit types in TPU layouts: groups of four rows interleaved.
-    let rows = bytes / 2 / 2048;
-    let s8_tiled = shape(
-        S8,
-        &[rows, 2048],
-        &[1, 0],
-        vec![Tile::new([8, 128]).unwrap(), Tile::new([4, 1]).unwrap()],
-    );
-    let s8_plain = shape(S8, &[rows, 2048], &[1, 0], vec![]);
-    out.push((
-        format!("untile_s8_8x128_4x1_{rows}x2048"),
-        s8_tiled.clone(),
-        s8_plain.clone(),
-    ));
-    // And the other way, into the TPU layouts.
-    out.push((format!("tile_s8_8x128_4x1_{rows}x2048"), s8_plain, s8_tiled));
-    let rows = bytes / 2 / 4096;
-    out.push((
-        format!("tile_bf16_8x128_2x1_{rows}x2048"),
-        shape(Bf16, &[rows, 2048], &[1, 0], vec![]),
-        shape(
-            Bf16,
-            &[rows, 2048],
-            &[1, 0],
-            vec![Tile::new([8, 128]).unwrap(), Tile::new([2, 1]).unwrap()],
-        ),
-    ));
-    let rows = bytes / 4 / 2048;
-    out.push((
-        format!("untile_f32_8x128_{rows}x2048"),
-        shape(
-            F32,
-            &[rows, 2048],
-            &[1, 0],
-            vec![Tile::new([8, 128]).unwrap()],
-        ),
-        shape(F32, &[rows, 2048], &[1, 0], vec![]),
-    ));
+    // XLA's TPU layouts untiled into row-major, and row-major tiled into
+    // those with groups of rows interleaved (bf16 in pairs, 8-bit types in
+    // fours): 8 MiB of bf16 and s8, 16 MiB of f32.
+    for (t, rows, minor, both_ways) in [
+        (Bf16, bytes / 2 / 4096, Some([2, 1]), true),
+        (S8, bytes / 2 / 2048, Some([4, 1]), true),
+        (F32, bytes / 4 / 2048, None, false),
+    ] {
+        let mut tiles = vec![Tile::new([8, 128]).unwrap()];
+        let mut name = format!("{}_8x128", t.lowercase_name());
+        if let Some(m) = minor {
+            tiles.push(Tile::new(m).unwrap());
+            name += &format!("_{}x{}", m[0], m[1]);
+        }
+        let tiled = shape(t, &[rows, 2048], &[1, 0], tiles);
+        let plain = shape(t, &[rows, 2048], &[1, 0], vec![]);
+        out.push((
+            format!("untile_{name}_{rows}x2048"),
+            tiled.clone(),
+            plain.clone(),
+        ));
+        if both_ways {
+            out.push((format!("tile_{name}_{rows}x2048"), plain, tiled));
+        }
+    }
     out
 }
 
