@@ -487,7 +487,10 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// The whole transpose when one side has at most [`NARROW`]
     /// positions: for each position of the long side, the few elements
     /// of the short side, so that the long side is read (or written) in
-    /// order and each of the few rows on the other side too.
+    /// order and each of the few rows on the other side too. Groups of 4
+    /// bytes (pairs of 2-byte elements, quadruples of bytes: XLA's
+    /// `(2,1)` and `(4,1)` sub-tiles) are split into their rows or
+    /// merged from them with SIMD, the rest element by element.
     /// `stream`: the destination may be written with non-temporal
     /// stores where whole lines can be. Kept out of the caller: inlined
     /// into the one function that holds every other loop of a
