@@ -160,9 +160,9 @@ impl Block {
     /// `e`-byte elements: drops single positions, orders the axes by
     /// destination stride, merges axes that are contiguous in both buffers
     /// and picks the inner copy (for a transpose, the innermost two outer
-    /// axes then possibly swapped by [`read_in_order`]). `None` when an axis's extent times its
-    /// stride (on either side), or the whole box, is more than `isize`
-    /// holds: no buffer is that large.
+    /// axes then possibly swapped by [`read_in_order`]). `None` when an
+    /// axis's extent times its stride (on either side), or the whole box,
+    /// is more than `isize` holds: no buffer is that large.
     pub(crate) fn new(src: isize, dst: isize, axes: &[Axis], e: usize) -> Option<Block> {
         for a in axes {
             let n = isize::try_from(a.n).ok()?;

@@ -14,10 +14,11 @@ use std::arch::x86_64::{
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
 /// with AVX-512: for each 16-byte column of the block, the four `16 /
 /// E`-element squares down it go through the rounds of
-/// [`transpose_lanes`] together, one per 128-bit lane, so that each register then holds a
-/// whole destination line, written with a non-temporal store (no buffer
-/// in L1 on the way to the destination, unlike the other streamed
-/// blocks). Used straight from the source rows or from the gathered ones.
+/// [`transpose_lanes`] together, one per 128-bit lane, so that each
+/// register then holds a whole destination line, written with a
+/// non-temporal store (no buffer in L1 on the way to the destination,
+/// unlike the other streamed blocks). Used straight from the source rows
+/// or from the gathered ones.
 pub(super) struct Quads<const E: usize>;
 
 impl<const E: usize> Block for Quads<E> {

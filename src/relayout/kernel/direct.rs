@@ -524,6 +524,10 @@ impl<'a, const E: usize> Tr<'a, E> {
         let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
         let (mut so, mut dof) = (self.s, self.d);
         let mut done = 0;
+        // The splits below stream their rows when every row starts on a
+        // line.
+        let first = (pd as usize).wrapping_add(dof as usize);
+        let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
         if E == 2 && K == 2 && !short_i && ls == 4 {
             // Pairs of 2-byte elements split into two rows (bf16 in
             // `(2,1)` sub-tiles): 16 pairs at a time with AVX2 (6-15%
@@ -533,10 +537,7 @@ impl<'a, const E: usize> Tr<'a, E> {
             // GiB/s.) Streamed when both destination rows start on a
             // line: each row is then written in order, 32 or 16 bytes at
             // a time, two lines open at once.
-            let first = (pd as usize).wrapping_add(dof as usize);
-            let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
             if matches!(kernel.0, Isa::Avx2 | Isa::Avx512) {
-                // 16 pairs at a time with AVX2.
                 let n = long / 16;
                 // SAFETY: the `16 * n` pairs at `so` (`64 * n` bytes, `ls
                 // == 4`) and the `16 * n` elements at `dof` and `dof + md`
@@ -580,8 +581,6 @@ impl<'a, const E: usize> Tr<'a, E> {
             // Groups of four 1-byte elements split into four rows (8-bit
             // types in `(4,1)` sub-tiles): 16 groups at a time with AVX2,
             // streamed when the rows start on a line.
-            let first = (pd as usize).wrapping_add(dof as usize);
-            let nt = stream && first.is_multiple_of(64) && md % 64 == 0;
             let n = long / 16;
             // SAFETY: the `16 * n` groups at `so` (`64 * n` bytes, `ls ==
             // 4`) and the `16 * n` elements at `dof + m * md` of each of
