@@ -14,7 +14,8 @@
 //! it), `avx` (8 x 8 blocks of 4-byte elements with AVX, the squares
 //! of other sizes two at a time with AVX2) and `avx512` (streamed blocks
 //! whose squares go four at a time, each register a whole destination
-//! line), with [`direct`] choosing between them.
+//! line, and the bands of 1-byte transposes), with [`direct`] choosing
+//! between them.
 
 #[cfg(target_arch = "x86_64")]
 mod avx;

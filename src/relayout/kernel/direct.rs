@@ -22,7 +22,10 @@
 //! within a tile, a band of source rows from left to right. With
 //! AVX-512, blocks of 2-, 4- and 8-byte elements whose source rows are
 //! long go straight from the source, each register a whole destination line
-//! stored as it is made ([`Order::Direct`]). Otherwise [`GATHER`] blocks
+//! stored as it is made ([`Order::Direct`]); 1-byte elements whose source
+//! rows are long go in bands of 64 source rows through a stage in the
+//! caches, read 16 rows at a time along their length ([`Tr::bands`]).
+//! Otherwise [`GATHER`] blocks
 //! at a time ([`Order::Gathered`]): their source rows are first copied
 //! whole into a buffer in L1 (rows a multiple of 4 KiB apart, read in
 //! pieces, would evict each other before their lines are used up), while
@@ -111,6 +114,14 @@ impl Kernel {
 
 /// Bytes of a cache line.
 const LINE: usize = 64;
+
+/// Source columns (destination rows) of the widest band of a 1-byte
+/// transpose (`avx512::bands`); its two stages take `128 * BAND` bytes
+/// (2 MiB). The wider, the faster: the 256 MiB transpose (rows of 16
+/// KiB) in bands of 2, 4, 8 and 16 KiB ran at 0.50, 0.53-0.55, 0.56-0.62
+/// and 0.57-0.63x of a memory copy (two or three runs each of one
+/// build that took the width at run time).
+const BAND: usize = 16384;
 
 /// Source lines of each row gathered at a time by a streamed transpose.
 const GATHER: usize = 4;
@@ -484,6 +495,54 @@ impl<'a, const E: usize> Tr<'a, E> {
         (r_end, c_end)
     }
 
+    /// As many bands of 64 rows of `r` (within `0..i.n`) by whole lines
+    /// of `c` (within `0..j.n`) as fit from their start, with
+    /// [`avx512::bands`](super::avx512::bands), at most [`BAND`] columns
+    /// wide; returns where the bands end in `r` and in `c`. For 1-byte
+    /// elements.
+    ///
+    /// # Safety
+    ///
+    /// Each destination row of each band is 64-byte aligned; the CPU has
+    /// AVX-512 F and BW.
+    #[inline(never)]
+    unsafe fn bands(&mut self, r: Range<usize>, c: Range<usize>) -> (usize, usize) {
+        debug_assert_eq!(E, 1, "bands are of bytes");
+        let n = r.len() / 64;
+        let c_end = c.start + c.len() / 64 * 64;
+        if n == 0 || c_end == c.start {
+            return (r.start, c.start);
+        }
+        let width = BAND.min(c_end - c.start);
+        // Two stages of a line per destination row of a band.
+        let mut stage = Vec::<std::arch::x86_64::__m512i>::with_capacity(2 * width);
+        let (sa, st) = (self.i.s, self.j.d);
+        let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
+        for jb in (c.start..c_end).step_by(width) {
+            let nb = (c_end - jb).min(width) / 64;
+            let (so, dof) = self.at(r.start, jb);
+            // SAFETY: the bands cover rows `r.start .. r.start + 64n` <=
+            // `i.n` and columns `jb .. jb + 64nb` <= `j.n` (1-byte
+            // elements), whose bytes `Tr::new` checked to lie in `src`
+            // and `dst` (so `so`, `dof` are not negative); `src` is
+            // shared and `dst` borrowed mutably, so they do not overlap,
+            // and the stage (`2 * width >= 128 * nb` registers, written
+            // before it is read) is neither. The caller vouches for the
+            // rest.
+            unsafe {
+                super::avx512::bands(
+                    ps.add(so as usize),
+                    sa,
+                    pd.add(dof as usize),
+                    st,
+                    (n, nb),
+                    stage.as_mut_ptr(),
+                );
+            }
+        }
+        (r.start + 64 * n, c_end)
+    }
+
     /// The whole transpose when one side has at most [`NARROW`]
     /// positions: for each position of the long side, the few elements
     /// of the short side, so that the long side is read (or written) in
@@ -752,13 +811,14 @@ impl<const E: usize> Tr<'_, E> {
             0
         };
         let (rows, cols) = (i_lo..i.n, 0..j.n);
-        // SAFETY: streaming, the blocks start at rows `i_lo + b*k`, whose
-        // destination rows begin at `first + E*i_lo + 64k + jj*j.d`,
-        // 64-byte aligned; `Kernel(Avx)`, `Kernel(Avx2)` and
+        // SAFETY: streaming, the blocks and bands start at rows `i_lo +
+        // b*k`, whose destination rows begin at `first + E*i_lo + 64k +
+        // jj*j.d`, 64-byte aligned; `Kernel(Avx)`, `Kernel(Avx2)` and
         // `Kernel(Avx512)` are only made where the CPU has AVX (AVX2;
         // AVX-512 F and BW with AVX2); the AVX blocks are only used for
-        // 4-byte elements, the AVX2 ones for the others, the AVX-512 ones
-        // (which stream) only streamed.
+        // 4-byte elements, the AVX2 ones for the others, the AVX-512
+        // blocks and bands (which stream) only streamed, the bands for
+        // 1-byte elements.
         let (i_hi, j_hi) = unsafe {
             let long_rows = i.s.unsigned_abs() > GATHER * LINE;
             let order = if stream {
@@ -775,7 +835,10 @@ impl<const E: usize> Tr<'_, E> {
                 // gathered at 16 MiB and slower at 256 MiB); from the
                 // gathered rows for 1-byte elements, whose blocks span
                 // 64 source rows (straight from the source, 3.5-4.6
-                // GiB/s at 16 MiB against 6.0 gathered).
+                // GiB/s at 16 MiB against 6.0 gathered), or in bands
+                // ([`bands`](Self::bands)) where their source rows are
+                // long.
+                (Isa::Avx512, _) if stream && E == 1 && long_rows => self.bands(rows, cols),
                 (Isa::Avx512, _) if stream && E != 1 && long_rows => {
                     self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Direct)
                 }
@@ -817,7 +880,7 @@ pub(crate) fn fence() {
 #[cfg(test)]
 mod tests {
     use super::super::Axis;
-    use super::{GATHER, Kernel, TILE, fence, transpose};
+    use super::{BAND, GATHER, Kernel, TILE, fence, transpose};
 
     /// Every kernel, streaming or not, at several alignments of the
     /// destination, on a transpose of `rows x cols` `e`-byte elements
@@ -893,8 +956,10 @@ mod tests {
             check(e, rows, cols, (rows * e).div_ceil(64) * 64 + 64);
             if e == 1 {
                 // Source rows longer than a gather (the case above has
-                // 129-byte rows): gathers overlapped with the blocks.
-                check(e, b + 2, 4 * b + 1, (b + 2).div_ceil(64) * 64 + 64);
+                // 129-byte rows): gathers overlapped with the blocks,
+                // and with AVX-512 two bands, the second pass of the
+                // first interleaved with the first pass of the second.
+                check(e, 2 * b + 2, 4 * b + 1, (2 * b + 2).div_ceil(64) * 64 + 64);
             }
             // Blocks in destination order, rows not a multiple of 64
             // bytes apart.
@@ -911,6 +976,11 @@ mod tests {
             // ones, and gathers of fewer than `GATHER` blocks.
             let big = TILE + 2 * b + 3;
             check(e, big, TILE + GATHER * b + b + 1, big * e / 64 * 64 + 64);
+            if e == 1 {
+                // Bands of 1-byte elements (with VBMI) wider than one
+                // [`BAND`]: a whole one, then a narrower one.
+                check(e, 2 * b + 3, BAND + b + 5, 3 * b);
+            }
         }
         // Narrow: a few planes interleaved, or split apart (2-byte
         // pairs into rows a multiple of 64 bytes apart: streamed).
