@@ -24,7 +24,7 @@
 //! long go straight from the source, each register a whole destination line
 //! stored as it is made ([`Order::Direct`]); 1-byte elements whose source
 //! rows are long go in bands of 64 source rows through a stage in the
-//! caches, read 16 rows at a time along their length ([`Tr::bands`]).
+//! caches, read 8 rows at a time along their length ([`Tr::bands`]).
 //! Otherwise [`GATHER`] blocks
 //! at a time ([`Order::Gathered`]): their source rows are first copied
 //! whole into a buffer in L1 (rows a multiple of 4 KiB apart, read in
@@ -118,9 +118,10 @@ const LINE: usize = 64;
 /// Source columns (destination rows) of the widest band of a 1-byte
 /// transpose (`avx512::bands`); its two stages take `128 * BAND` bytes
 /// (2 MiB). The wider, the faster: the 256 MiB transpose (rows of 16
-/// KiB) in bands of 2, 4, 8 and 16 KiB ran at 0.50, 0.53-0.55, 0.56-0.62
-/// and 0.57-0.63x of a memory copy (two or three runs each of one
-/// build that took the width at run time).
+/// KiB) in bands of 2, 4, 8 and 16 KiB ran at 0.49-0.51, 0.53-0.55,
+/// 0.56-0.62 and 0.57-0.61x of a memory copy (medians of two to five
+/// runs of one build that took the width at run time; a first form of
+/// the bands, with the same reads and writes).
 const BAND: usize = 16384;
 
 /// Source lines of each row gathered at a time by a streamed transpose.
