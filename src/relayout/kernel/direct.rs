@@ -889,12 +889,24 @@ mod tests {
     /// left alone): each element where it belongs, every other byte
     /// untouched.
     fn check(e: usize, rows: usize, cols: usize, pitch: usize) {
+        check_rows(e, rows, cols, pitch, false);
+    }
+
+    /// As [`check`], the source rows read last to first if `reversed`
+    /// (a negative row stride, as a reversed NumPy view has).
+    fn check_rows(e: usize, rows: usize, cols: usize, pitch: usize, reversed: bool) {
         let src: Vec<u8> = (0..rows * cols * e)
             .map(|k| (k * 7 + k / 251) as u8)
             .collect();
+        let row = (cols * e) as isize;
+        let (first, i) = if reversed {
+            ((rows - 1) as isize * row, -row)
+        } else {
+            (0, row)
+        };
         let i = Axis {
             n: rows,
-            s: (cols * e) as isize,
+            s: i,
             d: e as isize,
         };
         let j = Axis {
@@ -920,13 +932,15 @@ mod tests {
                     let offset = [0usize, 4, 16, 52, 1, aligned][k];
                     let one = [Axis { n: 1, s: 0, d: 0 }; 2];
                     let at = offset as isize;
-                    let done = transpose(kernel, e, i, j, one, &src, 0, &mut dst, at, stream);
+                    let done = transpose(kernel, e, i, j, one, &src, first, &mut dst, at, stream);
                     assert!(done, "{kernel:?} {e} {rows}x{cols}");
                     fence();
                     let mut expected = vec![0xA5u8; len];
                     for r in 0..rows {
+                        let from_row = if reversed { rows - 1 - r } else { r };
                         for c in 0..cols {
-                            let (at, from) = (offset + c * pitch + r * e, (r * cols + c) * e);
+                            let (at, from) =
+                                (offset + c * pitch + r * e, (from_row * cols + c) * e);
                             expected[at..at + e].copy_from_slice(&src[from..from + e]);
                         }
                     }
@@ -963,8 +977,10 @@ mod tests {
                 check(e, 2 * b + 2, 4 * b + 1, (2 * b + 2).div_ceil(64) * 64 + 64);
             }
             // Blocks in destination order, rows not a multiple of 64
-            // bytes apart.
+            // bytes apart; and the same with the source rows last to
+            // first.
             check(e, b + 5, b + 3, (b + 5) * e + 12);
+            check_rows(e, b + 5, b + 3, (b + 5) * e + 12, true);
         } else {
             // Packed destination rows, 64-byte multiples (streamed
             // when asked).
@@ -977,6 +993,14 @@ mod tests {
             // ones, and gathers of fewer than `GATHER` blocks.
             let big = TILE + 2 * b + 3;
             check(e, big, TILE + GATHER * b + b + 1, big * e / 64 * 64 + 64);
+            // The same, the source rows last to first.
+            check_rows(
+                e,
+                big,
+                TILE + GATHER * b + b + 1,
+                big * e / 64 * 64 + 64,
+                true,
+            );
             if e == 1 {
                 // Bands of 1-byte elements (with VBMI) wider than one
                 // [`BAND`]: a whole one, then a narrower one.
