@@ -188,8 +188,8 @@ fn words(r: [__m512i; 8]) -> [__m512i; 8] {
 ///
 /// Reading the source 8 rows at a time, instead of one line of each of
 /// 64 rows in turn as the gathered [`Quads`] do, made the 256 MiB
-/// transpose (rows of 16 KiB) run at 0.62-0.68x of a memory copy
-/// instead of 0.45-0.51x, in interleaved runs; 16 rows at a time (16 x
+/// transpose (rows of 16 KiB) run at 0.62-0.71x of a memory copy
+/// instead of 0.42-0.51x, in interleaved runs; 16 rows at a time (16 x
 /// 16 squares in each lane, then 4 x 4 lanes), at 0.48-0.54x.
 ///
 /// # Safety
