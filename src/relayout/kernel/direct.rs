@@ -1002,7 +1002,7 @@ mod tests {
                 true,
             );
             if e == 1 {
-                // Bands of 1-byte elements (with VBMI) wider than one
+                // Bands of 1-byte elements (with AVX-512) wider than one
                 // [`BAND`]: a whole one, then a narrower one.
                 check(e, 2 * b + 3, BAND + b + 5, 3 * b);
             }
