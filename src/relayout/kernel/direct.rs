@@ -24,8 +24,9 @@
 //! long go straight from the source, each register a whole destination line
 //! stored as it is made ([`Order::Direct`]); 1-byte elements whose source
 //! rows are long go in bands of 64 source rows through a stage in the
-//! caches, read 8 rows at a time along their length ([`Tr::bands`]).
-//! Otherwise [`GATHER`] blocks
+//! caches, read 8 rows at a time along their length, two bands at a
+//! time so that each destination row gets two adjacent lines at once
+//! ([`Tr::bands`]). Otherwise [`GATHER`] blocks
 //! at a time ([`Order::Gathered`]): their source rows are first copied
 //! whole into a buffer in L1 (rows a multiple of 4 KiB apart, read in
 //! pieces, would evict each other before their lines are used up), while
@@ -118,10 +119,11 @@ const LINE: usize = 64;
 /// Source columns (destination rows) of the widest band of a 1-byte
 /// transpose (`avx512::bands`); its two stages take `128 * BAND` bytes
 /// (2 MiB). The wider, the faster: the 256 MiB transpose (rows of 16
-/// KiB) in bands of 2, 4, 8 and 16 KiB ran at 0.49-0.51, 0.53-0.55,
-/// 0.56-0.62 and 0.57-0.61x of a memory copy (medians of two to five
-/// runs of one build that took the width at run time; a first form of
-/// the bands, with the same reads and writes).
+/// KiB) in bands of 4, 8 and 16 KiB ran at 7.5-7.7, 8.0-8.4 and 9.0-9.3
+/// GiB/s (best of two runs of one build that took the width at run
+/// time), and in a first form of the bands (one line per destination
+/// row) of 2, 4, 8 and 16 KiB at 0.49-0.51, 0.53-0.55, 0.56-0.62 and
+/// 0.57-0.61x of a memory copy (medians of two to five runs).
 const BAND: usize = 16384;
 
 /// Source lines of each row gathered at a time by a streamed transpose.
@@ -515,7 +517,7 @@ impl<'a, const E: usize> Tr<'a, E> {
             return (r.start, c.start);
         }
         let width = BAND.min(c_end - c.start);
-        // Two stages of a line per destination row of a band.
+        // Two stages (a pair of bands) of a line per destination row.
         let mut stage = Vec::<std::arch::x86_64::__m512i>::with_capacity(2 * width);
         let (sa, st) = (self.i.s, self.j.d);
         let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
@@ -972,9 +974,9 @@ mod tests {
             if e == 1 {
                 // Source rows longer than a gather (the case above has
                 // 129-byte rows): gathers overlapped with the blocks,
-                // and with AVX-512 two bands, the second pass of the
-                // first interleaved with the first pass of the second.
-                check(e, 2 * b + 2, 4 * b + 1, (2 * b + 2).div_ceil(64) * 64 + 64);
+                // and with AVX-512 three bands, a pair (two lines per
+                // destination row) and one alone.
+                check(e, 3 * b + 2, 4 * b + 1, (3 * b + 2).div_ceil(64) * 64 + 64);
             }
             // Blocks in destination order, rows not a multiple of 64
             // bytes apart; and the same with the source rows last to
