@@ -41,6 +41,32 @@ impl<const E: usize> Block for Quads<E> {
     }
 }
 
+/// [`Quads`] whose source lines are loaded once each, whole, rather than
+/// a 16-byte column of every row at a time: for source rows a multiple
+/// of 4 KiB apart, whose lines share a set of L1 (a block's lines were
+/// evicted before their next column was read), with the lines aligned
+/// (unaligned, each load touches two). The 16 MiB s16 transpose (rows
+/// of 8 KiB) ran at 8.0-8.4 GiB/s so, against 7.3-7.5 as [`Quads`]; at
+/// 256 MiB (rows of 32 KiB) at the same speed (6.4-7.3 against 6.5-7.1
+/// over eleven interleaved runs). Elsewhere [`Quads`] measured faster:
+/// NHWC -> NCHW with 256 channels (rows of 1 KiB, lines not aligned)
+/// at 256 MiB, 8.9-9.4 GiB/s against 8.2-8.3.
+pub(super) struct WholeQuads<const E: usize>;
+
+impl<const E: usize> Block for WholeQuads<E> {
+    const SIZE: usize = 64 / E;
+    const STREAMS: bool = true;
+
+    /// # Safety
+    ///
+    /// As [`Quads::copy`].
+    #[inline]
+    unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+        // SAFETY: as the caller vouches.
+        unsafe { whole_quads::<E>(pa, sa, pt, st) }
+    }
+}
+
 impl Lanes for __m512i {
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -59,6 +85,44 @@ impl Lanes for __m512i {
                 4 => (_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b)),
                 _ => (_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b)),
             }
+        }
+    }
+}
+
+/// The block of [`WholeQuads`]: the rows go in four groups of `n = 16 /
+/// E`; after the rounds of [`transpose_lanes`] on group `g`, its
+/// register `k` holds in lane `c0` the column `n*c0 + k` of the group's
+/// rows, a quarter of destination row `n*c0 + k`, whose four quarters
+/// [`lanes`] puts together.
+///
+/// # Safety
+///
+/// As [`Quads::copy`].
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn whole_quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+    let n = 16 / E;
+    // SAFETY: the caller vouches for AVX-512 F.
+    let zero = unsafe { __m512i::zero() };
+    // `quarters[k][g]`: register `k` of group `g`.
+    let mut quarters = [[zero; 4]; 16];
+    for g in 0..4 {
+        let mut r = [zero; 16];
+        for (k, v) in r.iter_mut().enumerate().take(n) {
+            // SAFETY: row `g*n + k < 4n = SIZE` of the block the caller
+            // vouches for, 64 bytes; unaligned loads need no alignment.
+            *v = unsafe { _mm512_loadu_si512(pa.offset((g * n + k) as isize * sa).cast()) };
+        }
+        // SAFETY: as the caller vouches.
+        let r = unsafe { transpose_lanes::<__m512i, E>(r) };
+        for (quarter, v) in quarters.iter_mut().zip(r).take(n) {
+            quarter[g] = v;
+        }
+    }
+    for (k, quarter) in quarters.into_iter().enumerate().take(n) {
+        for (c0, v) in lanes(quarter).into_iter().enumerate() {
+            // SAFETY: destination row `n*c0 + k < SIZE`, 64 bytes
+            // (aligned), as the caller vouches.
+            unsafe { stream(pt.offset((n * c0 + k) as isize * st), v) };
         }
     }
 }
@@ -142,35 +206,30 @@ unsafe fn columns(mut r: [__m512i; 8]) -> [__m512i; 8] {
     r
 }
 
+/// The 4 x 4 transpose of the 128-bit lanes of `x`: lane `q` of result
+/// `c` is lane `c` of `x[q]`. Two rounds of lane shuffles, each taking
+/// lanes 0 and 2 (`0x88`) or 1 and 3 (`0xDD`) of two registers.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lanes([x0, x1, x2, x3]: [__m512i; 4]) -> [__m512i; 4] {
+    let even = |a: __m512i, b: __m512i| _mm512_shuffle_i64x2::<0x88>(a, b);
+    let odd = |a: __m512i, b: __m512i| _mm512_shuffle_i64x2::<0xDD>(a, b);
+    let (e01, o01, e23, o23) = (even(x0, x1), odd(x0, x1), even(x2, x3), odd(x2, x3));
+    [even(e01, e23), even(o01, o23), odd(e01, e23), odd(o01, o23)]
+}
+
 /// The 8 x 8 transpose of the 8-byte words of `r`: word `k` of result
 /// `q` is word `q` of `r[k]`. Unpacks pair the words of neighbouring
-/// registers within each 128-bit lane, then two rounds of lane shuffles
-/// put the lanes in order (24 instructions).
+/// registers within each 128-bit lane, then [`lanes`] puts the lanes in
+/// order (24 instructions).
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn words(r: [__m512i; 8]) -> [__m512i; 8] {
     // `lo[m]`: lane `l` holds words `2l` of `r[2m]` and `r[2m + 1]`;
     // `hi[m]` words `2l + 1`.
-    let lo = [0, 2, 4, 6].map(|k| _mm512_unpacklo_epi64(r[k], r[k + 1]));
-    let hi = [0, 2, 4, 6].map(|k| _mm512_unpackhi_epi64(r[k], r[k + 1]));
-    // Lanes 0 and 2 (`0x88`) or 1 and 3 (`0xDD`) of each of two
-    // registers.
-    let even = |a: __m512i, b: __m512i| _mm512_shuffle_i64x2::<0x88>(a, b);
-    let odd = |a: __m512i, b: __m512i| _mm512_shuffle_i64x2::<0xDD>(a, b);
-    let [l0, l1, l2, l3] = lo;
-    let [h0, h1, h2, h3] = hi;
-    let (a0, a1, b0, b1) = (even(l0, l1), odd(l0, l1), even(l2, l3), odd(l2, l3));
-    let (c0, c1, d0, d1) = (even(h0, h1), odd(h0, h1), even(h2, h3), odd(h2, h3));
-    [
-        even(a0, b0),
-        even(c0, d0),
-        even(a1, b1),
-        even(c1, d1),
-        odd(a0, b0),
-        odd(c0, d0),
-        odd(a1, b1),
-        odd(c1, d1),
-    ]
+    let lo = lanes([0, 2, 4, 6].map(|k| _mm512_unpacklo_epi64(r[k], r[k + 1])));
+    let hi = lanes([0, 2, 4, 6].map(|k| _mm512_unpackhi_epi64(r[k], r[k + 1])));
+    std::array::from_fn(|q| if q % 2 == 0 { lo[q / 2] } else { hi[q / 2] })
 }
 
 /// Copies `n` bands of the transpose of 1-byte elements: band `t` is the

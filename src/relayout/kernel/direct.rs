@@ -829,7 +829,27 @@ impl<const E: usize> Tr<'_, E> {
         } else {
             0
         };
-        let (rows, cols) = (i_lo..i.n, 0..j.n);
+        // With AVX-512 (2-, 4- and 8-byte elements), where the source
+        // rows are a multiple of 4 KiB apart (so at least 4 KiB long,
+        // when they do not overlap) and each starts as far from a line,
+        // at the first column whose source lines are aligned, for blocks
+        // that load them whole (`avx512::WholeQuads`): a line loaded
+        // across two lines of memory touches both.
+        let long_rows = i.s.unsigned_abs() > GATHER * LINE;
+        let start = (self.src.as_ptr() as usize).wrapping_add(self.s as usize);
+        let whole = stream
+            && kernel.0 == Isa::Avx512
+            && E != 1
+            && long_rows
+            && i.s % 4096 == 0
+            && j.n * E >= 4096
+            && start.is_multiple_of(E);
+        let j_lo = if whole {
+            ((64 - start % 64) % 64 / E).min(j.n)
+        } else {
+            0
+        };
+        let (rows, cols) = (i_lo..i.n, j_lo..j.n);
         // SAFETY: streaming, the blocks and bands start at rows `i_lo +
         // b*k`, whose destination rows begin at `first + E*i_lo + 64k +
         // jj*j.d`, 64-byte aligned; `Kernel(Avx)`, `Kernel(Avx2)` and
@@ -839,7 +859,6 @@ impl<const E: usize> Tr<'_, E> {
         // blocks and bands (which stream) only streamed, the bands for
         // 1-byte elements.
         let (i_hi, j_hi) = unsafe {
-            let long_rows = i.s.unsigned_abs() > GATHER * LINE;
             let order = if stream {
                 Order::Gathered
             } else {
@@ -858,6 +877,9 @@ impl<const E: usize> Tr<'_, E> {
                 // ([`bands`](Self::bands)) where their source rows are
                 // long.
                 (Isa::Avx512, _) if stream && E == 1 && long_rows => self.bands(rows, cols),
+                (Isa::Avx512, _) if whole => {
+                    self.grid::<super::avx512::WholeQuads<E>>(rows, cols, Order::Direct)
+                }
                 (Isa::Avx512, _) if stream && E != 1 && long_rows => {
                     self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Direct)
                 }
@@ -879,6 +901,7 @@ impl<const E: usize> Tr<'_, E> {
         // line with them.
         self.edge(0..i_lo, 0..j.n);
         self.edge(i_hi..i.n, 0..j.n);
+        self.edge(i_lo..i_hi, 0..j_lo);
         self.edge(i_lo..i_hi, j_hi..j.n);
     }
 }
@@ -907,15 +930,17 @@ mod tests {
     /// left alone): each element where it belongs, every other byte
     /// untouched.
     fn check(e: usize, rows: usize, cols: usize, pitch: usize) {
-        check_rows(e, rows, cols, pitch, false);
+        check_rows(e, rows, cols, pitch, false, 0);
     }
 
     /// As [`check`], the source rows read last to first if `reversed`
-    /// (a negative row stride, as a reversed NumPy view has).
-    fn check_rows(e: usize, rows: usize, cols: usize, pitch: usize, reversed: bool) {
-        let src: Vec<u8> = (0..rows * cols * e)
-            .map(|k| (k * 7 + k / 251) as u8)
-            .collect();
+    /// (a negative row stride, as a reversed NumPy view has), the source
+    /// starting `lead` bytes after a 64-byte line.
+    fn check_rows(e: usize, rows: usize, cols: usize, pitch: usize, reversed: bool, lead: usize) {
+        let bytes = rows * cols * e;
+        let buffer: Vec<u8> = (0..bytes + 64).map(|k| (k * 7 + k / 251) as u8).collect();
+        let skip = (64 - buffer.as_ptr() as usize % 64) % 64 + lead;
+        let src = &buffer[skip..skip + bytes];
         let row = (cols * e) as isize;
         let (first, i) = if reversed {
             ((rows - 1) as isize * row, -row)
@@ -950,7 +975,7 @@ mod tests {
                     let offset = [0usize, 4, 16, 52, 1, aligned][k];
                     let one = [Axis { n: 1, s: 0, d: 0 }; 2];
                     let at = offset as isize;
-                    let done = transpose(kernel, e, i, j, one, &src, first, &mut dst, at, stream);
+                    let done = transpose(kernel, e, i, j, one, src, first, &mut dst, at, stream);
                     assert!(done, "{kernel:?} {e} {rows}x{cols}");
                     fence();
                     let mut expected = vec![0xA5u8; len];
@@ -997,12 +1022,18 @@ mod tests {
             if e == 8 {
                 // Long rows, three blocks down: a pair, then one alone.
                 check(e, 3 * b + 2, 4 * b + 6, (3 * b + 2) * e / 64 * 64 + 64);
+                // Rows 4 KiB apart, the source 16 bytes past a line (a
+                // line at a time after the first columns) or 1 byte (a
+                // 16-byte column at a time).
+                for lead in [16, 1] {
+                    check_rows(e, b + 3, 4096 / e, 128, false, lead);
+                }
             }
             // Blocks in destination order, rows not a multiple of 64
             // bytes apart; and the same with the source rows last to
             // first.
             check(e, b + 5, b + 3, (b + 5) * e + 12);
-            check_rows(e, b + 5, b + 3, (b + 5) * e + 12, true);
+            check_rows(e, b + 5, b + 3, (b + 5) * e + 12, true, 0);
         } else {
             // Packed destination rows, 64-byte multiples (streamed
             // when asked).
@@ -1026,7 +1057,20 @@ mod tests {
                 TILE + GATHER * b + b + 1,
                 big * e / 64 * 64 + 64,
                 true,
+                0,
             );
+            // Rows 4 KiB apart (with AVX-512, blocks of 2-, 4- and
+            // 8-byte elements load a line at a time where the source
+            // lines are aligned): the source on a line, `e` or 16 bytes
+            // past one (the first columns before the blocks), or 1 byte
+            // (not a whole number of elements from one: a 16-byte
+            // column at a time); read last row first, too.
+            let rows = 2 * b + 3;
+            let pitch = (rows * e).div_ceil(64) * 64 + 64;
+            for lead in [0, e, 16, 1] {
+                check_rows(e, rows, 4096 / e, pitch, false, lead);
+            }
+            check_rows(e, rows, 4096 / e, pitch, true, 16);
             if e == 1 {
                 // Bands of 1-byte elements (with AVX-512) wider than one
                 // [`BAND`]: a whole one, then a narrower one.
