@@ -16,26 +16,28 @@
 //! (One loop per call, that untiling ran at 0.41-0.55x of a memory copy
 //! at 16 MiB; two, at 0.61-0.64x: medians of three paired runs each.)
 //!
-//! A large destination is written with non-temporal stores (whole lines,
-//! never read first), in tiles of [`TILE`] x [`TILE`] elements so that
-//! the pages of the rows a tile visits on both sides stay in the TLB;
-//! within a tile, a band of source rows from left to right. With
-//! AVX-512, blocks of 2-, 4- and 8-byte elements whose source rows are
-//! long go straight from the source, each register a whole destination line
-//! stored as it is made ([`Order::Direct`]); 1-byte elements whose source
+//! A large destination is written with non-temporal stores (whole
+//! lines, never read first), in tiles of [`TILE`] x [`TILE`] elements
+//! so that the pages of the rows a tile visits on both sides stay in
+//! the TLB; within a tile, a band of source rows from left to right.
+//! With AVX-512, blocks of 2-, 4- and 8-byte elements whose source rows
+//! are long go straight from the source, each register a whole
+//! destination line stored as it is made ([`Order::Direct`]; 8-byte
+//! blocks two down at a time, and source rows a multiple of 4 KiB apart
+//! loaded a whole aligned line at a time); 1-byte elements whose source
 //! rows are long go in bands of 64 source rows through a stage in the
 //! caches, read 8 rows at a time along their length, two bands at a
 //! time so that each destination row gets two adjacent lines at once
-//! ([`Tr::bands`]). Otherwise [`GATHER`] blocks
-//! at a time ([`Order::Gathered`]): their source rows are first copied
-//! whole into a buffer in L1 (rows a multiple of 4 KiB apart, read in
-//! pieces, would evict each other before their lines are used up), while
-//! the blocks of the previous gather are transposed from the other of two
+//! ([`Tr::bands`]). Otherwise [`GATHER`] blocks at a time
+//! ([`Order::Gathered`]): their source rows are first copied whole into
+//! a buffer in L1 (rows a multiple of 4 KiB apart, read in pieces,
+//! would evict each other before their lines are used up), while the
+//! blocks of the previous gather are transposed from the other of two
 //! buffers and the rows of the next gather are prefetched, so that
 //! reading memory overlaps the shuffles; each block is transposed into
-//! whole lines (AVX-512, 1-byte elements) or into a third buffer
-//! from which every destination line is streamed whole. Smaller copies go
-//! in destination order, the source rows a sweep visits limited to about
+//! whole lines (AVX-512, 1-byte elements) or into a third buffer from
+//! which every destination line is streamed whole. Smaller copies go in
+//! destination order, the source rows a sweep visits limited to about
 //! [`SPAN`] bytes.
 
 use std::mem::MaybeUninit;
