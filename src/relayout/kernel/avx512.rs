@@ -22,9 +22,21 @@ use std::arch::x86_64::{
 /// non-temporal store (no buffer in L1 on the way to the destination,
 /// unlike the other streamed blocks). Used straight from the source rows
 /// or from the gathered ones.
-pub(super) struct Quads<const E: usize>;
+///
+/// `WHOLE`: each source line loaded once, whole ([`whole_quads`]),
+/// rather than a 16-byte column of every row at a time ([`quads`]): for
+/// source rows a multiple of 4 KiB apart, whose lines share a set of L1
+/// (a block's lines were evicted before their next column was read),
+/// with the lines aligned (unaligned, each load touches two). The 16 MiB
+/// s16 transpose (rows of 8 KiB) ran at 8.0-8.4 GiB/s so, against
+/// 7.3-7.5 a column at a time; at 256 MiB (rows of 32 KiB) within the
+/// runs' spread (6.4-7.3 against 6.5-7.1 over eleven interleaved runs).
+/// Elsewhere the columns measured faster: NHWC -> NCHW with 256
+/// channels (rows of 1 KiB, lines not aligned) at 256 MiB, 8.9-9.4 GiB/s
+/// against 8.2-8.3.
+pub(super) struct Quads<const E: usize, const WHOLE: bool = false>;
 
-impl<const E: usize> Block for Quads<E> {
+impl<const E: usize, const WHOLE: bool> Block for Quads<E, WHOLE> {
     const SIZE: usize = 64 / E;
     const STREAMS: bool = true;
 
@@ -37,33 +49,13 @@ impl<const E: usize> Block for Quads<E> {
     #[inline]
     unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
         // SAFETY: as the caller vouches.
-        unsafe { quads::<E>(pa, sa, pt, st) }
-    }
-}
-
-/// [`Quads`] whose source lines are loaded once each, whole, rather than
-/// a 16-byte column of every row at a time: for source rows a multiple
-/// of 4 KiB apart, whose lines share a set of L1 (a block's lines were
-/// evicted before their next column was read), with the lines aligned
-/// (unaligned, each load touches two). The 16 MiB s16 transpose (rows
-/// of 8 KiB) ran at 8.0-8.4 GiB/s so, against 7.3-7.5 as [`Quads`]; at
-/// 256 MiB (rows of 32 KiB) at the same speed (6.4-7.3 against 6.5-7.1
-/// over eleven interleaved runs). Elsewhere [`Quads`] measured faster:
-/// NHWC -> NCHW with 256 channels (rows of 1 KiB, lines not aligned)
-/// at 256 MiB, 8.9-9.4 GiB/s against 8.2-8.3.
-pub(super) struct WholeQuads<const E: usize>;
-
-impl<const E: usize> Block for WholeQuads<E> {
-    const SIZE: usize = 64 / E;
-    const STREAMS: bool = true;
-
-    /// # Safety
-    ///
-    /// As [`Quads::copy`].
-    #[inline]
-    unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
-        // SAFETY: as the caller vouches.
-        unsafe { whole_quads::<E>(pa, sa, pt, st) }
+        unsafe {
+            if WHOLE {
+                whole_quads::<E>(pa, sa, pt, st)
+            } else {
+                quads::<E>(pa, sa, pt, st)
+            }
+        }
     }
 }
 
@@ -89,7 +81,7 @@ impl Lanes for __m512i {
     }
 }
 
-/// The block of [`WholeQuads`]: the rows go in four groups of `n = 16 /
+/// The block of [`Quads`] with whole lines: the rows go in four groups of `n = 16 /
 /// E`; after the rounds of [`transpose_lanes`] on group `g`, its
 /// register `k` holds in lane `c0` the column `n*c0 + k` of the group's
 /// rows, a quarter of destination row `n*c0 + k`, whose four quarters

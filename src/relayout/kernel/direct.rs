@@ -835,7 +835,7 @@ impl<const E: usize> Tr<'_, E> {
         // rows are a multiple of 4 KiB apart (so at least 4 KiB long,
         // when they do not overlap) and each starts as far from a line,
         // at the first column whose source lines are aligned, for blocks
-        // that load them whole (`avx512::WholeQuads`): a line loaded
+        // that load them whole (`avx512::Quads`): a line loaded
         // across two lines of memory touches both.
         let long_rows = i.s.unsigned_abs() > GATHER * LINE;
         let start = (self.src.as_ptr() as usize).wrapping_add(self.s as usize);
@@ -880,7 +880,7 @@ impl<const E: usize> Tr<'_, E> {
                 // long.
                 (Isa::Avx512, _) if stream && E == 1 && long_rows => self.bands(rows, cols),
                 (Isa::Avx512, _) if whole => {
-                    self.grid::<super::avx512::WholeQuads<E>>(rows, cols, Order::Direct)
+                    self.grid::<super::avx512::Quads<E, true>>(rows, cols, Order::Direct)
                 }
                 (Isa::Avx512, _) if stream && E != 1 && long_rows => {
                     self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Direct)
