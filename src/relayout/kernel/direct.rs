@@ -36,9 +36,10 @@
 //! buffers and the rows of the next gather are prefetched, so that
 //! reading memory overlaps the shuffles; each block is transposed into
 //! whole lines (AVX-512, 1-byte elements) or into a third buffer from
-//! which every destination line is streamed whole. Smaller copies go in
-//! destination order, the source rows a sweep visits limited to about
-//! [`SPAN`] bytes.
+//! which every destination line is streamed whole. In every streamed
+//! transpose, the lines that packed destination rows share are streamed
+//! whole too ([`Tr::seams`]). Smaller copies go in destination order,
+//! the source rows a sweep visits limited to about [`SPAN`] bytes.
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
