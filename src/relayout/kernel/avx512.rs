@@ -81,11 +81,11 @@ impl Lanes for __m512i {
     }
 }
 
-/// The block of [`Quads`] with whole lines: the rows go in four groups of `n = 16 /
-/// E`; after the rounds of [`transpose_lanes`] on group `g`, its
-/// register `k` holds in lane `c0` the column `n*c0 + k` of the group's
-/// rows, a quarter of destination row `n*c0 + k`, whose four quarters
-/// [`lanes`] puts together.
+/// The block of [`Quads`] with whole lines: the rows go in four groups
+/// of `n = 16 / E`; after the rounds of [`transpose_lanes`] on group
+/// `g`, its register `k` holds in lane `c0` the column `n*c0 + k` of
+/// the group's rows, a quarter of destination row `n*c0 + k`, whose four
+/// quarters [`lanes`] puts together.
 ///
 /// # Safety
 ///
