@@ -887,14 +887,10 @@ impl<const E: usize> Tr<'_, E> {
         // that load them whole (`avx512::Quads`): a line loaded
         // across two lines of memory touches both.
         let long_rows = i.s.unsigned_abs() > GATHER * LINE;
+        // Straight from the source rows (below).
+        let direct = stream && kernel.0 == Isa::Avx512 && E != 1 && long_rows;
         let start = (self.src.as_ptr() as usize).wrapping_add(self.s as usize);
-        let whole = stream
-            && kernel.0 == Isa::Avx512
-            && E != 1
-            && long_rows
-            && i.s % 4096 == 0
-            && j.n * E >= 4096
-            && start.is_multiple_of(E);
+        let whole = direct && i.s % 4096 == 0 && j.n * E >= 4096 && start.is_multiple_of(E);
         let j_lo = if whole {
             ((64 - start % 64) % 64 / E).min(j.n)
         } else {
@@ -928,12 +924,8 @@ impl<const E: usize> Tr<'_, E> {
                 // ([`bands`](Self::bands)) where their source rows are
                 // long.
                 (Isa::Avx512, _) if stream && E == 1 && long_rows => self.bands(rows, cols),
-                (Isa::Avx512, _) if whole => {
-                    self.grid::<super::avx512::Quads<E, true>>(rows, cols, Order::Direct)
-                }
-                (Isa::Avx512, _) if stream && E != 1 && long_rows => {
-                    self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Direct)
-                }
+                _ if whole => self.grid::<super::avx512::Quads<E, true>>(rows, cols, Order::Direct),
+                _ if direct => self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Direct),
                 (Isa::Avx512, _) if stream && E == 1 => {
                     self.grid::<super::avx512::Quads<E>>(rows, cols, Order::Gathered)
                 }
@@ -1003,7 +995,8 @@ mod tests {
     /// starting `lead` bytes after a 64-byte line.
     fn check_rows(e: usize, rows: usize, cols: usize, pitch: usize, reversed: bool, lead: usize) {
         let bytes = rows * cols * e;
-        let buffer: Vec<u8> = (0..bytes + 64).map(|k| (k * 7 + k / 251) as u8).collect();
+        // Room for the way to a line (< 64) and `lead` (< 64).
+        let buffer: Vec<u8> = (0..bytes + 128).map(|k| (k * 7 + k / 251) as u8).collect();
         let skip = (64 - buffer.as_ptr() as usize % 64) % 64 + lead;
         let src = &buffer[skip..skip + bytes];
         let row = (cols * e) as isize;
