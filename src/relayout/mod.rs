@@ -35,9 +35,11 @@
 //! (AVX for 4-byte elements and AVX2 for the others where the CPU has
 //! them, AVX-512 for streamed blocks), transposes
 //! with a side of at most 8 positions (NCHW with 3 channels, bf16 in
-//! `(2,1)` sub-tiles) element by element along the long side, and a destination
-//! of 8 MiB or more is written a whole cache line at a time with
-//! non-temporal stores, so that it is not left in the caches afterwards.
+//! `(2,1)` sub-tiles) position by position along the long side (groups
+//! of three 4-byte elements, pairs of 2-byte ones and quadruples of bytes
+//! with SIMD shuffles), and a destination of 8 MiB or more is written a
+//! whole cache line at a time with non-temporal stores where its lines
+//! can be, so that it is not left in the caches afterwards.
 //! Such a transpose of 1-byte elements, on a CPU with AVX-512, goes
 //! through a buffer of up to 2 MiB that it allocates for the copy.
 //! With the `rayon` feature, `Relayout::run_parallel` cuts a large copy

@@ -5,14 +5,15 @@
 //! its rounds ([`transpose_lanes`]), which the AVX2 and AVX-512 blocks run
 //! on every 128-bit lane of their registers; and the non-temporal stores
 //! of streamed copies ([`stream_lines`]); and the narrow copies' split
-//! and merged groups of 4 bytes ([`split_pairs16`], [`merge_groups`]).
+//! and merged groups of 4 bytes ([`split_pairs16`], [`merge_groups`])
+//! and of three 4-byte elements ([`split_triples`], [`merge_triples`]).
 
 use super::direct::Block;
 use std::arch::x86_64::{
-    __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_setzero_si128, _mm_slli_epi32, _mm_srai_epi32,
-    _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
-    _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
-    _mm_unpacklo_epi64,
+    __m128, __m128i, _mm_loadu_ps, _mm_loadu_si128, _mm_packs_epi32, _mm_setzero_si128,
+    _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_storeu_ps, _mm_storeu_si128,
+    _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_ps,
+    _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_ps,
 };
 
 /// Whether [`square`] handles `E`-byte elements.
@@ -194,6 +195,75 @@ pub(super) unsafe fn merge_groups<const K: usize>(p: [*const u8; 4], pt: *mut u8
             out(1, _mm_unpackhi_epi16(ab0, cd0));
             out(2, _mm_unpacklo_epi16(ab1, cd1));
             out(3, _mm_unpackhi_epi16(ab1, cd1));
+        }
+    }
+}
+
+/// The `_mm_shuffle_ps` selector taking lanes `a` and `b` of its first
+/// operand and `c` and `d` of its second: Intel's `_MM_SHUFFLE(d, c, b,
+/// a)`, which `std::arch` has only on nightly.
+const fn pick(a: i32, b: i32, c: i32, d: i32) -> i32 {
+    a | b << 2 | c << 4 | d << 6
+}
+
+/// Interleaves the 4 four-byte elements at each of `p[0]`, `p[1]` and
+/// `p[2]` into 4 groups of three, the `k`-th element of each group from
+/// `p[k]`: the 48 bytes at `pt` (three planes into pixels, as NCHW to
+/// NHWC with 3 channels). The elements are moved as bit patterns.
+///
+/// # Safety
+///
+/// The 16 bytes at each of `p` are readable, the 48 bytes at `pt`
+/// writable and disjoint from them.
+#[inline(always)]
+pub(super) unsafe fn merge_triples(p: [*const u8; 3], pt: *mut u8) {
+    // SAFETY: the bytes read and written are what the caller vouches for;
+    // unaligned loads and stores need no alignment. `shufps` moves lanes
+    // without looking at them. SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let [a, b, c] = p.map(|q| _mm_loadu_ps(q.cast()));
+        let out = |q: usize, v: __m128| _mm_storeu_ps(pt.add(16 * q).cast(), v);
+        // [a0 b0 a1 b1] and [a2 b2 a3 b3].
+        let lo = _mm_unpacklo_ps(a, b);
+        let hi = _mm_unpackhi_ps(a, b);
+        // [a0 b0 c0 a1]: [c0 c0 a1 a1] supplies the second half.
+        let t = _mm_shuffle_ps::<{ pick(0, 0, 2, 2) }>(c, lo);
+        out(0, _mm_shuffle_ps::<{ pick(0, 1, 0, 2) }>(lo, t));
+        // [b1 c1 a2 b2] from [b1 b1 c1 c1].
+        let t = _mm_shuffle_ps::<{ pick(3, 3, 1, 1) }>(lo, c);
+        out(1, _mm_shuffle_ps::<{ pick(0, 2, 0, 1) }>(t, hi));
+        // [c2 a3 b3 c3] from [c2 c2 a3 a3] and [b3 b3 c3 c3].
+        let t = _mm_shuffle_ps::<{ pick(2, 2, 2, 2) }>(c, hi);
+        let u = _mm_shuffle_ps::<{ pick(3, 3, 3, 3) }>(hi, c);
+        out(2, _mm_shuffle_ps::<{ pick(0, 2, 0, 2) }>(t, u));
+    }
+}
+
+/// Splits the 4 groups of three four-byte elements at `pa` (48 bytes)
+/// into their first, second and third elements, 4 of each at `p[0]`,
+/// `p[1]` and `p[2]` (pixels into three planes, as NHWC to NCHW with 3
+/// channels): the inverse of [`merge_triples`].
+///
+/// # Safety
+///
+/// The 48 bytes at `pa` are readable, the 16 bytes at each of `p`
+/// writable and disjoint from them and from each other.
+#[inline(always)]
+pub(super) unsafe fn split_triples(pa: *const u8, p: [*mut u8; 3]) {
+    // SAFETY: as in `merge_triples`.
+    unsafe {
+        let [x, y, z] = [0, 1, 2].map(|q| _mm_loadu_ps(pa.add(16 * q).cast()));
+        // x = [a0 b0 c0 a1], y = [b1 c1 a2 b2], z = [c2 a3 b3 c3].
+        let t = _mm_shuffle_ps::<{ pick(2, 2, 1, 1) }>(y, z); // [a2 a2 a3 a3]
+        let a = _mm_shuffle_ps::<{ pick(0, 3, 0, 2) }>(x, t);
+        let t = _mm_shuffle_ps::<{ pick(1, 1, 0, 0) }>(x, y); // [b0 b0 b1 b1]
+        let u = _mm_shuffle_ps::<{ pick(3, 3, 2, 2) }>(y, z); // [b2 b2 b3 b3]
+        let b = _mm_shuffle_ps::<{ pick(0, 2, 0, 2) }>(t, u);
+        let t = _mm_shuffle_ps::<{ pick(2, 2, 1, 1) }>(x, y); // [c0 c0 c1 c1]
+        let u = _mm_shuffle_ps::<{ pick(0, 3, 0, 3) }>(z, z); // [c2 c3 c2 c3]
+        let c = _mm_shuffle_ps::<{ pick(0, 2, 0, 1) }>(t, u);
+        for (q, v) in p.into_iter().zip([a, b, c]) {
+            _mm_storeu_ps(q.cast(), v);
         }
     }
 }
