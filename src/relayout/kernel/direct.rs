@@ -23,7 +23,8 @@
 //! With AVX-512, blocks of 2-, 4- and 8-byte elements whose source rows
 //! are long go straight from the source, each register a whole
 //! destination line stored as it is made ([`Order::Direct`]; 8-byte
-//! blocks two down at a time, and source rows a multiple of 4 KiB apart
+//! blocks two down at a time, 4-byte ones too where the source is in
+//! the last-level cache, and source rows a multiple of 4 KiB apart
 //! loaded a whole aligned line at a time); 1-byte elements whose source
 //! rows are long go in bands of 64 source rows through a stage in the
 //! caches, read 8 rows at a time along their length, two bands at a
@@ -43,6 +44,7 @@
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::{Axis, Batch, box_span};
 
@@ -118,6 +120,27 @@ impl Kernel {
 
 /// Bytes of a cache line.
 const LINE: usize = 64;
+
+/// Whether a source of `bytes` bytes is likely held in the last-level
+/// cache (at most three quarters of it): the CPU's caches as CPUID
+/// describes them (its deterministic cache parameters), read once;
+/// never where CPUID does not describe them. Under Miri, which has no
+/// CPUID, always: its tests' buffers are a few KiB.
+fn in_last_level_cache(bytes: usize) -> bool {
+    if cfg!(miri) {
+        return true;
+    }
+    static LAST_LEVEL: OnceLock<usize> = OnceLock::new();
+    let last = *LAST_LEVEL.get_or_init(|| {
+        let caches = raw_cpuid::CpuId::new().get_cache_parameters();
+        let sizes = caches.into_iter().flatten().map(|c| {
+            let size = c.sets() * c.associativity() * c.physical_line_partitions();
+            (c.level(), size.saturating_mul(c.coherency_line_size()))
+        });
+        sizes.max().map_or(0, |(_, size)| size)
+    });
+    bytes <= last / 4 * 3
+}
 
 /// Source columns (destination rows) of the widest band of a 1-byte
 /// transpose (`avx512::bands`); its two stages take `128 * BAND` bytes
@@ -358,8 +381,15 @@ impl<'a, const E: usize> Tr<'a, E> {
             // 2-byte elements (32 source rows each) ran slower so (s16
             // at 16 MiB, 6.5 against 7.3); of 4-byte elements (16 rows),
             // faster at 16 MiB (9.7-10.4 against 8.3-8.8) but slower at
-            // 64 and 256 MiB (8.6-8.7 against 9.1-9.4).
-            let down = if E == 8 { 2 } else { 1 };
+            // 64 and 256 MiB (8.6-8.7 against 9.1-9.4). Two down pays
+            // for those where the source is in the last-level cache:
+            // best of two runs of f32 transposes on a CPU with 32 MiB
+            // of it, 14.0-14.1 GiB/s against 8.2-8.5 at 8 MiB, 12.1-12.2
+            // against 9.2-9.4 at 16 MiB, 11.2-11.4 against 9.5-9.8 at 24
+            // MiB, 9.6-10.5 against 9.7-9.8 at 32 MiB and 9.5-9.6 against
+            // 9.9-10.0 at 64 MiB.
+            let cached = E == 4 && in_last_level_cache(self.src.len());
+            let down = if E == 8 || cached { 2 } else { 1 };
             for (rows, cols) in tiles {
                 let mut ii = rows.start;
                 while ii < rows.end {
