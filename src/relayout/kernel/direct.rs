@@ -377,19 +377,30 @@ impl<'a, const E: usize> Tr<'a, E> {
             // destination row gets two adjacent lines at once: f64 ran at
             // 13.5-14.9 GiB/s against 8.4-9.8 one block at a time at 16
             // MiB, 12.7 against 10.2 at 64 MiB, 11.5 against 10.5 at 128
-            // MiB and 11.1-12.1 against 11.1-11.5 at 256 MiB. Blocks of
-            // 2-byte elements (32 source rows each) ran slower so (s16
-            // at 16 MiB, 6.5 against 7.3); of 4-byte elements (16 rows),
-            // faster at 16 MiB (9.7-10.4 against 8.3-8.8) but slower at
-            // 64 and 256 MiB (8.6-8.7 against 9.1-9.4). Two down pays
-            // for those where the source is in the last-level cache:
-            // best of two runs of f32 transposes on a CPU with 32 MiB
-            // of it, 14.0-14.1 GiB/s against 8.2-8.5 at 8 MiB, 12.1-12.2
-            // against 9.2-9.4 at 16 MiB, 11.2-11.4 against 9.5-9.8 at 24
-            // MiB, 9.6-10.5 against 9.7-9.8 at 32 MiB and 9.5-9.6 against
-            // 9.9-10.0 at 64 MiB.
-            let cached = E == 4 && in_last_level_cache(self.src.len());
-            let down = if E == 8 || cached { 2 } else { 1 };
+            // MiB and 11.1-12.1 against 11.1-11.5 at 256 MiB.
+            //
+            // Blocks of 2- and 4-byte elements (32 and 16 source rows)
+            // go two down where the source is in the last-level cache and
+            // the destination rows are a multiple of 512 bytes apart.
+            // Best of two runs each on a CPU with 32 MiB of that cache,
+            // in GiB/s, two down against one:
+            // - f32 with destination rows 4-16 KiB apart: 14.0-14.1 against
+            //   8.2-8.5 at 8 MiB, 12.1-12.2 against 9.2-9.4 at 16 MiB,
+            //   11.2-11.4 against 9.5-9.8 at 24 MiB, 9.6-10.5 against
+            //   9.7-9.8 at 32 MiB, 9.5-9.6 against 9.9-10.0 at 64 MiB
+            //   (and earlier 8.6-8.7 against 9.1-9.4 at 256 MiB);
+            // - at 8-16 MiB, rows 6, 7, 7.5 or 8 KiB apart (f32): 14.5-14.7
+            //   against 8.6-9.2; 2, 3, 3.5, 4 or 5 KiB (s16): 11.2-14.1
+            //   against 7.8-9.1;
+            // - rows not a multiple of 512 bytes apart, at 12-16 MiB:
+            //   slower or level for f32 rows 5.9 and 7.9 KiB apart
+            //   (16.8-17.6 against 19.8-20.9) and s16 rows 3.9 and 5.9
+            //   KiB apart (11.6-16.5 against 14.2-16.5); faster only for
+            //   f32 rows 11.8 KiB apart (19.9 against 15.2) and s16 rows
+            //   3.75 KiB apart (15.2 against 13.1), where one down
+            //   already copies at 0.74x of a memory copy or more.
+            let two = E == 8 || self.j.d % 512 == 0 && in_last_level_cache(self.src.len());
+            let down = if two { 2 } else { 1 };
             for (rows, cols) in tiles {
                 let mut ii = rows.start;
                 while ii < rows.end {
@@ -1143,9 +1154,13 @@ mod tests {
                 // destination row) and one alone.
                 check(e, 3 * b + 2, 4 * b + 1, (3 * b + 2).div_ceil(64) * 64 + 64);
             }
+            if e != 1 {
+                // Long rows, three blocks down: a pair, then one alone
+                // (2- and 4-byte blocks go two down where the destination
+                // rows are a multiple of 512 bytes apart).
+                check(e, 3 * b + 2, 4 * b + 6, 512);
+            }
             if e == 8 {
-                // Long rows, three blocks down: a pair, then one alone.
-                check(e, 3 * b + 2, 4 * b + 6, (3 * b + 2) * e / 64 * 64 + 64);
                 // Rows 4 KiB apart, the source 16 bytes past a line (a
                 // line at a time after the first columns) or 1 byte (a
                 // 16-byte column at a time).
@@ -1172,6 +1187,9 @@ mod tests {
             // with AVX-512) with an odd number of blocks down (bands of
             // 1-byte elements, blocks of 8-byte ones, go two at a time).
             check(e, 3 * b + 2, 4 * b + 6, (3 * b + 2) * e / 64 * 64 + 64);
+            // The same with the destination rows 512 bytes apart (2- and
+            // 4-byte blocks two down too).
+            check(e, 3 * b + 2, 4 * b + 6, 512);
             check(e, b + 5, b + 3, (b + 5) * e + 12);
             // More than a tile each way, ragged: whole tiles, partial
             // ones, and gathers of fewer than `GATHER` blocks.
