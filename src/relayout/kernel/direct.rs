@@ -21,11 +21,13 @@
 //! so that the pages of the rows a tile visits on both sides stay in
 //! the TLB; within a tile, a band of source rows from left to right.
 //! With AVX-512, blocks of 2-, 4- and 8-byte elements whose source rows
-//! are long go straight from the source, each register a whole
-//! destination line stored as it is made ([`Order::Direct`]; 8-byte
-//! blocks two down at a time, 4-byte ones too where the source is in
-//! the last-level cache, and source rows a multiple of 4 KiB apart
-//! loaded a whole aligned line at a time); 1-byte elements whose source
+//! are long, or whose source is in the last-level cache, go straight
+//! from the source, each register a whole destination line stored as
+//! it is made ([`Order::Direct`]; 8-byte blocks two down at a time,
+//! 2- and 4-byte ones too where the source is in the last-level cache
+//! and the destination rows are a multiple of 512 bytes apart, and
+//! source rows a multiple of 4 KiB apart loaded a whole aligned line at
+//! a time); 1-byte elements whose source
 //! rows are long go in bands of 64 source rows through a stage in the
 //! caches, read 8 rows at a time along their length, two bands at a
 //! time so that each destination row gets two adjacent lines at once
@@ -211,6 +213,9 @@ struct Tr<'a, const E: usize> {
     s: isize,
     dst: &'a mut [u8],
     d: isize,
+    /// Whether `src` is likely held in the last-level cache
+    /// ([`in_last_level_cache`]).
+    cached: bool,
 }
 
 /// Whether every byte `base + sum(x[k] * axes[k].1) + b` (`x[k] <
@@ -267,13 +272,14 @@ impl<'a, const E: usize> Tr<'a, E> {
                 E,
                 dst.len(),
             );
-        fits.then_some(Tr {
+        fits.then(|| Tr {
             i,
             j,
             src,
             s,
             dst,
             d,
+            cached: in_last_level_cache(src.len()),
         })
     }
 
@@ -399,7 +405,7 @@ impl<'a, const E: usize> Tr<'a, E> {
             //   f32 rows 11.8 KiB apart (19.9 against 15.2) and s16 rows
             //   3.75 KiB apart (15.2 against 13.1), where one down
             //   already copies at 0.74x of a memory copy or more.
-            let two = E == 8 || self.j.d % 512 == 0 && in_last_level_cache(self.src.len());
+            let two = E == 8 || self.j.d % 512 == 0 && self.cached;
             let down = if two { 2 } else { 1 };
             for (rows, cols) in tiles {
                 let mut ii = rows.start;
@@ -959,7 +965,7 @@ impl<const E: usize> Tr<'_, E> {
         // across two lines of memory touches both.
         let long_rows = i.s.unsigned_abs() > GATHER * LINE;
         // Straight from the source rows (below).
-        let direct = stream && kernel.0 == Isa::Avx512 && E != 1 && long_rows;
+        let direct = stream && kernel.0 == Isa::Avx512 && E != 1 && (long_rows || self.cached);
         let start = (self.src.as_ptr() as usize).wrapping_add(self.s as usize);
         let whole = direct && i.s % 4096 == 0 && j.n * E >= 4096 && start.is_multiple_of(E);
         let j_lo = if whole {
@@ -985,10 +991,16 @@ impl<const E: usize> Tr<'_, E> {
             match (kernel.0, E == 4) {
                 // Streamed with AVX-512, whole lines: straight from the
                 // source for 2-, 4- and 8-byte elements whose source rows
-                // are longer than a gather (rows that one gather reads
-                // whole, such as NHWC -> NCHW with 64 channels, measured
-                // faster gathered; 2-byte elements measured no faster
-                // gathered at 16 MiB and slower at 256 MiB); from the
+                // are longer than a gather, or whose source is in the
+                // last-level cache (2-byte elements measured no faster
+                // gathered at 16 MiB and slower at 256 MiB). Rows that
+                // one gather reads whole ran faster straight from a
+                // source in that cache: best of two runs at 16 MiB,
+                // source rows of 80 to 256 bytes, 16.2-20.0 GiB/s
+                // against 11.3-15.2 gathered (NHWC -> NCHW with 64
+                // channels, 12.0-14.1 against 10.2-10.5, best of four);
+                // at 256 MiB, level for f32 and f64 and slower for s16
+                // (rows of 80 bytes, 6.5 against 8.5). From the
                 // gathered rows for 1-byte elements, whose blocks span
                 // 64 source rows (straight from the source, 3.5-4.6
                 // GiB/s at 16 MiB against 6.0 gathered), or in bands
