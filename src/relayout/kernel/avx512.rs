@@ -2,16 +2,19 @@
 //! four at a time, one in each 128-bit lane, the lanes taken from four
 //! bands of source rows so that every register ends as a whole
 //! destination line, stored with one non-temporal store ([`Quads`]);
-//! and 1-byte transposes in pairs of bands of 64 source rows that go
-//! through a stage in the caches in two passes ([`bands`]).
+//! 1-byte transposes in pairs of bands of 64 source rows that go
+//! through a stage in the caches in two passes ([`bands`]); and
+//! quadruples of bytes split into four rows of whole lines
+//! ([`split_quads`]).
 
 use super::direct::Block;
 use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
-    __m512i, _mm_loadu_si128, _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_loadu_si512,
-    _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16,
-    _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16,
-    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
+    __m512i, _mm_loadu_si128, _mm_setr_epi8, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
+    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_setzero_si512, _mm512_shuffle_epi8,
+    _mm512_shuffle_i64x2, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32,
+    _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32,
+    _mm512_unpacklo_epi64,
 };
 
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
@@ -174,6 +177,52 @@ unsafe fn stream(p: *mut u8, v: __m512i) {
         std::arch::x86_64::_mm512_stream_si512(p.cast(), v);
         #[cfg(miri)]
         std::arch::x86_64::_mm512_storeu_si512(p.cast(), v);
+    }
+}
+
+/// Splits `n` groups of 64 quadruples of 1-byte elements at `pa` (256
+/// bytes a group) into the four elements of each quadruple, a whole
+/// 64-byte line a group at each of `p[0]`, `p[1]`, `p[2]` and `p[3]`,
+/// streamed (untiling XLA's `(4,1)` sub-tiles). Per 64 bytes, one byte
+/// shuffle gathers each 128-bit lane's four bytes of each row (row `r`
+/// in 32-bit piece `r` of the lane); [`lanes`] and a 4 x 4 transpose of
+/// 32-bit pieces within the lanes then leave row `r` in order in
+/// register `r`. (Lane-crossing permutes of 32-bit pieces would take
+/// fewer instructions, but Miri does not run them.)
+///
+/// # Safety
+///
+/// The `256 * n` bytes at `pa` are readable, the `64 * n` bytes at each
+/// `p[r]` writable and disjoint from them and from each other; each
+/// `p[r]` is 64-byte aligned; the CPU has AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn split_quads(pa: *const u8, p: [*mut u8; 4], n: usize) {
+    // SAFETY: the bytes read and written are what the caller vouches
+    // for; unaligned loads need no alignment, the streamed lines are
+    // aligned.
+    unsafe {
+        // In each lane: bytes 0, 4, 8, 12 (the firsts), then 1, 5, 9,
+        // 13, then 2, 6, 10, 14, then 3, 7, 11, 15.
+        let order = _mm512_broadcast_i32x4(_mm_setr_epi8(
+            0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+        ));
+        for k in 0..n {
+            let x = [0, 1, 2, 3].map(|q| {
+                _mm512_shuffle_epi8(_mm512_loadu_si512(pa.add(256 * k + 64 * q).cast()), order)
+            });
+            // Lane `l` of `y[m]`: lane `m` of `x[l]`, whose 32-bit pieces
+            // are rows 0 to 3 of quadruples `16l + 4m ..`; transposed
+            // within the lanes, lane `l` of row `r` is row `r` of
+            // quadruples `16l ..`.
+            let y = lanes(x);
+            let (a, b) = __m512i::unpack::<4>(y[0], y[1]);
+            let (c, d) = __m512i::unpack::<4>(y[2], y[3]);
+            let (r0, r1) = __m512i::unpack::<8>(a, c);
+            let (r2, r3) = __m512i::unpack::<8>(b, d);
+            for (q, v) in p.into_iter().zip([r0, r1, r2, r3]) {
+                stream(q.add(64 * k), v);
+            }
+        }
     }
 }
 
