@@ -276,15 +276,16 @@ fn words(r: [__m512i; 8]) -> [__m512i; 8] {
 /// Copies `n` bands of the transpose of 1-byte elements: band `t` is the
 /// 64 source rows from `pa + 64t * sa` (`sa` bytes apart), `64 * nb`
 /// bytes of each, whose transpose is bytes `64t .. 64t + 64` of the `64 *
-/// nb` destination rows from `pt` (`st` bytes apart). The bands go two
-/// at a time (the last alone when `n` is odd), each through a stage of
-/// `64 * nb` lines, in two passes. First, band by band, 8 source rows at
+/// nb` destination rows from `pt` (`st` bytes apart). The bands go four
+/// at a time (then a pair and one alone, as many as are left), each
+/// through a stage of `64 * nb` lines, in two passes. First, band by
+/// band, 8 source rows at
 /// a time along their length: each 8 whole lines, one per row, become 8
 /// bytes of each of 64 destination rows ([`columns`]), staged by
 /// destination row ([`fill`]). Then 8 destination rows at a time: their
 /// 8-byte pieces from the 8 groups of source rows are put together
-/// ([`words`]), each row's two lines (one per band, adjacent) stored one
-/// after the other with non-temporal stores ([`drain`]).
+/// ([`words`]), each row's four lines (one per band, adjacent) stored
+/// one after the other with non-temporal stores ([`drain`]).
 ///
 /// Reading the source 8 rows at a time, instead of one line of each of
 /// 64 rows in turn as the gathered [`Quads`] do, made the 256 MiB
@@ -294,14 +295,17 @@ fn words(r: [__m512i; 8]) -> [__m512i; 8] {
 /// per destination row instead of one (the second pass of each band
 /// interleaved with the first pass of the next) raised the 16 MiB
 /// transpose (rows of 4 KiB) from 7.3-7.8 to 9.6-10.0 GiB/s, the 256
-/// MiB one from 7.7-7.8 to 9.0-9.3.
+/// MiB one from 7.7-7.8 to 9.0-9.3; four lines, in eight and four
+/// interleaved runs, from 9.1-10.3 to 10.4-12.4 GiB/s at 16 MiB and from
+/// 8.8-9.1 to 9.4-9.9 at 256 MiB (with bands of 8 KiB, whose four stages
+/// take as much as two of 16 KiB, 8.1-8.9 at 256 MiB).
 ///
 /// # Safety
 ///
 /// For `t < n`, `k < 64`: the `64 * nb` bytes at `pa + (64t + k) * sa`
 /// are readable, and for `r < 64 * nb` the 64 bytes at `pt + r * st +
 /// 64t` writable, 64-byte aligned and disjoint from them; `stage` points
-/// to `128 * nb` writable registers, disjoint from both; the CPU has
+/// to `256 * nb` writable registers, disjoint from both; the CPU has
 /// AVX-512 F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(super) unsafe fn bands(
@@ -312,26 +316,52 @@ pub(super) unsafe fn bands(
     (n, nb): (usize, usize),
     stage: *mut __m512i,
 ) {
-    // SAFETY: `stage` holds `2 * 64 * nb` registers.
-    let stages = [stage, unsafe { stage.add(64 * nb) }];
+    // SAFETY: `stage` holds `4 * 64 * nb` registers.
+    let stages: [*mut __m512i; 4] = std::array::from_fn(|k| unsafe { stage.add(64 * nb * k) });
     let band = |t: usize| pa.wrapping_offset(64 * t as isize * sa);
     let mut t = 0;
-    while t + 2 <= n {
-        // SAFETY: bands `t` and `t + 1 < n` and their destination, as
-        // the caller vouches; each stage is filled before it is drained.
-        unsafe {
-            fill(band(t), sa, stages[0], nb);
-            fill(band(t + 1), sa, stages[1], nb);
-            drain(stages, pt.add(64 * t), st, nb);
-        }
+    while t + 4 <= n {
+        // SAFETY: bands `t .. t + 4 <= n`, their destination and the four
+        // stages, as the caller vouches.
+        unsafe { group(band(t), sa, stages, pt.add(64 * t), st, nb) };
+        t += 4;
+    }
+    if t + 2 <= n {
+        // SAFETY: as above, for bands `t .. t + 2 <= n`.
+        unsafe { group(band(t), sa, [stages[0], stages[1]], pt.add(64 * t), st, nb) };
         t += 2;
     }
     if t < n {
         // SAFETY: as above, for band `t < n` alone.
-        unsafe {
-            fill(band(t), sa, stages[0], nb);
-            drain([stages[0]], pt.add(64 * t), st, nb);
+        unsafe { group(band(t), sa, [stages[0]], pt.add(64 * t), st, nb) };
+    }
+}
+
+/// `K` bands of [`bands`] from the one at `pa` (band `k` at `pa + 64k *
+/// sa`), each through the first pass into its stage, then drained
+/// together to the destination at `pt`.
+///
+/// # Safety
+///
+/// As [`bands`], for the `K` bands from `pa` and their destination from
+/// `pt`; each stage holds `64 * nb` registers.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn group<const K: usize>(
+    pa: *const u8,
+    sa: isize,
+    stages: [*mut __m512i; K],
+    pt: *mut u8,
+    st: isize,
+    nb: usize,
+) {
+    // SAFETY: as the caller vouches; each stage is filled before it is
+    // drained.
+    unsafe {
+        for (k, &s) in stages.iter().enumerate() {
+            fill(pa.wrapping_offset(64 * k as isize * sa), sa, s, nb);
         }
+        drain(stages, pt, st, nb);
     }
 }
 

@@ -29,8 +29,8 @@
 //! source rows a multiple of 4 KiB apart loaded a whole aligned line at
 //! a time); 1-byte elements whose source
 //! rows are long go in bands of 64 source rows through a stage in the
-//! caches, read 8 rows at a time along their length, two bands at a
-//! time so that each destination row gets two adjacent lines at once
+//! caches, read 8 rows at a time along their length, four bands at a
+//! time so that each destination row gets four adjacent lines at once
 //! ([`Tr::bands`]). Otherwise [`GATHER`] blocks at a time
 //! ([`Order::Gathered`]): their source rows are first copied whole into
 //! a buffer in L1 (rows a multiple of 4 KiB apart, read in pieces,
@@ -145,8 +145,8 @@ fn in_last_level_cache(bytes: usize) -> bool {
 }
 
 /// Source columns (destination rows) of the widest band of a 1-byte
-/// transpose (`avx512::bands`); its two stages take `128 * BAND` bytes
-/// (2 MiB). The wider, the faster: the 256 MiB transpose (rows of 16
+/// transpose (`avx512::bands`); its four stages take `256 * BAND` bytes
+/// (4 MiB). The wider, the faster: the 256 MiB transpose (rows of 16
 /// KiB) in bands of 4, 8 and 16 KiB ran at 7.5-7.7, 8.0-8.4 and 9.0-9.3
 /// GiB/s (best of two runs of one build that took the width at run
 /// time), and in a first form of the bands (one line per destination
@@ -583,8 +583,8 @@ impl<'a, const E: usize> Tr<'a, E> {
             return (r.start, c.start);
         }
         let width = BAND.min(c_end - c.start);
-        // Two stages (a pair of bands) of a line per destination row.
-        let mut stage = Vec::<std::arch::x86_64::__m512i>::with_capacity(2 * width);
+        // Four stages (four bands) of a line per destination row.
+        let mut stage = Vec::<std::arch::x86_64::__m512i>::with_capacity(4 * width);
         let (sa, st) = (self.i.s, self.j.d);
         let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
         for jb in (c.start..c_end).step_by(width) {
@@ -595,7 +595,7 @@ impl<'a, const E: usize> Tr<'a, E> {
             // elements), whose bytes `Tr::new` checked to lie in `src`
             // and `dst` (so `so`, `dof` are not negative); `src` is
             // shared and `dst` borrowed mutably, so they do not overlap,
-            // and the stage (`2 * width >= 128 * nb` registers, written
+            // and the stage (`4 * width >= 256 * nb` registers, written
             // before it is read) is neither. The caller vouches for the
             // rest.
             unsafe {
@@ -1202,9 +1202,10 @@ mod tests {
             if e == 1 {
                 // Source rows longer than a gather (the case above has
                 // 129-byte rows): gathers overlapped with the blocks,
-                // and with AVX-512 three bands, a pair (two lines per
-                // destination row) and one alone.
-                check(e, 3 * b + 2, 4 * b + 1, (3 * b + 2).div_ceil(64) * 64 + 64);
+                // and with AVX-512 bands: on a line six, four at a time
+                // (four lines per destination row) and a pair; after
+                // the unaligned rows five, four and one alone.
+                check(e, 6 * b + 2, 4 * b + 1, (6 * b + 2).div_ceil(64) * 64 + 64);
             }
             if e != 1 {
                 // Long rows, three blocks down: a pair, then one alone
@@ -1272,6 +1273,9 @@ mod tests {
                 // Bands of 1-byte elements (with AVX-512) wider than one
                 // [`BAND`]: a whole one, then a narrower one.
                 check(e, 2 * b + 3, BAND + b + 5, 3 * b);
+                // Seven bands down: four at a time, a pair and one alone
+                // (six or five after the unaligned rows).
+                check(e, 7 * b + 2, 4 * b + 6, (7 * b + 2).div_ceil(64) * 64 + 64);
             }
         }
         // Narrow: a few planes interleaved, or split apart (2-byte
