@@ -2,7 +2,7 @@
 //! four at a time, one in each 128-bit lane, the lanes taken from four
 //! bands of source rows so that every register ends as a whole
 //! destination line, stored with one non-temporal store ([`Quads`]);
-//! 1-byte transposes in pairs of bands of 64 source rows that go
+//! 1-byte transposes in groups of four bands of 64 source rows that go
 //! through a stage in the caches in two passes ([`bands`]); and
 //! quadruples of bytes split into four rows of whole lines
 //! ([`split_quads`]).

@@ -1237,8 +1237,8 @@ mod tests {
             // Rows with gaps, a multiple of 64 bytes apart; and not.
             check(e, 3 * b + 2, 2 * b + 1, (3 * b + 2) * e / 64 * 64 + 128);
             // Long rows (streamed straight from the source or in bands
-            // with AVX-512) with an odd number of blocks down (bands of
-            // 1-byte elements, blocks of 8-byte ones, go two at a time).
+            // with AVX-512) with an odd number of blocks down (blocks of
+            // 8-byte elements go two at a time).
             check(e, 3 * b + 2, 4 * b + 6, (3 * b + 2) * e / 64 * 64 + 64);
             // The same with the destination rows 512 bytes apart (2- and
             // 4-byte blocks two down too).
