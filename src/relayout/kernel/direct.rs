@@ -788,7 +788,8 @@ impl<'a, const E: usize> Tr<'a, E> {
                 // (`ld == 12`, `md == 4`), or the other way round, are
                 // elements `jj .. jj + 4` of the transpose, checked by
                 // `Tr::new` to lie in the buffers (the source and the
-                // destination do not overlap).
+                // destination do not overlap; the three rows, elements of
+                // distinct positions, do not either).
                 unsafe {
                     if merge {
                         let p = [0, 1, 2].map(|m| ps.offset(so + m * ms));
