@@ -17,6 +17,38 @@
 //! line, and the bands of 1-byte transposes), with [`direct`] choosing
 //! between them.
 
+/// Aligns the frame of the function it is written in to 64 bytes, so
+/// that the vector registers the compiler spills there sit on whole
+/// cache lines (with AVX-512, each spill slot is one line). For the
+/// kernels that spill: `avx512::whole_quads` for 2-byte elements (five
+/// registers), `avx512::bands` (two) and `avx::pairs` for 1-byte
+/// elements (six).
+///
+/// Otherwise the compiler keeps such a frame 16-byte aligned and spills
+/// with unaligned stores. Where a slot then crosses a 4 KiB page boundary,
+/// each store to it and the load that follows are split across two pages
+/// and stall, on every block. Where the slots lie depends on where the
+/// stack happens to be, so some processes ran slowly throughout and the
+/// others not. The s16 transpose of 16 MiB ran at 5.4-5.6 GiB/s instead
+/// of 11.3-13.4 at 10 of 128 stack places 32 bytes apart (without
+/// address randomisation), exactly those whose slots crossed a page
+/// boundary; one block down at a time, at 22 of 256 places 16 bytes
+/// apart. Aligned, it ran at 11.3 or more at every place.
+///
+/// The frame is aligned because it holds a 64-byte aligned line whose
+/// address [`std::hint::black_box`] lets out: the compiler then keeps
+/// that line in memory, aligns the frame before it allocates registers,
+/// and the spill slots with it. The line is never read or written.
+#[cfg(target_arch = "x86_64")]
+macro_rules! align_frame {
+    () => {
+        #[repr(align(64))]
+        struct Line(std::mem::MaybeUninit<[u8; 64]>);
+        let line = Line(std::mem::MaybeUninit::uninit());
+        std::hint::black_box(&line.0);
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx;
 #[cfg(target_arch = "x86_64")]

@@ -125,6 +125,10 @@ impl<const E: usize> Block for Pairs<E> {
 /// As [`Pairs::copy`].
 #[target_feature(enable = "avx2")]
 unsafe fn pairs<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize) {
+    if E == 1 {
+        // Six registers spill for 1-byte elements (16 rows a pair).
+        align_frame!();
+    }
     let n = (16 / E) as isize;
     for c0 in 0..2isize {
         for r0 in 0..4isize {

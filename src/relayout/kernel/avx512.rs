@@ -100,6 +100,10 @@ unsafe fn whole_quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st:
     let zero = unsafe { __m512i::zero() };
     // `quarters[k][g]`: register `k` of group `g`.
     let mut quarters = [[zero; 4]; 16];
+    if E == 2 {
+        // Five registers spill for 2-byte elements (32 quarters).
+        align_frame!();
+    }
     for g in 0..4 {
         let mut r = [zero; 16];
         for (k, v) in r.iter_mut().enumerate().take(n) {
@@ -316,6 +320,8 @@ pub(super) unsafe fn bands(
     (n, nb): (usize, usize),
     stage: *mut __m512i,
 ) {
+    // Two registers spill in the drain of four bands (32 lines).
+    align_frame!();
     // SAFETY: `stage` holds `4 * 64 * nb` registers.
     let stages: [*mut __m512i; 4] = std::array::from_fn(|k| unsafe { stage.add(64 * nb * k) });
     let band = |t: usize| pa.wrapping_offset(64 * t as isize * sa);
