@@ -44,6 +44,7 @@
 //! whole too ([`Tr::seams`]). Smaller copies go in destination order,
 //! the source rows a sweep visits limited to about [`SPAN`] bytes.
 
+use std::cell::Cell;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -153,6 +154,21 @@ fn in_last_level_cache(bytes: usize) -> bool {
 /// row) of 2, 4, 8 and 16 KiB at 0.49-0.51, 0.53-0.55, 0.56-0.62 and
 /// 0.57-0.61x of a memory copy (medians of two to five runs).
 const BAND: usize = 16384;
+
+thread_local! {
+    /// The stage of the thread's last [`Tr::bands`], for its next one.
+    ///
+    /// Allocated afresh by each call, the stage (1 MiB for rows of 4
+    /// KiB, up to 4 MiB) did not always take the memory of the one
+    /// before: in a benchmark's first rounds, each call's stage lay about
+    /// its size above the last one's, in memory the process had not
+    /// touched yet, whose pages the system zeroes on their first touch.
+    /// The 16 MiB transpose (rows of 4 KiB) then ran at 8.3-9.4 GiB/s in
+    /// 6 of the first 7 of 11 paired rounds and at 10.9-12.5 in the
+    /// rest; reused, at 10.5-12.6 in every round (three runs each). The
+    /// thread keeps up to 4 MiB so.
+    static STAGE: Cell<Vec<std::arch::x86_64::__m512i>> = const { Cell::new(Vec::new()) };
+}
 
 /// Source lines of each row gathered at a time by a streamed transpose.
 const GATHER: usize = 4;
@@ -583,8 +599,12 @@ impl<'a, const E: usize> Tr<'a, E> {
             return (r.start, c.start);
         }
         let width = BAND.min(c_end - c.start);
-        // Four stages (four bands) of a line per destination row.
-        let mut stage = Vec::<std::arch::x86_64::__m512i>::with_capacity(4 * width);
+        // Four stages (four bands) of a line per destination row, kept
+        // for the thread's next call.
+        let mut stage = STAGE.take();
+        if stage.capacity() < 4 * width {
+            stage = Vec::with_capacity(4 * width);
+        }
         let (sa, st) = (self.i.s, self.j.d);
         let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
         for jb in (c.start..c_end).step_by(width) {
@@ -595,9 +615,9 @@ impl<'a, const E: usize> Tr<'a, E> {
             // elements), whose bytes `Tr::new` checked to lie in `src`
             // and `dst` (so `so`, `dof` are not negative); `src` is
             // shared and `dst` borrowed mutably, so they do not overlap,
-            // and the stage (`4 * width >= 256 * nb` registers, written
-            // before it is read) is neither. The caller vouches for the
-            // rest.
+            // and the stage (room for `4 * width >= 256 * nb` registers,
+            // each written before it is read) is neither. The caller
+            // vouches for the rest.
             unsafe {
                 super::avx512::bands(
                     ps.add(so as usize),
@@ -609,6 +629,7 @@ impl<'a, const E: usize> Tr<'a, E> {
                 );
             }
         }
+        STAGE.set(stage);
         (r.start + 64 * n, c_end)
     }
 
