@@ -426,7 +426,10 @@ impl Relayout {
         let e = *e;
         let parts = (4 * threads).div_ceil(blocks.len());
         let mut pieces: Vec<(usize, usize, Block)> = Vec::new();
-        for piece in blocks.iter().flat_map(|b| b.split(e, parts)) {
+        for piece in blocks
+            .iter()
+            .flat_map(|b| b.split(e, parts, threads.div_ceil(blocks.len())))
+        {
             let [_, (lo, hi)] = piece.bounds(e);
             // Inside the destination: checked for the whole block.
             pieces.push((lo as usize, hi as usize, piece));

@@ -171,6 +171,12 @@ fn parallel_copies_of_large_arrays() {
         &shape(U8, &[1000, 1100], &[0, 1], &[]),
         &shape(U8, &[1000, 1100], &[1, 0], &[]),
     );
+    // 2-byte source rows of 18,000 bytes: cut into four pieces of 4,500
+    // bytes of each row, rather than eight.
+    check(
+        &shape(S16, &[120, 9000], &[1, 0], &[]),
+        &shape(S16, &[120, 9000], &[0, 1], &[]),
+    );
     let dims = [4, 3, 200, 256];
     check(
         &shape(F32, &dims, &[3, 2, 1, 0], &[]),
