@@ -17,7 +17,9 @@
 //! memory copy of the case's destination size and then the case, one
 //! after the other, and prints per case (whose name contains `FILTER`)
 //! the ratio of the best throughputs of the two (preemption only ever
-//! slows a copy down) and the median of the rounds' ratios.
+//! slows a copy down) and the median of the rounds' ratios. With
+//! `RELAYOUT_ROUNDS=1` too, each case's rounds follow on a line of their
+//! own, in order: the case's GiB/s, then the copy's.
 
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group};
 use std::hint::black_box;
@@ -157,6 +159,7 @@ fn seconds(f: impl FnOnce()) -> f64 {
 /// The paired measurement (see the file's documentation): per case, the
 /// ratio of its throughput to a memory copy's in each round.
 fn paired(rounds: usize, filter: &str) {
+    let each_round = std::env::var("RELAYOUT_ROUNDS").is_ok_and(|v| v == "1");
     println!("case | ratio of the best | median ratio | best GiB/s | memcpy's best GiB/s");
     for (mib, bytes, src) in sizes() {
         let mut dst = vec![0u8; bytes as usize];
@@ -206,6 +209,13 @@ fn paired(rounds: usize, filter: &str) {
                     cg / mg,
                     ratios[ratios.len() / 2]
                 );
+                if each_round {
+                    let each: Vec<String> = rows
+                        .iter()
+                        .map(|(_, c, m)| format!("{c:.1}/{m:.1}"))
+                        .collect();
+                    println!("  rounds: {}", each.join(" "));
+                }
             }
         }
     }
