@@ -41,7 +41,8 @@
 //! whole cache line at a time with non-temporal stores where its lines
 //! can be, so that it is not left in the caches afterwards.
 //! Such a transpose of 1-byte elements, on a CPU with AVX-512, goes
-//! through a buffer of up to 4 MiB that it allocates for the copy.
+//! through a buffer of up to 4 MiB, which the thread keeps for its next
+//! copy.
 //! With the `rayon` feature, `Relayout::run_parallel` cuts a large copy
 //! into pieces for the threads of a rayon pool.
 
