@@ -29,11 +29,13 @@
 /// each store to it and the load that follows are split across two pages
 /// and stall, on every block. Where the slots lie depends on where the
 /// stack happens to be, so some processes ran slowly throughout and the
-/// others not. The s16 transpose of 16 MiB ran at 5.4-5.6 GiB/s instead
-/// of 11.3-13.4 at 10 of 128 stack places 32 bytes apart (without
-/// address randomisation), exactly those whose slots crossed a page
-/// boundary; one block down at a time, at 22 of 256 places 16 bytes
-/// apart. Aligned, it ran at 11.3 or more at every place.
+/// others not. The s16 transpose of 16 MiB ran at 5.4-5.6 GiB/s at 10
+/// of 128 stack places 32 bytes apart (without address randomisation),
+/// exactly those whose slots crossed a page boundary, and at 12.6 at the
+/// median place; one block down at a time, it was slow at 22 of 256
+/// places 16 bytes apart. Aligned, it ran at 11.3-13.4 at every place.
+/// (`objdump -d` shows whether a kernel's spills are aligned:
+/// `vmovdqa64` to the stack, not `vmovdqu64`.)
 ///
 /// The frame is aligned because it holds a 64-byte aligned line whose
 /// address [`std::hint::black_box`] lets out: the compiler then keeps
@@ -282,8 +284,9 @@ impl Block {
     /// source row in each, but into at least `floor`: the 1-byte bands
     /// are then wider, and 2-byte blocks whose source rows are a multiple
     /// of 4 KiB apart load them a whole line at a time, which they only
-    /// do over 4 KiB of a row. On 2 threads, 8 pieces of 1 and 2 KiB
-    /// against 2 of 4 KiB, the 16 MiB transposes in ten interleaved runs:
+    /// do over 4 KiB of a row. On 2 threads, 8 pieces (512 bytes of each
+    /// u8 row, 1 KiB of each s16 row) against 2 (2 and 4 KiB), the 16 MiB
+    /// transposes in ten interleaved runs:
     /// s16 median ratios to a memory copy 0.29-0.64 (6 runs below 0.5)
     /// against 0.48-0.81 (2), u8 0.49-0.77 against 0.62-0.92; f32, whose
     /// pieces of 4 KiB were slower (5 runs below 0.5 against 2), is cut

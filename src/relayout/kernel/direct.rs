@@ -165,8 +165,8 @@ thread_local! {
     /// touched yet, whose pages the system zeroes on their first touch.
     /// The 16 MiB transpose (rows of 4 KiB) then ran at 8.3-9.4 GiB/s in
     /// 6 of the first 7 of 11 paired rounds and at 10.9-12.5 in the
-    /// rest; reused, at 10.5-12.6 in every round (three runs each). The
-    /// thread keeps up to 4 MiB so.
+    /// rest; reused, at 10.5-12.6 in every round (three runs each). So
+    /// each thread that ran such a transpose keeps up to 4 MiB.
     static STAGE: Cell<Vec<std::arch::x86_64::__m512i>> = const { Cell::new(Vec::new()) };
 }
 
