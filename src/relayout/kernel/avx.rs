@@ -7,13 +7,14 @@
 use super::direct::Block;
 use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
-    __m256, __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
-    _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps, _mm256_permute2x128_si256,
-    _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_setr_epi8, _mm256_setr_epi32,
-    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_ps, _mm256_storeu_ps,
-    _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
-    _mm256_unpackhi_epi64, _mm256_unpackhi_ps, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
-    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_ps,
+    __m256, __m256i, _mm_storeu_si128, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
+    _mm256_extracti128_si256, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps,
+    _mm256_permute2x128_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
+    _mm256_setr_epi8, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
+    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_storeu_si256, _mm256_unpackhi_epi8,
+    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps,
+    _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    _mm256_unpacklo_ps,
 };
 
 /// 16 x 16 blocks in 8 x 8 transposes, the two halves of each
@@ -266,12 +267,7 @@ pub(super) unsafe fn split_quads<const NT: bool>(pa: *const u8, p: [*mut u8; 4],
     // SAFETY: the bytes read and written are what the caller vouches
     // for; unaligned loads and stores need no alignment.
     unsafe {
-        // In each lane: bytes 0, 4, 8, 12 (the firsts), then 1, 5, 9,
-        // 13, then 2, 6, 10, 14, then 3, 7, 11, 15.
-        let order = _mm256_setr_epi8(
-            0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6,
-            10, 14, 3, 7, 11, 15,
-        );
+        let order = _mm256_broadcastsi128_si256(super::sse::quad_order());
         // Lane 0's piece of each row, then lane 1's.
         let lanes = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
         for k in 0..n {

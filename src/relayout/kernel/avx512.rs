@@ -10,11 +10,10 @@
 use super::direct::Block;
 use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
-    __m512i, _mm_loadu_si128, _mm_setr_epi8, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
-    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_setzero_si512, _mm512_shuffle_epi8,
-    _mm512_shuffle_i64x2, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32,
-    _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32,
-    _mm512_unpacklo_epi64,
+    __m512i, _mm_loadu_si128, _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_inserti32x4,
+    _mm512_loadu_si512, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
+    _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
+    _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
 };
 
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
@@ -205,11 +204,7 @@ pub(super) unsafe fn split_quads(pa: *const u8, p: [*mut u8; 4], n: usize) {
     // for; unaligned loads need no alignment, the streamed lines are
     // aligned.
     unsafe {
-        // In each lane: bytes 0, 4, 8, 12 (the firsts), then 1, 5, 9,
-        // 13, then 2, 6, 10, 14, then 3, 7, 11, 15.
-        let order = _mm512_broadcast_i32x4(_mm_setr_epi8(
-            0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
-        ));
+        let order = _mm512_broadcast_i32x4(super::sse::quad_order());
         for k in 0..n {
             let x = [0, 1, 2, 3].map(|q| {
                 _mm512_shuffle_epi8(_mm512_loadu_si512(pa.add(256 * k + 64 * q).cast()), order)
@@ -283,13 +278,13 @@ fn words(r: [__m512i; 8]) -> [__m512i; 8] {
 /// nb` destination rows from `pt` (`st` bytes apart). The bands go four
 /// at a time (then a pair and one alone, as many as are left), each
 /// through a stage of `64 * nb` lines, in two passes. First, band by
-/// band, 8 source rows at
-/// a time along their length: each 8 whole lines, one per row, become 8
-/// bytes of each of 64 destination rows ([`columns`]), staged by
-/// destination row ([`fill`]). Then 8 destination rows at a time: their
-/// 8-byte pieces from the 8 groups of source rows are put together
-/// ([`words`]), each row's four lines (one per band, adjacent) stored
-/// one after the other with non-temporal stores ([`drain`]).
+/// band, 8 source rows at a time along their length: each 8 whole lines,
+/// one per row, become 8 bytes of each of 64 destination rows
+/// ([`columns`]), staged by destination row ([`fill`]). Then 8
+/// destination rows at a time: their 8-byte pieces from the 8 groups of
+/// source rows are put together ([`words`]), each row's four lines (one
+/// per band, adjacent) stored one after the other with non-temporal
+/// stores ([`drain`]).
 ///
 /// Reading the source 8 rows at a time, instead of one line of each of
 /// 64 rows in turn as the gathered [`Quads`] do, made the 256 MiB

@@ -21,19 +21,18 @@
 //! so that the pages of the rows a tile visits on both sides stay in
 //! the TLB; within a tile, a band of source rows from left to right.
 //! With AVX-512, blocks of 2-, 4- and 8-byte elements whose source rows
-//! are long, or whose source is in the last-level cache, go straight
-//! from the source, each register a whole destination line stored as
-//! it is made ([`Order::Direct`]; 8-byte blocks two down at a time,
-//! 2- and 4-byte ones too where the source is in the last-level cache
-//! and the destination rows are a multiple of 512 bytes apart, and
-//! source rows a multiple of 4 KiB apart loaded a whole aligned line at
-//! a time); 1-byte elements whose source
-//! rows are long go in bands of 64 source rows through a stage in the
-//! caches, read 8 rows at a time along their length, four bands at a
-//! time so that each destination row gets four adjacent lines at once
-//! ([`Tr::bands`]). Otherwise [`GATHER`] blocks at a time
-//! ([`Order::Gathered`]): their source rows are first copied whole into
-//! a buffer in L1 (rows a multiple of 4 KiB apart, read in pieces,
+//! are long, or whose source is in the last-level cache, go straight from
+//! the source, each register a whole destination line stored as it is
+//! made ([`Order::Direct`]; 8-byte blocks two down at a time, 2- and
+//! 4-byte ones too where the source is in the last-level cache and the
+//! destination rows are a multiple of 512 bytes apart, and source rows a
+//! multiple of 4 KiB apart loaded a whole aligned line at a time); 1-byte
+//! elements whose source rows are long go in bands of 64 source rows
+//! through a stage in the caches, read 8 rows at a time along their
+//! length, four bands at a time so that each destination row gets four
+//! adjacent lines at once ([`Tr::bands`]). Otherwise [`GATHER`] blocks at
+//! a time ([`Order::Gathered`]): their source rows are first copied whole
+//! into a buffer in L1 (rows a multiple of 4 KiB apart, read in pieces,
 //! would evict each other before their lines are used up), while the
 //! blocks of the previous gather are transposed from the other of two
 //! buffers and the rows of the next gather are prefetched, so that

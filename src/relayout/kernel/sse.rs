@@ -5,16 +5,29 @@
 //! its rounds ([`transpose_lanes`]), which the AVX2 and AVX-512 blocks run
 //! on every 128-bit lane of their registers; and the non-temporal stores
 //! of streamed copies ([`stream_lines`]); and the narrow copies' split
-//! and merged groups of 4 bytes ([`split_pairs16`], [`merge_groups`])
-//! and of three 4-byte elements ([`split_triples`], [`merge_triples`]).
+//! and merged groups of 4 bytes ([`split_pairs16`], [`merge_groups`],
+//! and the order [`quad_order`] that the wider splits of quadruples of
+//! bytes use) and of three 4-byte elements ([`split_triples`],
+//! [`merge_triples`]).
 
 use super::direct::Block;
 use std::arch::x86_64::{
-    __m128, __m128i, _mm_loadu_ps, _mm_loadu_si128, _mm_packs_epi32, _mm_setzero_si128,
-    _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_storeu_ps, _mm_storeu_si128,
-    _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_ps,
-    _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_ps,
+    __m128, __m128i, _mm_loadu_ps, _mm_loadu_si128, _mm_packs_epi32, _mm_setr_epi8,
+    _mm_setzero_si128, _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_storeu_ps,
+    _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+    _mm_unpackhi_epi64, _mm_unpackhi_ps, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
+    _mm_unpacklo_epi64, _mm_unpacklo_ps,
 };
+
+/// The byte shuffle, within 16 bytes, that splits four quadruples into
+/// their rows: bytes 0, 4, 8, 12 (the firsts), then 1, 5, 9, 13, then
+/// 2, 6, 10, 14, then 3, 7, 11, 15 (row `r` in 32-bit piece `r`). The
+/// AVX2 and AVX-512 splits of quadruples run it on every 128-bit lane.
+#[inline(always)]
+pub(super) fn quad_order() -> __m128i {
+    // SAFETY: SSE2 is part of the x86_64 baseline; no memory is touched.
+    unsafe { _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15) }
+}
 
 /// Whether [`square`] handles `E`-byte elements.
 pub(super) const fn has_square(e: usize) -> bool {
