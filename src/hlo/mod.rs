@@ -168,8 +168,33 @@ impl HloModule {
     /// # Errors
     ///
     /// [`ErrorKind::Decode`] for bytes that are not such a message
-    /// (truncated, wrong wire types), [`ErrorKind::MalformedProto`] for a
-    /// program shape with different numbers of parameters and names.
+    /// (truncated, wrong wire types, a string that is not UTF-8, a shape
+    /// whose bytes are not a `ShapeProto`); for a program shape (the entry
+    /// computation's, `host_program_shape`) that XLA's
+    /// `ProgramShape::FromProto` rejects, that error's own kind:
+    /// [`ErrorKind::MalformedProto`] for different numbers of parameters
+    /// and names, [`ErrorKind::InvalidShape`] or
+    /// [`ErrorKind::InvalidLayout`] for a shape of it. Every error keeps
+    /// the inner kind and message and says where it was found as
+    /// [`Error::context`](crate::Error::context): the message, field,
+    /// index and name of each level (`not a valid xla.HloModuleProto:
+    /// computations[2] (main.5): program_shape: ...`).
+    ///
+    /// ```
+    /// use xla_shape::ErrorKind;
+    /// use xla_shape::hlo::{HloModule, ModuleMessage};
+    ///
+    /// // computations (field 3) of 5 bytes, of which 2 are given.
+    /// let err = HloModule::from_proto(ModuleMessage::Module, &[0x1a, 0x05, 0x0a, 0x01]).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Decode);
+    /// let at = &err.context()[0];
+    /// assert_eq!((at.message(), at.field(), at.index()), ("xla.HloModuleProto", Some("computations"), Some(0)));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "not a valid xla.HloModuleProto: computations[0]: \
+    ///      failed to decode protobuf message: unexpected end of input"
+    /// );
+    /// ```
     pub fn from_proto(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
         wire::read(message, bytes)
     }
