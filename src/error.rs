@@ -410,3 +410,44 @@ impl From<prost::DecodeError> for Error {
 
 /// `Result<T, xla_shape::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `as_str` is the variant's name, which the CLI's JSON wrote (as the
+    /// `Debug` form) before there was `as_str`: its output stays.
+    #[test]
+    fn kind_names_are_the_variant_names() {
+        for kind in [
+            ErrorKind::Decode,
+            ErrorKind::MalformedProto,
+            ErrorKind::InvalidShape,
+            ErrorKind::InvalidLayout,
+            ErrorKind::Parse,
+            ErrorKind::InvalidArgument,
+            ErrorKind::Overflow,
+            ErrorKind::Format,
+            ErrorKind::BufferSize,
+        ] {
+            assert_eq!(kind.as_str(), format!("{kind:?}"));
+            assert_eq!(kind.to_string(), kind.as_str());
+        }
+    }
+
+    /// Without context, `Display` is the message; levels without a field
+    /// name only the outermost message.
+    #[test]
+    fn display_writes_the_context_before_the_message() {
+        let e = Error::new(ErrorKind::Overflow, "too big");
+        assert_eq!(e.to_string(), "too big");
+        let e = e.in_context(ErrorContext::new("xla.HloModuleProto"));
+        assert_eq!(e.to_string(), "not a valid xla.HloModuleProto: too big");
+        assert_eq!(e.message(), "too big");
+        let e = Error::new(ErrorKind::Decode, "m")
+            .in_context(ErrorContext::new("b.B").in_field("f").named("n"))
+            .in_context(ErrorContext::new("a.A").in_field("g").at_index(3));
+        assert_eq!(e.to_string(), "not a valid a.A: g[3]: f (n): m");
+        assert_eq!(e.context()[1].index(), None);
+    }
+}
