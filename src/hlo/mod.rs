@@ -41,7 +41,9 @@ mod wire;
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::model::{ProgramShape, Shape};
 
-pub use report::{BufferRow, BufferSizes, MemoryReport, POINTER_SIZE, Total, Totals};
+pub use report::{
+    BufferRow, BufferSizes, BufferTally, Largest, MemoryReport, POINTER_SIZE, Total, Totals,
+};
 pub use text::{InstructionLine, TextLine, TextReader};
 pub use wire::ModuleMessage;
 
