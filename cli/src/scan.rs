@@ -3,7 +3,7 @@
 use std::io::{BufRead, Write};
 
 use serde_json::json;
-use xla_shape::hlo::{TextLine, TextReader};
+use xla_shape::hlo::{HloModule, ModuleEncoding, ModuleSource, TextLine, TextReader};
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
 use crate::input::{self, Limits, Lines, Source};
@@ -39,24 +39,39 @@ pub fn run(
     let source = Source::of(input);
     let mut reader = source.open()?;
     let prefix = input::peek(&mut *reader)?;
-    let Scanned { any, failed, blank } = if input::is_text(&prefix) {
+    let Scanned { any, failed, blank } = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text
+    {
         scan_text(reader, json, limits, out)?
     } else {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
         drop(reader);
-        match report::binary_module(&bytes) {
-            Some(Ok(module)) => return report::scan_binary(&module, json, out),
-            Some(Err(e)) => {
-                return Err(Problem::new(
-                    "Format",
-                    format!(
-                        "the module is neither UTF-8 text nor a binary HLO module: {}",
-                        e.message()
-                    ),
-                )
-                .into());
+        match HloModule::read(&bytes) {
+            Ok(module) if matches!(module.source, ModuleSource::Proto(_)) => {
+                return scan_binary(&module, json, out);
             }
-            None => scan_text(Box::new(&bytes[..]), json, limits, out)?,
+            // Module text with a stray control character (see
+            // `HloModule::read`).
+            Ok(_) => scan_text(Box::new(&bytes[..]), json, limits, out)?,
+            // No module, but text (a log with terminal colours): its shapes,
+            // if it has any.
+            Err(e) => {
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(_) => Some(scan_text(Box::new(&bytes[..]), json, limits, out)?),
+                    Err(_) => None,
+                };
+                match text {
+                    Some(scanned) if scanned.any || scanned.failed => scanned,
+                    _ => {
+                        return Err(Problem::new(
+                            "Format",
+                            format!(
+                                "the module is neither UTF-8 text nor a binary HLO module: {e}"
+                            ),
+                        )
+                        .into());
+                    }
+                }
+            }
         }
     };
     if blank {
@@ -207,4 +222,57 @@ fn scan_text(
         }
     }
     Ok(Scanned { any, failed, blank })
+}
+
+/// `scan` of a binary module: the result shape of every instruction,
+/// `COMPUTATION/INSTRUCTION`, byte size, shape and owner.
+pub fn scan_binary(module: &HloModule, json: bool, out: &mut impl Write) -> Result<(), Failure> {
+    let mut failed = false;
+    for (c, i) in module.instructions() {
+        let owner = format!("result of {} in {}", i.name, c.name);
+        match (&i.shape, json) {
+            (Ok(shape), _) => {
+                let size = xla_shape::shape_util::byte_size_of(shape, 8).ok();
+                if json {
+                    write_json(
+                        out,
+                        &json!({
+                            "computation": c.name, "instruction": i.name,
+                            "shape": shape.to_string(), "byte_size": size, "owner": owner,
+                        }),
+                    )?;
+                } else {
+                    let size = size.map_or("?".to_string(), |n| n.to_string());
+                    writeln!(out, "{}/{}\t{size}\t{shape}\t{owner}", c.name, i.name)?;
+                }
+            }
+            (Err(rejected), false) => {
+                failed = true;
+                writeln!(
+                    out,
+                    "{}/{}\terror: {}\t{}\t{owner}",
+                    c.name,
+                    i.name,
+                    Problem::from(&rejected.error).one_line(),
+                    rejected.written
+                )?;
+            }
+            (Err(rejected), true) => {
+                failed = true;
+                write_json(
+                    out,
+                    &json!({
+                        "computation": c.name, "instruction": i.name,
+                        "text": rejected.written, "owner": owner,
+                        "error": Problem::from(&rejected.error).to_json(),
+                    }),
+                )?;
+            }
+        }
+    }
+    if failed {
+        Err(Failure::Reported)
+    } else {
+        Ok(())
+    }
 }
