@@ -215,6 +215,16 @@ fn assert_fields_are_the_schemas(err: &xla_shape::Error) {
     }
 }
 
+/// An error's context: message, field, index and name of each level.
+type Level<'a> = (&'a str, Option<&'a str>, Option<usize>, Option<&'a str>);
+
+fn levels(err: &xla_shape::Error) -> Vec<Level<'_>> {
+    err.context()
+        .iter()
+        .map(|c| (c.message(), c.field(), c.index(), c.name()))
+        .collect()
+}
+
 /// Cut inside a computation, the module's length prefix of that
 /// computation runs past the end: the error is in that element of
 /// `computations`, whose name was never read.
@@ -238,11 +248,7 @@ fn a_truncated_module_names_the_computation_cut() {
         err.message(),
         "failed to decode protobuf message: unexpected end of input"
     );
-    let levels: Vec<_> = err
-        .context()
-        .iter()
-        .map(|c| (c.message(), c.field(), c.index(), c.name()))
-        .collect();
+    let levels = levels(&err);
     assert_eq!(
         levels,
         [(
@@ -291,11 +297,7 @@ fn a_malformed_entry_program_shape_keeps_its_kind_and_says_where() {
     let err = HloModule::read(&bytes).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::MalformedProto, "{err}");
     assert_eq!(err.message(), alone.message());
-    let levels: Vec<_> = err
-        .context()
-        .iter()
-        .map(|c| (c.message(), c.field(), c.index(), c.name()))
-        .collect();
+    let levels = levels(&err);
     assert_eq!(
         levels,
         [
@@ -398,11 +400,7 @@ fn an_undecodable_shape_names_its_instruction_and_computation() {
     let err = HloModule::from_proto(ModuleMessage::Module, &module).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Decode);
     assert_eq!(err.message(), alone.message());
-    let levels: Vec<_> = err
-        .context()
-        .iter()
-        .map(|c| (c.message(), c.field(), c.index(), c.name()))
-        .collect();
+    let levels = levels(&err);
     assert_eq!(
         levels,
         [

@@ -3,6 +3,7 @@
 use std::io::{BufRead, Write};
 
 use serde_json::json;
+use xla_shape::Shape;
 use xla_shape::hlo::{HloModule, ModuleEncoding, ModuleSource, TextLine, TextReader};
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
@@ -181,44 +182,14 @@ fn scan_text(
         for found in shapes_in_hlo(text).from_line(number) {
             any = true;
             let (line, column) = (found.location.line, found.location.column + 1);
-            let owner = owner.owner(found.role);
-            match (&found.shape, json) {
-                (Ok(shape), _) => {
-                    let size = xla_shape::shape_util::byte_size_of(shape, 8).ok();
-                    if json {
-                        write_json(
-                            out,
-                            &json!({
-                                "line": line, "column": column, "role": role(found.role),
-                                "text": found.text, "shape": shape.to_string(), "byte_size": size,
-                                "owner": owner,
-                            }),
-                        )?;
-                    } else {
-                        let size = size.map_or("?".to_string(), |n| n.to_string());
-                        writeln!(out, "{line}:{column}\t{size}\t{shape}\t{owner}")?;
-                    }
-                }
-                (Err(e), false) => {
-                    failed = true;
-                    writeln!(
-                        out,
-                        "{line}:{column}\terror: {}\t{}\t{owner}",
-                        Problem::from(e).one_line(),
-                        found.text
-                    )?;
-                }
-                (Err(e), true) => {
-                    failed = true;
-                    write_json(
-                        out,
-                        &json!({
-                            "line": line, "column": column, "role": role(found.role),
-                            "text": found.text, "error": Problem::from(e).to_json(), "owner": owner,
-                        }),
-                    )?;
-                }
-            }
+            let place = Place {
+                text: format!("{line}:{column}"),
+                json: json!({
+                    "line": line, "column": column, "role": role(found.role), "text": found.text,
+                }),
+            };
+            let shape = found.shape.as_ref().map_err(|e| (e, found.text));
+            failed |= write_shape(out, json, place, shape, &owner.owner(found.role))?;
         }
     }
     Ok(Scanned { any, failed, blank })
@@ -229,50 +200,66 @@ fn scan_text(
 pub fn scan_binary(module: &HloModule, json: bool, out: &mut impl Write) -> Result<(), Failure> {
     let mut failed = false;
     for (c, i) in module.instructions() {
+        let place = Place {
+            text: format!("{}/{}", c.name, i.name),
+            json: json!({"computation": c.name, "instruction": i.name}),
+        };
+        let shape = i.shape.as_ref().map_err(|r| (&r.error, r.written.as_str()));
         let owner = format!("result of {} in {}", i.name, c.name);
-        match (&i.shape, json) {
-            (Ok(shape), _) => {
-                let size = xla_shape::shape_util::byte_size_of(shape, 8).ok();
-                if json {
-                    write_json(
-                        out,
-                        &json!({
-                            "computation": c.name, "instruction": i.name,
-                            "shape": shape.to_string(), "byte_size": size, "owner": owner,
-                        }),
-                    )?;
-                } else {
-                    let size = size.map_or("?".to_string(), |n| n.to_string());
-                    writeln!(out, "{}/{}\t{size}\t{shape}\t{owner}", c.name, i.name)?;
-                }
-            }
-            (Err(rejected), false) => {
-                failed = true;
-                writeln!(
-                    out,
-                    "{}/{}\terror: {}\t{}\t{owner}",
-                    c.name,
-                    i.name,
-                    Problem::from(&rejected.error).one_line(),
-                    rejected.written
-                )?;
-            }
-            (Err(rejected), true) => {
-                failed = true;
-                write_json(
-                    out,
-                    &json!({
-                        "computation": c.name, "instruction": i.name,
-                        "text": rejected.written, "owner": owner,
-                        "error": Problem::from(&rejected.error).to_json(),
-                    }),
-                )?;
-            }
-        }
+        failed |= write_shape(out, json, place, shape, &owner)?;
     }
     if failed {
         Err(Failure::Reported)
     } else {
         Ok(())
     }
+}
+
+/// Where a shape was found: as the text output writes it, and the JSON
+/// object's keys that say it.
+struct Place {
+    text: String,
+    json: serde_json::Value,
+}
+
+/// Writes one shape that `scan` found: its place, byte size (XLA's
+/// `ByteSizeOf`, 8-byte pointers; `?` when it has none), shape and owner;
+/// or, for a shape that does not read, `error: MESSAGE` and its text.
+/// Returns whether it failed.
+fn write_shape(
+    out: &mut impl Write,
+    json: bool,
+    place: Place,
+    shape: Result<&Shape, (&xla_shape::Error, &str)>,
+    owner: &str,
+) -> Result<bool, Failure> {
+    let Place {
+        text: at,
+        json: mut fields,
+    } = place;
+    match (shape, json) {
+        (Ok(shape), false) => {
+            let size = xla_shape::shape_util::byte_size_of(shape, 8)
+                .ok()
+                .map_or("?".to_string(), |n| n.to_string());
+            writeln!(out, "{at}\t{size}\t{shape}\t{owner}")?;
+        }
+        (Ok(shape), true) => {
+            fields["shape"] = json!(shape.to_string());
+            fields["byte_size"] = json!(xla_shape::shape_util::byte_size_of(shape, 8).ok());
+            fields["owner"] = json!(owner);
+            write_json(out, &fields)?;
+        }
+        (Err((e, text)), false) => {
+            let message = Problem::from(e).one_line();
+            writeln!(out, "{at}\terror: {message}\t{text}\t{owner}")?;
+        }
+        (Err((e, text)), true) => {
+            fields["text"] = json!(text);
+            fields["error"] = Problem::from(e).to_json();
+            fields["owner"] = json!(owner);
+            write_json(out, &fields)?;
+        }
+    }
+    Ok(shape.is_err())
 }

@@ -8,7 +8,7 @@ import re
 import pytest
 
 import xla_shape as xs
-from conftest import ids, records
+from conftest import ids, read_invalid, records
 
 DIAGNOSTICS = [r for r in records("oracle/diagnostics.jsonl") if "was parsing" in r["xla_error"]]
 INVALID = [r for r in records("invalid.jsonl") if r["status"] == "error"]
@@ -55,10 +55,7 @@ def test_diagnostics_are_xlas_places_and_messages(r):
 def test_kind_names_the_class(r):
     i = r["input"]
     with pytest.raises(xs.XlaShapeError) as info:
-        if i["kind"] == "text":
-            xs.Shape.parse(i["text"])
-        else:
-            xs.Shape.from_proto_bytes(bytes.fromhex(i["hex"]))
+        read_invalid(i)
     e = info.value
     assert type(e) is CLASSES[e.kind]
     # Errors about bytes point at no text.
