@@ -104,6 +104,15 @@ pub struct Location {
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    /// `None` when there are neither diagnostics nor context, as for most
+    /// errors: the error stays small, and so does every `Result` of the
+    /// crate.
+    details: Option<Box<Details>>,
+}
+
+/// What only some errors have.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Details {
     diagnostics: Vec<Diagnostic>,
     context: Vec<ErrorContext>,
 }
@@ -267,22 +276,30 @@ impl Error {
         Error {
             kind,
             message: message.into(),
-            diagnostics: Vec::new(),
-            context: Vec::new(),
+            details: None,
         }
     }
 
     /// This error, located at `location` in parsed text: one diagnostic
     /// with the error's message.
-    pub fn at(mut self, location: Location) -> Self {
-        self.diagnostics = vec![Diagnostic::new(location, self.message.clone())];
-        self
+    pub fn at(self, location: Location) -> Self {
+        let diagnostic = Diagnostic::new(location, self.message.clone());
+        self.with_diagnostics(vec![diagnostic])
     }
 
     /// This error, with the diagnostics it renders (`message` is their
     /// rendering).
-    pub(crate) fn with_diagnostics(mut self, diagnostics: Vec<Diagnostic>) -> Self {
-        self.diagnostics = diagnostics;
+    pub(crate) fn with_diagnostics(self, diagnostics: Vec<Diagnostic>) -> Self {
+        self.with_details(|d| d.diagnostics = diagnostics)
+    }
+
+    /// This error with its details changed by `f` (none kept when empty).
+    fn with_details(mut self, f: impl FnOnce(&mut Details)) -> Self {
+        let mut details = self.details.take().unwrap_or_default();
+        f(&mut details);
+        if !details.diagnostics.is_empty() || !details.context.is_empty() {
+            self.details = Some(details);
+        }
         self
     }
 
@@ -299,7 +316,7 @@ impl Error {
     /// Where in parsed text the error was found: for a parse error, the
     /// place of the last message, the one that stopped the parse.
     pub fn location(&self) -> Option<Location> {
-        self.diagnostics.last().map(Diagnostic::location)
+        self.diagnostics().last().map(Diagnostic::location)
     }
 
     /// Every place in parsed text that went wrong, in the order found,
@@ -307,20 +324,19 @@ impl Error {
     /// parse error these are the `was parsing` lines of the message, which
     /// a tool can show its own way without reading the message back.
     pub fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
+        self.details.as_ref().map_or(&[], |d| &d.diagnostics)
     }
 
     /// Where in a message nested in others the error was found, one level
     /// per message, outermost first (empty for errors found at the top).
     pub fn context(&self) -> &[ErrorContext] {
-        &self.context
+        self.details.as_ref().map_or(&[], |d| &d.context)
     }
 
     /// This error, found inside `context`: the new outermost level. The
     /// kind, message and diagnostics stay.
-    pub fn in_context(mut self, context: ErrorContext) -> Self {
-        self.context.insert(0, context);
-        self
+    pub fn in_context(self, context: ErrorContext) -> Self {
+        self.with_details(|d| d.context.insert(0, context))
     }
 
     pub(crate) fn decode(message: impl Into<String>) -> Self {
@@ -380,9 +396,10 @@ pub(crate) enum Nesting {
 impl fmt::Display for Error {
     /// The message; after the context, if any (see [`ErrorContext`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(outer) = self.context.first() {
+        let context = self.context();
+        if let Some(outer) = context.first() {
             write!(f, "not a valid {}: ", outer.message)?;
-            for level in &self.context {
+            for level in context {
                 let Some(field) = level.field else { continue };
                 f.write_str(field)?;
                 if let Some(index) = level.index {
@@ -433,6 +450,24 @@ mod tests {
             assert_eq!(kind.as_str(), format!("{kind:?}"));
             assert_eq!(kind.to_string(), kind.as_str());
         }
+    }
+
+    /// Errors are returned on every path of the crate: the rare details
+    /// sit behind one pointer, and an error with none equals a new one.
+    #[test]
+    fn errors_stay_small() {
+        assert!(std::mem::size_of::<Error>() <= 40);
+        let plain = Error::new(ErrorKind::Parse, "m");
+        assert_eq!(plain.clone().with_diagnostics(Vec::new()), plain);
+        let at = Location {
+            line: 1,
+            column: 2,
+            offset: 2,
+        };
+        let located = plain.clone().at(at);
+        assert_ne!(located, plain);
+        assert_eq!(located.location(), Some(at));
+        assert_eq!(located.context(), []);
     }
 
     /// Without context, `Display` is the message; levels without a field
