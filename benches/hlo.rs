@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use prost::Message;
-use xla_shape::hlo::{HloModule, MemoryReport, TextLine, TextReader, Totals};
+use xla_shape::hlo::{BufferTally, HloModule, MemoryReport, TextLine, TextReader};
 use xla_shape::proto::{HloComputationProto, HloInstructionProto, HloModuleProto};
 use xla_shape::{Shape, text::shapes_in_hlo};
 
@@ -100,7 +100,7 @@ fn write(name: &str, bytes: &[u8]) -> PathBuf {
 fn report_text(path: &PathBuf) -> usize {
     let mut file = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path).unwrap());
     let mut module = TextReader::new();
-    let mut totals = Totals::default();
+    let mut tally = BufferTally::new(10);
     let mut line = Vec::new();
     let mut start = 0;
     loop {
@@ -111,12 +111,12 @@ fn report_text(path: &PathBuf) -> usize {
         }
         let text = std::str::from_utf8(line.strip_suffix(b"\n").unwrap_or(&line)).unwrap();
         if let TextLine::Instruction(i) = module.line(text, start).unwrap() {
-            totals.add(&i.sizes()).unwrap();
+            tally.add(&i.sizes(), || i.name.to_owned()).unwrap();
         }
         start += n;
     }
     module.finish(start).unwrap();
-    totals.total.buffers
+    tally.totals().total.buffers
 }
 
 /// `report` on a binary module: read whole.

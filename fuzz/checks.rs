@@ -1044,6 +1044,22 @@ fn memory_report(module: &xla_shape::hlo::HloModule) {
             .all(|w| w[0].sizes.padded_byte_size.unwrap_or(-1)
                 >= w[1].sizes.padded_byte_size.unwrap_or(-1))
     );
+    // The streaming accumulator, fed the same rows, holds the same totals
+    // and the same largest rows.
+    let mut tally = xla_shape::hlo::BufferTally::new(3);
+    for (i, row) in module.buffers().enumerate() {
+        tally
+            .add(&row.sizes, || i)
+            .expect("the report's totals fit");
+    }
+    let (totals, kept) = tally.finish();
+    assert_eq!(&totals, &report.totals);
+    let expected: Vec<_> = largest.iter().map(|r| r.instruction as *const _).collect();
+    let kept: Vec<_> = kept
+        .iter()
+        .map(|&i| report.rows[i].instruction as *const _)
+        .collect();
+    assert_eq!(kept, expected);
 }
 
 /// HLO module text: reading it never panics; every instruction's location

@@ -99,7 +99,7 @@ mod test_support;
 pub mod text;
 pub mod tiling;
 
-pub use error::{Diagnostic, Error, ErrorKind, Location, Result};
+pub use error::{Diagnostic, Error, ErrorContext, ErrorKind, Location, Result};
 
 /// The Rust examples of README.md, run as doctests.
 #[cfg(doctest)]

@@ -169,7 +169,264 @@ fn a_truncated_module_is_a_decode_error() {
     for cut in [bytes.len() / 3, bytes.len() - 1] {
         let err = HloModule::read(&bytes[..cut]).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Decode, "{cut}: {err}");
+        assert_eq!(err.context()[0].message(), "xla.HloModuleProto");
+        assert!(
+            err.to_string()
+                .starts_with("not a valid xla.HloModuleProto: ")
+        );
+        assert_fields_are_the_schemas(&err);
     }
+}
+
+/// The top-level fields of `bytes` (a well-formed message): each field's
+/// number and the byte range of the whole field (key included).
+fn top_level_fields(bytes: &[u8]) -> Vec<(u32, std::ops::Range<usize>)> {
+    let mut fields = Vec::new();
+    let mut buf = bytes;
+    while !buf.is_empty() {
+        let start = bytes.len() - buf.len();
+        let (number, wire) = prost::encoding::decode_key(&mut buf).unwrap();
+        prost::encoding::skip_field(wire, number, &mut buf, Default::default()).unwrap();
+        fields.push((number, start..bytes.len() - buf.len()));
+    }
+    fields
+}
+
+/// The number of `message.field` in the schema.
+fn field_number(message: &str, field: &str) -> u32 {
+    DESCRIPTOR_POOL
+        .get_message_by_name(message)
+        .unwrap()
+        .get_field_by_name(field)
+        .unwrap()
+        .number()
+}
+
+/// Every level of an error's context names a message of the schema and,
+/// where it has one, a field of that message.
+fn assert_fields_are_the_schemas(err: &xla_shape::Error) {
+    for level in err.context() {
+        let message = DESCRIPTOR_POOL
+            .get_message_by_name(level.message())
+            .unwrap_or_else(|| panic!("{}: {err}", level.message()));
+        if let Some(field) = level.field() {
+            assert!(message.get_field_by_name(field).is_some(), "{field}: {err}");
+        }
+    }
+}
+
+/// An error's context: message, field, index and name of each level.
+type Level<'a> = (&'a str, Option<&'a str>, Option<usize>, Option<&'a str>);
+
+fn levels(err: &xla_shape::Error) -> Vec<Level<'_>> {
+    err.context()
+        .iter()
+        .map(|c| (c.message(), c.field(), c.index(), c.name()))
+        .collect()
+}
+
+/// Cut inside a computation, the module's length prefix of that
+/// computation runs past the end: the error is in that element of
+/// `computations`, whose name was never read.
+#[test]
+fn a_truncated_module_names_the_computation_cut() {
+    let bytes = pb("matmul_bf16");
+    let computations = field_number("xla.HloModuleProto", "computations");
+    let fields = top_level_fields(&bytes);
+    // The second computation: cut in its middle.
+    let (index, range) = fields
+        .iter()
+        .filter(|(n, _)| *n == computations)
+        .map(|(_, r)| r.clone())
+        .enumerate()
+        .nth(1)
+        .unwrap();
+    let cut = (range.start + range.end) / 2;
+    let err = HloModule::read(&bytes[..cut]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode);
+    assert_eq!(
+        err.message(),
+        "failed to decode protobuf message: unexpected end of input"
+    );
+    let levels = levels(&err);
+    assert_eq!(
+        levels,
+        [(
+            "xla.HloModuleProto",
+            Some("computations"),
+            Some(index),
+            None
+        )]
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "not a valid xla.HloModuleProto: computations[{index}]: {}",
+            err.message()
+        )
+    );
+}
+
+/// A golden module whose entry computation's program shape has one more
+/// parameter name than parameters, and the index and name of the entry.
+fn with_malformed_entry_program_shape(name: &str) -> (Vec<u8>, usize, String, Vec<u8>) {
+    let mut m = HloModuleProto::decode(pb(name).as_slice()).unwrap();
+    let entry = m
+        .computations
+        .iter()
+        .position(|c| c.id == m.entry_computation_id)
+        .unwrap();
+    let computation = &mut m.computations[entry];
+    let program_shape = computation.program_shape.as_mut().unwrap();
+    program_shape.parameter_names.push("extra".into());
+    let program_shape = program_shape.encode_to_vec();
+    let entry_name = computation.name.clone();
+    (m.encode_to_vec(), entry, entry_name, program_shape)
+}
+
+/// `HloModule::from_proto` promises `MalformedProto` for a program shape
+/// with different numbers of parameters and names (XLA's
+/// `ProgramShape::FromProto`): the kind and message of the program shape's
+/// own error, in the context of the entry computation.
+#[test]
+fn a_malformed_entry_program_shape_keeps_its_kind_and_says_where() {
+    let (bytes, entry, entry_name, program_shape) =
+        with_malformed_entry_program_shape("scan_tuple");
+    let alone = xla_shape::ProgramShape::from_proto_bytes(&program_shape).unwrap_err();
+    assert_eq!(alone.kind(), ErrorKind::MalformedProto);
+    let err = HloModule::read(&bytes).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::MalformedProto, "{err}");
+    assert_eq!(err.message(), alone.message());
+    let levels = levels(&err);
+    assert_eq!(
+        levels,
+        [
+            (
+                "xla.HloModuleProto",
+                Some("computations"),
+                Some(entry),
+                Some(entry_name.as_str())
+            ),
+            ("xla.HloComputationProto", Some("program_shape"), None, None),
+        ]
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "not a valid xla.HloModuleProto: computations[{entry}] ({entry_name}): \
+             program_shape: {}",
+            alone.message()
+        )
+    );
+    assert_fields_are_the_schemas(&err);
+
+    // Wrapped in an `HloProto` (field 1, tag 0x0a), the module is one more
+    // level down.
+    let mut wrapped = vec![0x0a];
+    prost::encoding::encode_varint(bytes.len() as u64, &mut wrapped);
+    wrapped.extend_from_slice(&bytes);
+    let err = HloModule::read(&wrapped).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::MalformedProto);
+    assert_eq!(
+        (err.context()[0].message(), err.context()[0].field()),
+        ("xla.HloProto", Some("hlo_module"))
+    );
+    assert_eq!(err.context().len(), 3);
+    assert!(
+        err.to_string()
+            .starts_with("not a valid xla.HloProto: hlo_module: computations["),
+        "{err}"
+    );
+    assert_fields_are_the_schemas(&err);
+}
+
+/// A shape whose bytes are not a `ShapeProto` (`0x10`: the key of
+/// `element_type`, a varint, with no value) fails the module with the
+/// shape's own error, in the context of its instruction and computation,
+/// each by index and name.
+#[test]
+fn an_undecodable_shape_names_its_instruction_and_computation() {
+    fn put(out: &mut Vec<u8>, number: u32, body: &[u8]) {
+        prost::encoding::encode_key(number, prost::encoding::WireType::LengthDelimited, out);
+        prost::encoding::encode_varint(body.len() as u64, out);
+        out.extend_from_slice(body);
+    }
+    let shape = [0x10];
+    let alone = Shape::from_proto_bytes(&shape).unwrap_err();
+    let field = |m, f| field_number(m, f);
+    let instruction = |name: &str, shape: &[u8]| {
+        let mut i = Vec::new();
+        put(
+            &mut i,
+            field("xla.HloInstructionProto", "name"),
+            name.as_bytes(),
+        );
+        put(&mut i, field("xla.HloInstructionProto", "shape"), shape);
+        i
+    };
+    let good = "f32[2]".parse::<Shape>().unwrap().to_proto_bytes();
+    let mut computation = Vec::new();
+    put(
+        &mut computation,
+        field("xla.HloComputationProto", "name"),
+        b"body",
+    );
+    for i in [instruction("a", &good), instruction("b", &shape)] {
+        put(
+            &mut computation,
+            field("xla.HloComputationProto", "instructions"),
+            &i,
+        );
+    }
+    let mut module = Vec::new();
+    put(&mut module, field("xla.HloModuleProto", "name"), b"m");
+    let mut first = Vec::new();
+    put(
+        &mut first,
+        field("xla.HloComputationProto", "name"),
+        b"first",
+    );
+    put(
+        &mut module,
+        field("xla.HloModuleProto", "computations"),
+        &first,
+    );
+    put(
+        &mut module,
+        field("xla.HloModuleProto", "computations"),
+        &computation,
+    );
+
+    let err = HloModule::from_proto(ModuleMessage::Module, &module).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode);
+    assert_eq!(err.message(), alone.message());
+    let levels = levels(&err);
+    assert_eq!(
+        levels,
+        [
+            (
+                "xla.HloModuleProto",
+                Some("computations"),
+                Some(1),
+                Some("body")
+            ),
+            (
+                "xla.HloComputationProto",
+                Some("instructions"),
+                Some(1),
+                Some("b")
+            ),
+            ("xla.HloInstructionProto", Some("shape"), None, None),
+        ]
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "not a valid xla.HloModuleProto: computations[1] (body): instructions[1] (b): \
+             shape: {}",
+            alone.message()
+        )
+    );
 }
 
 #[test]

@@ -95,21 +95,6 @@ pub fn read_all(arg: Option<&str>, limit: u64) -> Result<Vec<u8>, Failure> {
     Ok(bytes)
 }
 
-/// Whether an input whose first bytes are `prefix` is text, read line by
-/// line, or binary (a control byte other than tab, line feed, carriage
-/// return and form feed, or bytes that are not UTF-8), read whole.
-pub fn is_text(prefix: &[u8]) -> bool {
-    let valid = match std::str::from_utf8(prefix) {
-        Ok(_) => true,
-        // A character cut by the end of the prefix does not count.
-        Err(e) => e.error_len().is_none(),
-    };
-    valid
-        && !prefix
-            .iter()
-            .any(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)) || b == 0x7f)
-}
-
 /// The first bytes of `reader` (what its buffer holds), not consumed.
 pub fn peek(reader: &mut dyn BufRead) -> io::Result<Vec<u8>> {
     loop {

@@ -4,12 +4,13 @@
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
-use xla_shape::Diagnostic;
+use xla_shape::{Diagnostic, ErrorKind};
 
-/// One error, as the tool reports it: a kind (the library's `ErrorKind`,
-/// or `Io`, `NoInput`, `TooLarge`, `Usage`), the message (XLA's text where
-/// XLA has one) and, where known, the line and column of the input it is
-/// about, both 1-based.
+/// One error, as the tool reports it: a kind (the library's
+/// `ErrorKind::as_str`, or `Io`, `NoInput`, `TooLarge`, `Usage`), the
+/// message (XLA's text where XLA has one, after the library error's
+/// context where it has one) and, where known, the line and column of the
+/// input it is about, both 1-based.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     pub kind: String,
@@ -36,7 +37,7 @@ impl Problem {
     /// ...` diagnostics after `Syntax error:` (without the source lines and
     /// carets of the full message); other line breaks become ` | `.
     pub fn one_line(&self) -> String {
-        if self.kind == "Parse" && !self.diagnostics.is_empty() {
+        if self.kind == ErrorKind::Parse.as_str() && !self.diagnostics.is_empty() {
             let mut s = String::from("Syntax error:");
             for d in &self.diagnostics {
                 s.push(' ');
@@ -92,8 +93,9 @@ impl From<&xla_shape::Error> for Problem {
     fn from(e: &xla_shape::Error) -> Self {
         let location = e.location();
         Problem {
-            kind: format!("{:?}", e.kind()),
-            message: e.message().to_string(),
+            kind: e.kind().as_str().to_string(),
+            // `Display`: the message after the error's context, if any.
+            message: e.to_string(),
             line: location.map(|l| l.line),
             column: location.map(|l| l.column + 1),
             diagnostics: e.diagnostics().to_vec(),

@@ -1,6 +1,7 @@
 //! `report`: a static memory report of a whole HLO module, text or binary
-//! `HloModuleProto`/`HloProto`/`HloSnapshot` (detected); and what `scan`
-//! needs of binary modules.
+//! `HloModuleProto`/`HloProto`/`HloSnapshot` (detected as the library's
+//! `ModuleEncoding::detect` judges). The library's `BufferTally` counts the
+//! totals and keeps the largest buffers; this module lays them out.
 //!
 //! Module text is read one line at a time and the report written as it
 //! goes: what is held is one line, the shapes seen so far (a few thousand
@@ -12,12 +13,10 @@ use std::borrow::Cow;
 use std::io::{BufRead, Write};
 
 use serde_json::json;
-use xla_shape::hlo::{
-    BufferSizes, HloModule, MemoryReport, ModuleSource, TextLine, TextReader, Totals,
-};
+use xla_shape::hlo::{BufferSizes, BufferTally, HloModule, ModuleEncoding, TextLine, TextReader};
 
 use crate::input::{self, Limits, Line, Lines, Source};
-use crate::output::{Failure, Problem, write_json};
+use crate::output::{Failure, Problem};
 
 /// The width of the terminal: `COLUMNS`, or 120.
 fn terminal_width() -> usize {
@@ -46,7 +45,7 @@ pub fn run(
     }
     let width = width.unwrap_or_else(terminal_width);
     let mut report = Report::new(out, top, width, json);
-    let failed = if input::is_text(&prefix) {
+    let failed = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text {
         report_text(reader, limits, &mut report)?
     } else {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
@@ -172,7 +171,7 @@ pub fn next_text<'l>(
 /// Writes the report of a module read whole.
 fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Result<(), Failure> {
     report.module(&module.name)?;
-    for row in MemoryReport::new(module)?.rows {
+    for row in module.buffers() {
         let (shape, invalid) = match &row.instruction.shape {
             Ok(shape) => (Cow::Owned(shape.to_string()), None),
             Err(rejected) => (
@@ -273,12 +272,10 @@ const SAMPLE_BYTES: usize = 1 << 18;
 struct Report<'w, W: Write> {
     out: &'w mut W,
     json: bool,
-    top: usize,
     width: usize,
     module: Option<String>,
-    totals: Totals,
-    /// The `top` largest buffers so far, largest first.
-    largest: Vec<Row<'static>>,
+    /// The totals and the `top` largest buffers so far.
+    tally: BufferTally<Row<'static>>,
     /// Rows held until the columns are sized (table only).
     sample: Vec<Held>,
     sample_bytes: usize,
@@ -294,11 +291,9 @@ impl<'w, W: Write> Report<'w, W> {
         Report {
             out,
             json,
-            top,
             width,
             module: None,
-            totals: Totals::default(),
-            largest: Vec::new(),
+            tally: BufferTally::new(top),
             sample: Vec::new(),
             sample_bytes: 0,
             widths: None,
@@ -323,8 +318,7 @@ impl<'w, W: Write> Report<'w, W> {
     }
 
     fn row(&mut self, row: Row<'_>) -> Result<(), Failure> {
-        self.totals.add(&row.sizes)?;
-        self.keep_if_largest(&row);
+        self.tally.add(&row.sizes, || row.clone().into_owned())?;
         if self.json {
             self.separator()?;
             serde_json::to_writer(&mut *self.out, &row.to_json()).map_err(std::io::Error::from)?;
@@ -366,16 +360,6 @@ impl<'w, W: Write> Report<'w, W> {
         }
         self.any = true;
         Ok(())
-    }
-
-    fn keep_if_largest(&mut self, row: &Row<'_>) {
-        let key = |r: &Row<'_>| r.sizes.padded_byte_size.unwrap_or(-1);
-        // After every row at least as large: ties stay in the module's order.
-        let at = self.largest.partition_point(|r| key(r) >= key(row));
-        if at < self.top {
-            self.largest.insert(at, row.clone().into_owned());
-            self.largest.truncate(self.top);
-        }
     }
 
     fn size_columns_when_full(&mut self) -> Result<(), Failure> {
@@ -454,7 +438,7 @@ impl<'w, W: Write> Report<'w, W> {
                     "padding": t.padding(),
                 })
             };
-            let t = &self.totals;
+            let t = self.tally.totals();
             let spaces: Vec<_> = t
                 .by_memory_space
                 .iter()
@@ -473,7 +457,13 @@ impl<'w, W: Write> Report<'w, W> {
                     v
                 })
                 .collect();
-            let largest: Vec<_> = self.largest.iter().map(Row::to_json).collect();
+            let largest: Vec<_> = self
+                .tally
+                .largest()
+                .sorted()
+                .into_iter()
+                .map(Row::to_json)
+                .collect();
             write!(
                 self.out,
                 "],\"by_memory_space\":{},\"by_element_type\":{},\"total\":{},\"largest\":{}}}",
@@ -508,7 +498,7 @@ impl<'w, W: Write> Report<'w, W> {
             }
             std::io::Result::Ok(())
         };
-        let t = &self.totals;
+        let t = self.tally.totals();
         totals(
             out,
             "memory space",
@@ -526,11 +516,12 @@ impl<'w, W: Write> Report<'w, W> {
                 .collect(),
         )?;
         totals(out, "total", vec![("all".to_owned(), &t.total)])?;
-        if !self.largest.is_empty() {
+        let largest = self.tally.largest();
+        if !largest.is_empty() {
             out.write_all(b"\n")?;
-            let title = format!("largest {} (padded)", self.largest.len());
+            let title = format!("largest {} (padded)", largest.len());
             table_header(out, widths, &title)?;
-            for r in &self.largest {
+            for r in largest.sorted() {
                 let name = format!("{}/{}", r.computation, r.name);
                 table_line(out, widths, &name, r)?;
             }
@@ -624,69 +615,6 @@ fn cut(s: &str, width: usize) -> Cow<'_, str> {
     let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
     t.push('…');
     Cow::Owned(t)
-}
-
-/// A binary module, if `bytes` are one (and not HLO text).
-pub fn binary_module(bytes: &[u8]) -> Option<Result<HloModule, xla_shape::Error>> {
-    let looks_binary = std::str::from_utf8(bytes).is_err();
-    match HloModule::read(bytes) {
-        Ok(m) if matches!(m.source, ModuleSource::Proto(_)) => Some(Ok(m)),
-        Err(e) if looks_binary => Some(Err(e)),
-        _ => None,
-    }
-}
-
-/// `scan` of a binary module: the result shape of every instruction,
-/// `COMPUTATION/INSTRUCTION`, byte size, shape and owner.
-pub fn scan_binary(module: &HloModule, json: bool, out: &mut impl Write) -> Result<(), Failure> {
-    let mut failed = false;
-    for (c, i) in module.instructions() {
-        let owner = format!("result of {} in {}", i.name, c.name);
-        match (&i.shape, json) {
-            (Ok(shape), _) => {
-                let size = xla_shape::shape_util::byte_size_of(shape, 8).ok();
-                if json {
-                    write_json(
-                        out,
-                        &json!({
-                            "computation": c.name, "instruction": i.name,
-                            "shape": shape.to_string(), "byte_size": size, "owner": owner,
-                        }),
-                    )?;
-                } else {
-                    let size = size.map_or("?".to_string(), |n| n.to_string());
-                    writeln!(out, "{}/{}\t{size}\t{shape}\t{owner}", c.name, i.name)?;
-                }
-            }
-            (Err(rejected), false) => {
-                failed = true;
-                writeln!(
-                    out,
-                    "{}/{}\terror: {}\t{}\t{owner}",
-                    c.name,
-                    i.name,
-                    Problem::from(&rejected.error).one_line(),
-                    rejected.written
-                )?;
-            }
-            (Err(rejected), true) => {
-                failed = true;
-                write_json(
-                    out,
-                    &json!({
-                        "computation": c.name, "instruction": i.name,
-                        "text": rejected.written, "owner": owner,
-                        "error": Problem::from(&rejected.error).to_json(),
-                    }),
-                )?;
-            }
-        }
-    }
-    if failed {
-        Err(Failure::Reported)
-    } else {
-        Ok(())
-    }
 }
 
 #[cfg(test)]

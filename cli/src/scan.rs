@@ -3,7 +3,8 @@
 use std::io::{BufRead, Write};
 
 use serde_json::json;
-use xla_shape::hlo::{TextLine, TextReader};
+use xla_shape::Shape;
+use xla_shape::hlo::{HloModule, ModuleEncoding, ModuleSource, TextLine, TextReader};
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
 use crate::input::{self, Limits, Lines, Source};
@@ -39,24 +40,39 @@ pub fn run(
     let source = Source::of(input);
     let mut reader = source.open()?;
     let prefix = input::peek(&mut *reader)?;
-    let Scanned { any, failed, blank } = if input::is_text(&prefix) {
+    let Scanned { any, failed, blank } = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text
+    {
         scan_text(reader, json, limits, out)?
     } else {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
         drop(reader);
-        match report::binary_module(&bytes) {
-            Some(Ok(module)) => return report::scan_binary(&module, json, out),
-            Some(Err(e)) => {
-                return Err(Problem::new(
-                    "Format",
-                    format!(
-                        "the module is neither UTF-8 text nor a binary HLO module: {}",
-                        e.message()
-                    ),
-                )
-                .into());
+        match HloModule::read(&bytes) {
+            Ok(module) if matches!(module.source, ModuleSource::Proto(_)) => {
+                return scan_binary(&module, json, out);
             }
-            None => scan_text(Box::new(&bytes[..]), json, limits, out)?,
+            // Module text with a stray control character (see
+            // `HloModule::read`).
+            Ok(_) => scan_text(Box::new(&bytes[..]), json, limits, out)?,
+            // No module, but text (a log with terminal colours): its shapes,
+            // if it has any.
+            Err(e) => {
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(_) => Some(scan_text(Box::new(&bytes[..]), json, limits, out)?),
+                    Err(_) => None,
+                };
+                match text {
+                    Some(scanned) if scanned.any || scanned.failed => scanned,
+                    _ => {
+                        return Err(Problem::new(
+                            "Format",
+                            format!(
+                                "the module is neither UTF-8 text nor a binary HLO module: {e}"
+                            ),
+                        )
+                        .into());
+                    }
+                }
+            }
         }
     };
     if blank {
@@ -166,45 +182,84 @@ fn scan_text(
         for found in shapes_in_hlo(text).from_line(number) {
             any = true;
             let (line, column) = (found.location.line, found.location.column + 1);
-            let owner = owner.owner(found.role);
-            match (&found.shape, json) {
-                (Ok(shape), _) => {
-                    let size = xla_shape::shape_util::byte_size_of(shape, 8).ok();
-                    if json {
-                        write_json(
-                            out,
-                            &json!({
-                                "line": line, "column": column, "role": role(found.role),
-                                "text": found.text, "shape": shape.to_string(), "byte_size": size,
-                                "owner": owner,
-                            }),
-                        )?;
-                    } else {
-                        let size = size.map_or("?".to_string(), |n| n.to_string());
-                        writeln!(out, "{line}:{column}\t{size}\t{shape}\t{owner}")?;
-                    }
-                }
-                (Err(e), false) => {
-                    failed = true;
-                    writeln!(
-                        out,
-                        "{line}:{column}\terror: {}\t{}\t{owner}",
-                        Problem::from(e).one_line(),
-                        found.text
-                    )?;
-                }
-                (Err(e), true) => {
-                    failed = true;
-                    write_json(
-                        out,
-                        &json!({
-                            "line": line, "column": column, "role": role(found.role),
-                            "text": found.text, "error": Problem::from(e).to_json(), "owner": owner,
-                        }),
-                    )?;
-                }
-            }
+            let place = Place {
+                text: format!("{line}:{column}"),
+                json: json!({
+                    "line": line, "column": column, "role": role(found.role), "text": found.text,
+                }),
+            };
+            let shape = found.shape.as_ref().map_err(|e| (e, found.text));
+            failed |= write_shape(out, json, place, shape, &owner.owner(found.role))?;
         }
     }
     Ok(Scanned { any, failed, blank })
+}
+
+/// `scan` of a binary module: the result shape of every instruction,
+/// `COMPUTATION/INSTRUCTION`, byte size, shape and owner.
+pub fn scan_binary(module: &HloModule, json: bool, out: &mut impl Write) -> Result<(), Failure> {
+    let mut failed = false;
+    for (c, i) in module.instructions() {
+        let place = Place {
+            text: format!("{}/{}", c.name, i.name),
+            json: json!({"computation": c.name, "instruction": i.name}),
+        };
+        let shape = i.shape.as_ref().map_err(|r| (&r.error, r.written.as_str()));
+        let owner = format!("result of {} in {}", i.name, c.name);
+        failed |= write_shape(out, json, place, shape, &owner)?;
+    }
+    if failed {
+        Err(Failure::Reported)
+    } else {
+        Ok(())
+    }
+}
+
+/// Where a shape was found: as the text output writes it, and the JSON
+/// object's keys that say it.
+struct Place {
+    text: String,
+    json: serde_json::Value,
+}
+
+/// Writes one shape that `scan` found: its place, byte size (XLA's
+/// `ByteSizeOf`, 8-byte pointers; `?` when it has none), shape and owner;
+/// or, for a shape that does not read, `error: MESSAGE` and its text.
+/// Returns whether it failed.
+fn write_shape(
+    out: &mut impl Write,
+    json: bool,
+    place: Place,
+    shape: Result<&Shape, (&xla_shape::Error, &str)>,
+    owner: &str,
+) -> Result<bool, Failure> {
+    let Place {
+        text: at,
+        json: mut fields,
+    } = place;
+    match (shape, json) {
+        (Ok(shape), false) => {
+            let size = xla_shape::shape_util::byte_size_of(shape, 8)
+                .ok()
+                .map_or("?".to_string(), |n| n.to_string());
+            writeln!(out, "{at}\t{size}\t{shape}\t{owner}")?;
+        }
+        (Ok(shape), true) => {
+            fields["shape"] = json!(shape.to_string());
+            fields["byte_size"] = json!(xla_shape::shape_util::byte_size_of(shape, 8).ok());
+            fields["owner"] = json!(owner);
+            write_json(out, &fields)?;
+        }
+        (Err((e, text)), false) => {
+            let message = Problem::from(e).one_line();
+            writeln!(out, "{at}\terror: {message}\t{text}\t{owner}")?;
+        }
+        (Err((e, text)), true) => {
+            fields["text"] = json!(text);
+            fields["error"] = Problem::from(e).to_json();
+            fields["owner"] = json!(owner);
+            write_json(out, &fields)?;
+        }
+    }
+    Ok(shape.is_err())
 }

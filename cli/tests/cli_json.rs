@@ -490,3 +490,44 @@ fn completions_cover_every_command() {
         assert!(script.contains("json"), "{shell}");
     }
 }
+
+/// The `kind` of an error object is the library's `ErrorKind::as_str` of
+/// the error, for every library kind a command reaches from its input.
+#[test]
+fn error_kinds_are_the_librarys_names() {
+    use xla_shape::ErrorKind;
+    let from_hex = |h: &str| Shape::from_proto_bytes(&hex(h)).unwrap_err();
+    let cases = [
+        ("f32[2", parse_shape("f32[2").unwrap_err()),
+        // ShapeProto bytes (proto/xla/xla_data.proto): element_type (2)
+        // F32 (11), dimensions (3) [2, 3], layout (5) with minor_to_major
+        // (1) [0, 0]; element_type 99, no such type; a key without value.
+        (
+            "100b1a0202032a040a020000",
+            from_hex("100b1a0202032a040a020000"),
+        ),
+        ("1063", from_hex("1063")),
+        ("10", from_hex("10")),
+    ];
+    let kinds: Vec<ErrorKind> = cases.iter().map(|(_, e)| e.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            ErrorKind::Parse,
+            ErrorKind::InvalidLayout,
+            ErrorKind::InvalidShape,
+            ErrorKind::Decode
+        ]
+    );
+    for (input, library) in &cases {
+        let doc = json_doc(&["validate", "--json", input], b"", 1);
+        assert_eq!(
+            error_of(&doc),
+            (library.kind().as_str(), &*library.to_string()),
+            "{input}"
+        );
+    }
+    // The library's InvalidArgument, from a command that needs an array.
+    let doc = json_doc(&["strides", "--json", "(f32[2])"], b"", 1);
+    assert_eq!(error_of(&doc).0, ErrorKind::InvalidArgument.as_str());
+}

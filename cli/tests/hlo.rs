@@ -143,3 +143,49 @@ fn scan_line_by_line_gives_the_places_of_a_scan_of_the_whole_module() {
         assert_eq!(streamed, whole, "{name}");
     }
 }
+
+/// A binary module whose errors are nested: the JSON error object's kind
+/// is the library error's `ErrorKind::as_str`, and its message the
+/// library's `Display`, which puts the context (message, field, index and
+/// name) before the inner error's message.
+#[test]
+fn module_errors_keep_their_kind_and_context_in_json() {
+    // An HloModuleProto (field numbers of proto/xla/service/hlo.proto and
+    // proto/xla/xla_data.proto): name (1) "m", one computation (3) named
+    // (1) "main" whose program_shape (4) has one parameter name (3) "x"
+    // and no parameter. Without entry_computation_id or name, the entry is
+    // the computation of id 0: this one. XLA's ProgramShape::FromProto
+    // rejects different numbers of parameters and names.
+    let program_shape = [0x1a, 0x01, b'x'];
+    let mut computation = vec![0x0a, 0x04, b'm', b'a', b'i', b'n', 0x22, 0x03];
+    computation.extend_from_slice(&program_shape);
+    let mut module = vec![0x0a, 0x01, b'm', 0x1a, computation.len() as u8];
+    module.extend_from_slice(&computation);
+    let expected = HloModule::read(&module).unwrap_err();
+    assert_eq!(expected.kind(), xla_shape::ErrorKind::MalformedProto);
+    let doc = support::json_doc(&["report", "--json", "-"], &module, 1);
+    assert_eq!(doc["error"]["kind"], "MalformedProto");
+    assert_eq!(doc["error"]["message"], expected.to_string());
+    // `scan` says the input is no module it can scan, and why.
+    let doc = support::json_doc(&["scan", "--json", "-"], &module, 1);
+    assert_eq!(doc["error"]["kind"], "Format");
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(message.ends_with(&expected.to_string()), "{message}");
+    let message = expected.to_string();
+    assert!(
+        message
+            .starts_with("not a valid xla.HloModuleProto: computations[0] (main): program_shape: "),
+        "{message}"
+    );
+    assert!(message.ends_with(expected.message()), "{message}");
+
+    // Truncated: the kind of the wire error, in its computation.
+    let pb = std::fs::read(data_path("hlo/matmul_bf16.pb")).unwrap();
+    let cut = &pb[..pb.len() / 2];
+    let expected = HloModule::read(cut).unwrap_err();
+    let doc = support::json_doc(&["report", "--json", "-"], cut, 1);
+    assert_eq!(doc["error"]["kind"], "Decode");
+    assert_eq!(doc["error"]["kind"], expected.kind().as_str());
+    assert_eq!(doc["error"]["message"], expected.to_string());
+    assert!(!expected.context().is_empty());
+}

@@ -29,6 +29,16 @@ def held_without_validation():
     return {i: m.replace('\\"', '"') for i, m in pairs}
 
 
+def read_invalid(i):
+    """Reads the input of an ``invalid.jsonl`` record as the golden
+    generator gave it to XLA: a shape string, or ShapeProto bytes."""
+    import xla_shape as xs
+
+    if i["kind"] == "text":
+        return xs.Shape.parse(i["text"])
+    return xs.Shape.from_proto_bytes(bytes.fromhex(i["hex"]))
+
+
 def ids(rows, key="id"):
     """Test ids for parametrizing over records."""
     return [str(r.get(key, i)) for i, r in enumerate(rows)]

@@ -5,7 +5,7 @@ JSON and text format identical to XLA's and Google's runtime's; jaxlib's
 import pytest
 
 import xla_shape as xs
-from conftest import held_without_validation, ids, records
+from conftest import held_without_validation, ids, read_invalid, records
 
 SHAPES = records("shapes.jsonl")
 LAYOUTS = records("layouts.jsonl")
@@ -209,9 +209,6 @@ def test_invalid_record_raises(r):
     these; we raise an XlaShapeError, never crash."""
     i = r["input"]
     with pytest.raises(xs.XlaShapeError) as info:
-        if i["kind"] == "text":
-            xs.Shape.parse(i["text"])
-        else:
-            xs.Shape.from_proto_bytes(bytes.fromhex(i["hex"]))
+        read_invalid(i)
     assert isinstance(info.value, ValueError)
     assert info.value.message

@@ -25,6 +25,8 @@ from ._xla_shape import (
     MAX_NESTING_DEPTH,
     BufferSizeError,
     DecodeError,
+    Diagnostic,
+    ErrorContext,
     FormatError,
     HloShape,
     InvalidArgumentError,
@@ -47,10 +49,13 @@ from . import index_util, layout_util, shape_util, strides
 
 # Errors raised by the library carry these attributes; the class defaults
 # make them readable on any instance.
+XlaShapeError.kind = None
 XlaShapeError.message = None
 XlaShapeError.line = None
 XlaShapeError.column = None
 XlaShapeError.offset = None
+XlaShapeError.diagnostics = ()
+XlaShapeError.context = ()
 
 __version__ = "0.1.0"
 
@@ -58,6 +63,8 @@ __all__ = [
     "MAX_NESTING_DEPTH",
     "BufferSizeError",
     "DecodeError",
+    "Diagnostic",
+    "ErrorContext",
     "FormatError",
     "HloShape",
     "InvalidArgumentError",

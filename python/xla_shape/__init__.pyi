@@ -9,6 +9,8 @@ __all__ = [
     "MAX_NESTING_DEPTH",
     "BufferSizeError",
     "DecodeError",
+    "Diagnostic",
+    "ErrorContext",
     "FormatError",
     "HloShape",
     "InvalidArgumentError",
@@ -35,11 +37,36 @@ __all__ = [
 __version__: str
 MAX_NESTING_DEPTH: int
 
+@final
+class Diagnostic:
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def message(self) -> str: ...
+
+@final
+class ErrorContext:
+    @property
+    def message(self) -> str: ...
+    @property
+    def field(self) -> Optional[str]: ...
+    @property
+    def index(self) -> Optional[int]: ...
+    @property
+    def name(self) -> Optional[str]: ...
+
 class XlaShapeError(ValueError):
+    kind: Optional[str]
     message: Optional[str]
     line: Optional[int]
     column: Optional[int]
     offset: Optional[int]
+    diagnostics: Tuple[Diagnostic, ...]
+    context: Tuple[ErrorContext, ...]
 
 class DecodeError(XlaShapeError): ...
 class MalformedProtoError(XlaShapeError): ...

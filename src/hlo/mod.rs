@@ -41,7 +41,9 @@ mod wire;
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::model::{ProgramShape, Shape};
 
-pub use report::{BufferRow, BufferSizes, MemoryReport, POINTER_SIZE, Total, Totals};
+pub use report::{
+    BufferRow, BufferSizes, BufferTally, Largest, MemoryReport, POINTER_SIZE, Total, Totals,
+};
 pub use text::{InstructionLine, TextLine, TextReader};
 pub use wire::ModuleMessage;
 
@@ -130,22 +132,75 @@ pub struct HloModule {
     pub source: ModuleSource,
 }
 
+/// How a module's input is written, text or binary: the one rule that
+/// [`HloModule::read`] and every command of the CLI follow.
+///
+/// ```
+/// use xla_shape::hlo::ModuleEncoding;
+///
+/// assert_eq!(ModuleEncoding::detect(b"HloModule m\n\nENTRY %e {"), ModuleEncoding::Text);
+/// // HloModuleProto: name (field 1) "m", a computation (field 3) ...
+/// assert_eq!(ModuleEncoding::detect(b"\x0a\x01m\x1a\x0b"), ModuleEncoding::Binary);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ModuleEncoding {
+    /// HLO module text, which can be read one line at a time
+    /// ([`TextReader`]).
+    Text,
+    /// A binary message of `xla/service/hlo.proto` (which one:
+    /// [`ModuleMessage::detect`]), read whole.
+    Binary,
+}
+
+impl ModuleEncoding {
+    /// Judges input from its first bytes (any prefix of it, such as what a
+    /// reader holds buffered): text when they are UTF-8 (a character cut
+    /// by the end of the prefix aside) with no control byte other than
+    /// tab, line feed, carriage return and form feed; binary otherwise. A
+    /// binary module has such bytes among its first ones: the keys of
+    /// `entry_computation_name` (`0x12`) and `computations` (`0x1a`), and
+    /// every length below 32.
+    pub fn detect(prefix: &[u8]) -> ModuleEncoding {
+        let utf8 = match std::str::from_utf8(prefix) {
+            Ok(_) => true,
+            // A character cut by the end of the prefix does not count.
+            Err(e) => e.error_len().is_none(),
+        };
+        let control =
+            |b: &u8| (*b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)) || *b == 0x7f;
+        if utf8 && !prefix.iter().any(control) {
+            ModuleEncoding::Text
+        } else {
+            ModuleEncoding::Binary
+        }
+    }
+}
+
 impl HloModule {
-    /// Reads a module from a file's bytes: HLO text when the bytes are
-    /// UTF-8 that starts (after whitespace and comments) with `HloModule`,
-    /// otherwise a binary `HloModuleProto`, `HloProto` or `HloSnapshot`
-    /// (told apart as [`ModuleMessage::detect`] does).
+    /// Reads a module from a file's bytes, text or binary as
+    /// [`ModuleEncoding::detect`] judges them: HLO text, or a binary
+    /// `HloModuleProto`, `HloProto` or `HloSnapshot` (told apart as
+    /// [`ModuleMessage::detect`] does). Bytes judged binary that are no
+    /// binary module but UTF-8 that starts (after whitespace and comments)
+    /// with `HloModule` are read as text: a module with a stray control
+    /// character (no protobuf message starts with `HloModule`, whose `o`
+    /// would be a key of wire type 7).
     ///
     /// # Errors
     ///
-    /// As [`HloModule::from_text`] or [`HloModule::from_proto`]; UTF-8 text
-    /// that is neither gets the text reader's error (`expects HloModule`).
+    /// As [`HloModule::from_text`] for text, [`HloModule::from_proto`] for
+    /// binary input.
     pub fn read(bytes: &[u8]) -> Result<HloModule> {
-        match std::str::from_utf8(bytes) {
-            Ok(text) if looks_like_text(text) => HloModule::from_text(text),
-            Ok(text) => HloModule::from_proto(ModuleMessage::detect(bytes), bytes)
-                .or_else(|_| HloModule::from_text(text)),
-            Err(_) => HloModule::from_proto(ModuleMessage::detect(bytes), bytes),
+        let text = std::str::from_utf8(bytes);
+        match (ModuleEncoding::detect(bytes), text) {
+            (ModuleEncoding::Text, Ok(text)) => HloModule::from_text(text),
+            (_, text) => {
+                HloModule::from_proto(ModuleMessage::detect(bytes), bytes).or_else(|e| match text {
+                    Ok(text) if looks_like_text(text) => HloModule::from_text(text),
+                    _ => Err(e),
+                })
+            }
         }
     }
 
@@ -168,8 +223,33 @@ impl HloModule {
     /// # Errors
     ///
     /// [`ErrorKind::Decode`] for bytes that are not such a message
-    /// (truncated, wrong wire types), [`ErrorKind::MalformedProto`] for a
-    /// program shape with different numbers of parameters and names.
+    /// (truncated, wrong wire types, a string that is not UTF-8, a shape
+    /// whose bytes are not a `ShapeProto`); for a program shape (the entry
+    /// computation's, `host_program_shape`) that XLA's
+    /// `ProgramShape::FromProto` rejects, that error's own kind:
+    /// [`ErrorKind::MalformedProto`] for different numbers of parameters
+    /// and names, [`ErrorKind::InvalidShape`] or
+    /// [`ErrorKind::InvalidLayout`] for a shape of it. Every error keeps
+    /// the inner kind and message and says where it was found as
+    /// [`Error::context`](crate::Error::context): the message, field,
+    /// index and name of each level (`not a valid xla.HloModuleProto:
+    /// computations[2] (main.5): program_shape: ...`).
+    ///
+    /// ```
+    /// use xla_shape::ErrorKind;
+    /// use xla_shape::hlo::{HloModule, ModuleMessage};
+    ///
+    /// // computations (field 3) of 5 bytes, of which 2 are given.
+    /// let err = HloModule::from_proto(ModuleMessage::Module, &[0x1a, 0x05, 0x0a, 0x01]).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Decode);
+    /// let at = &err.context()[0];
+    /// assert_eq!((at.message(), at.field(), at.index()), ("xla.HloModuleProto", Some("computations"), Some(0)));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "not a valid xla.HloModuleProto: computations[0]: \
+    ///      failed to decode protobuf message: unexpected end of input"
+    /// );
+    /// ```
     pub fn from_proto(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
         wire::read(message, bytes)
     }

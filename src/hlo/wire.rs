@@ -18,11 +18,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::{HloComputation, HloInstruction, HloModule, ModuleSource, Rejected};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorContext, ErrorKind, Result};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::{ProgramShape, Shape};
 use crate::protobuf::fields::{hlo_computation, hlo_instruction, hlo_module, hlo_wrapper};
-use crate::protobuf::{DECODE_CONTEXT, Reader, WireError, WireResult, WireType};
+use crate::protobuf::{DECODE_CONTEXT, Reader, WireResult, WireType};
 
 /// The message of `xla/service/hlo.proto` that holds a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,20 +84,84 @@ fn is_name(value: &[u8]) -> bool {
     std::str::from_utf8(value).is_ok_and(|s| !s.chars().any(char::is_control))
 }
 
-/// Why a module could not be read, before it is named.
-enum Failure {
-    Wire(WireError),
-    NotUtf8,
-    Shape(Error),
+/// The full names of the messages a module is made of, as errors name
+/// them (`ErrorContext::message`).
+const HLO_MODULE: &str = "xla.HloModuleProto";
+const HLO_COMPUTATION: &str = "xla.HloComputationProto";
+const HLO_INSTRUCTION: &str = "xla.HloInstructionProto";
+
+/// Where in a message the walk is, for the context of an error: the field
+/// it reads and, for an element of a repeated field, the element's index
+/// and name (once the element has read it). Field names are the schema's
+/// (`proto/xla/service/hlo.proto`), beside the numbers matched below.
+#[derive(Default)]
+struct Place<'a> {
+    field: Option<&'static str>,
+    index: Option<usize>,
+    name: &'a [u8],
 }
 
-impl From<WireError> for Failure {
-    fn from(e: WireError) -> Failure {
-        Failure::Wire(e)
+impl<'a> Place<'a> {
+    /// In the singular field `field`.
+    fn field(&mut self, field: &'static str) {
+        *self = Place {
+            field: Some(field),
+            ..Place::default()
+        };
+    }
+
+    /// In element `index` of the repeated field `field`.
+    fn element(&mut self, field: &'static str, index: usize) {
+        *self = Place {
+            field: Some(field),
+            index: Some(index),
+            name: &[],
+        };
+    }
+
+    fn context(&self, message: &'static str) -> ErrorContext {
+        let mut context = ErrorContext::new(message);
+        if let Some(field) = self.field {
+            context = context.in_field(field);
+        }
+        if let Some(index) = self.index {
+            context = context.at_index(index);
+        }
+        match std::str::from_utf8(self.name) {
+            Ok(name) if !name.is_empty() => context.named(name),
+            _ => context,
+        }
     }
 }
 
-type Walked<T> = std::result::Result<T, Failure>;
+/// Reads one message with `fields`, which keeps `place` at where it reads;
+/// an error of it is put in that place of `message`.
+fn in_message<'a, T>(
+    message: &'static str,
+    fields: impl FnOnce(&mut Place<'a>) -> Result<T>,
+) -> Result<T> {
+    let mut place = Place::default();
+    fields(&mut place).map_err(|e| e.in_context(place.context(message)))
+}
+
+/// The wrapping messages around a module, outermost first, each with the
+/// field that holds the next one.
+fn wrappers(message: ModuleMessage) -> &'static [(&'static str, &'static str)] {
+    const PROTO: (&str, &str) = ("xla.HloProto", "hlo_module");
+    const SNAPSHOT: (&str, &str) = ("xla.HloSnapshot", "hlo");
+    match message {
+        ModuleMessage::Module => &[],
+        ModuleMessage::Proto => &[PROTO],
+        ModuleMessage::Snapshot => &[SNAPSHOT, PROTO],
+    }
+}
+
+/// `error`, found inside the fields `levels` (outermost first).
+fn within(error: Error, levels: &[(&'static str, &'static str)]) -> Error {
+    levels.iter().rev().fold(error, |e, &(message, field)| {
+        e.in_context(ErrorContext::new(message).in_field(field))
+    })
+}
 
 /// The value of a singular message field: a slice of the input, or its
 /// occurrences joined when it is given more than once (merged).
@@ -112,8 +176,12 @@ fn merge<'a>(slot: &mut Merged<'a>, value: &'a [u8]) {
 
 /// A proto3 `string` field: C++ and upb fail the parse of one that is not
 /// UTF-8.
-fn utf8(bytes: &[u8]) -> Walked<&str> {
-    std::str::from_utf8(bytes).map_err(|_| Failure::NotUtf8)
+fn utf8(bytes: &[u8]) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|_| {
+        Error::decode(format!(
+            "{DECODE_CONTEXT}invalid string value: data is not UTF-8 encoded"
+        ))
+    })
 }
 
 /// A result shape as the view holds it.
@@ -136,128 +204,169 @@ struct ModuleWalk<'a> {
 
 impl<'a> ModuleWalk<'a> {
     /// Reads the fields of `HloModuleProto` bytes (depth 0).
-    fn module(&mut self, bytes: &'a [u8]) -> Walked<()> {
-        let mut r = Reader::new(bytes);
-        while !r.at_end() {
-            let (number, wire) = r.key()?;
-            match (number, wire) {
-                (hlo_module::NAME, WireType::LengthDelimited) => {
-                    self.name = r.len_delimited()?;
-                    utf8(self.name)?;
+    fn module(&mut self, bytes: &'a [u8]) -> Result<()> {
+        in_message(HLO_MODULE, |place| {
+            let mut r = Reader::new(bytes);
+            while !r.at_end() {
+                *place = Place::default();
+                let (number, wire) = r.key()?;
+                match (number, wire) {
+                    (hlo_module::NAME, WireType::LengthDelimited) => {
+                        place.field("name");
+                        self.name = r.len_delimited()?;
+                        utf8(self.name)?;
+                    }
+                    (hlo_module::ENTRY_COMPUTATION_NAME, WireType::LengthDelimited) => {
+                        place.field("entry_computation_name");
+                        self.entry_computation_name = r.len_delimited()?;
+                        utf8(self.entry_computation_name)?;
+                    }
+                    (hlo_module::COMPUTATIONS, WireType::LengthDelimited) => {
+                        place.element("computations", self.computations.len());
+                        self.computation(r.len_delimited()?, &mut place.name)?;
+                    }
+                    (hlo_module::HOST_PROGRAM_SHAPE, WireType::LengthDelimited) => {
+                        place.field("host_program_shape");
+                        merge(&mut self.host_program_shape, r.len_delimited()?);
+                    }
+                    (hlo_module::ENTRY_COMPUTATION_ID, WireType::Varint) => {
+                        place.field("entry_computation_id");
+                        self.entry_computation_id = r.varint()? as i64;
+                    }
+                    _ => r.skip(number, wire, 0, MAX_NESTING_DEPTH)?,
                 }
-                (hlo_module::ENTRY_COMPUTATION_NAME, WireType::LengthDelimited) => {
-                    self.entry_computation_name = r.len_delimited()?;
-                    utf8(self.entry_computation_name)?;
-                }
-                (hlo_module::COMPUTATIONS, WireType::LengthDelimited) => {
-                    self.computation(r.len_delimited()?)?;
-                }
-                (hlo_module::HOST_PROGRAM_SHAPE, WireType::LengthDelimited) => {
-                    merge(&mut self.host_program_shape, r.len_delimited()?);
-                }
-                (hlo_module::ENTRY_COMPUTATION_ID, WireType::Varint) => {
-                    self.entry_computation_id = r.varint()? as i64;
-                }
-                _ => r.skip(number, wire, 0, MAX_NESTING_DEPTH)?,
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
-    /// Reads one `HloComputationProto` (depth 1).
-    fn computation(&mut self, bytes: &'a [u8]) -> Walked<()> {
-        let mut name: &[u8] = &[];
-        let (mut id, mut root_id) = (0i64, 0i64);
-        let mut program_shape = None;
-        let mut instructions = Vec::new();
-        let mut r = Reader::new(bytes);
-        while !r.at_end() {
-            let (number, wire) = r.key()?;
-            match (number, wire) {
-                (hlo_computation::NAME, WireType::LengthDelimited) => {
-                    name = r.len_delimited()?;
-                    utf8(name)?;
+    /// Reads one `HloComputationProto` (depth 1), writing its name to
+    /// `named` as soon as it is read (for the context of an error).
+    fn computation(&mut self, bytes: &'a [u8], named: &mut &'a [u8]) -> Result<()> {
+        in_message(HLO_COMPUTATION, |place| {
+            let mut name: &[u8] = &[];
+            let (mut id, mut root_id) = (0i64, 0i64);
+            let mut program_shape = None;
+            let mut instructions = Vec::new();
+            let mut r = Reader::new(bytes);
+            while !r.at_end() {
+                *place = Place::default();
+                let (number, wire) = r.key()?;
+                match (number, wire) {
+                    (hlo_computation::NAME, WireType::LengthDelimited) => {
+                        place.field("name");
+                        name = r.len_delimited()?;
+                        utf8(name)?;
+                        *named = name;
+                    }
+                    (hlo_computation::INSTRUCTIONS, WireType::LengthDelimited) => {
+                        place.element("instructions", instructions.len());
+                        instructions.push(self.instruction(r.len_delimited()?, &mut place.name)?);
+                    }
+                    (hlo_computation::PROGRAM_SHAPE, WireType::LengthDelimited) => {
+                        place.field("program_shape");
+                        merge(&mut program_shape, r.len_delimited()?);
+                    }
+                    (hlo_computation::ID, WireType::Varint) => {
+                        place.field("id");
+                        id = r.varint()? as i64;
+                    }
+                    (hlo_computation::ROOT_ID, WireType::Varint) => {
+                        place.field("root_id");
+                        root_id = r.varint()? as i64;
+                    }
+                    _ => r.skip(number, wire, 1, MAX_NESTING_DEPTH)?,
                 }
-                (hlo_computation::INSTRUCTIONS, WireType::LengthDelimited) => {
-                    instructions.push(self.instruction(r.len_delimited()?)?);
-                }
-                (hlo_computation::PROGRAM_SHAPE, WireType::LengthDelimited) => {
-                    merge(&mut program_shape, r.len_delimited()?);
-                }
-                (hlo_computation::ID, WireType::Varint) => id = r.varint()? as i64,
-                (hlo_computation::ROOT_ID, WireType::Varint) => root_id = r.varint()? as i64,
-                _ => r.skip(number, wire, 1, MAX_NESTING_DEPTH)?,
             }
-        }
-        // The last instruction with the root's id, as the view has always
-        // taken it.
-        let root = instructions
-            .iter()
-            .rposition(|i: &HloInstruction| i.id == Some(root_id));
-        self.computations.push(HloComputation {
-            name: utf8(name)?.to_owned(),
-            id: Some(id),
-            instructions,
-            root,
-            location: None,
-        });
-        self.program_shapes.push(program_shape);
-        Ok(())
+            // The last instruction with the root's id, as the view has always
+            // taken it.
+            let root = instructions
+                .iter()
+                .rposition(|i: &HloInstruction| i.id == Some(root_id));
+            self.computations.push(HloComputation {
+                name: utf8(name)?.to_owned(),
+                id: Some(id),
+                instructions,
+                root,
+                location: None,
+            });
+            self.program_shapes.push(program_shape);
+            Ok(())
+        })
     }
 
-    /// Reads one `HloInstructionProto` (depth 2).
-    fn instruction(&mut self, bytes: &'a [u8]) -> Walked<HloInstruction> {
-        let (mut name, mut opcode): (&[u8], &[u8]) = (&[], &[]);
-        let mut shape = None;
-        let mut id = 0i64;
-        let mut operand_ids = Vec::new();
-        let mut r = Reader::new(bytes);
-        while !r.at_end() {
-            let (number, wire) = r.key()?;
-            let known = match (number, wire) {
-                (hlo_instruction::NAME, WireType::LengthDelimited) => {
-                    name = r.len_delimited()?;
-                    true
+    /// Reads one `HloInstructionProto` (depth 2), writing its name to
+    /// `named` as soon as it is read (for the context of an error).
+    fn instruction(&mut self, bytes: &'a [u8], named: &mut &'a [u8]) -> Result<HloInstruction> {
+        in_message(HLO_INSTRUCTION, |place| {
+            let (mut name, mut opcode): (&[u8], &[u8]) = (&[], &[]);
+            let mut shape = None;
+            let mut id = 0i64;
+            let mut operand_ids = Vec::new();
+            let mut r = Reader::new(bytes);
+            while !r.at_end() {
+                *place = Place::default();
+                let (number, wire) = r.key()?;
+                let known = match (number, wire) {
+                    (hlo_instruction::NAME, WireType::LengthDelimited) => {
+                        place.field("name");
+                        name = r.len_delimited()?;
+                        *named = name;
+                        true
+                    }
+                    (hlo_instruction::OPCODE, WireType::LengthDelimited) => {
+                        place.field("opcode");
+                        opcode = r.len_delimited()?;
+                        true
+                    }
+                    (hlo_instruction::SHAPE, WireType::LengthDelimited) => {
+                        place.field("shape");
+                        merge(&mut shape, r.len_delimited()?);
+                        true
+                    }
+                    (hlo_instruction::ID, WireType::Varint) => {
+                        place.field("id");
+                        id = r.varint()? as i64;
+                        true
+                    }
+                    (hlo_instruction::OPERAND_IDS, _) => {
+                        place.field("operand_ids");
+                        r.repeated_varint(wire, &mut operand_ids)?
+                    }
+                    _ => false,
+                };
+                if !known {
+                    *place = Place::default();
+                    r.skip(number, wire, 2, MAX_NESTING_DEPTH)?;
                 }
-                (hlo_instruction::OPCODE, WireType::LengthDelimited) => {
-                    opcode = r.len_delimited()?;
-                    true
-                }
-                (hlo_instruction::SHAPE, WireType::LengthDelimited) => {
-                    merge(&mut shape, r.len_delimited()?);
-                    true
-                }
-                (hlo_instruction::ID, WireType::Varint) => {
-                    id = r.varint()? as i64;
-                    true
-                }
-                (hlo_instruction::OPERAND_IDS, _) => r.repeated_varint(wire, &mut operand_ids)?,
-                _ => false,
-            };
-            if !known {
-                r.skip(number, wire, 2, MAX_NESTING_DEPTH)?;
             }
-        }
-        Ok(HloInstruction {
-            name: utf8(name)?.to_owned(),
-            opcode: utf8(opcode)?.to_owned(),
-            shape: self.shape(shape.unwrap_or(Cow::Borrowed(&[])))?,
-            id: Some(id),
-            operand_ids,
-            operands: None,
-            location: None,
+            place.field("name");
+            let name = utf8(name)?.to_owned();
+            place.field("opcode");
+            let opcode = utf8(opcode)?.to_owned();
+            place.field("shape");
+            let shape = self.shape(shape.unwrap_or(Cow::Borrowed(&[])))?;
+            Ok(HloInstruction {
+                name,
+                opcode,
+                shape,
+                id: Some(id),
+                operand_ids,
+                operands: None,
+                location: None,
+            })
         })
     }
 
     /// The answer for a `ShapeProto`'s bytes: looked up, or read (and kept)
     /// the first time they are seen.
-    fn shape(&mut self, bytes: Cow<'a, [u8]>) -> Walked<ShapeAnswer> {
+    fn shape(&mut self, bytes: Cow<'a, [u8]>) -> Result<ShapeAnswer> {
         if let Some(answer) = self.shapes.get(bytes.as_ref()) {
             return Ok(answer.clone());
         }
         let answer = match Shape::from_proto_bytes(&bytes) {
             Ok(shape) => Ok(shape),
-            Err(error) if error.kind() == ErrorKind::Decode => return Err(Failure::Shape(error)),
+            Err(error) if error.kind() == ErrorKind::Decode => return Err(error),
             Err(error) => Err(Rejected {
                 written: written(&bytes),
                 error,
@@ -267,7 +376,10 @@ impl<'a> ModuleWalk<'a> {
         Ok(answer)
     }
 
-    fn into_view(self, message: ModuleMessage) -> Walked<HloModule> {
+    /// The view, once every part of the module is read. A program shape
+    /// that XLA's `ProgramShape::FromProto` rejects keeps its kind and
+    /// message, in the context of the field that holds it.
+    fn into_view(self, message: ModuleMessage) -> Result<HloModule> {
         let ModuleWalk {
             name,
             entry_computation_name,
@@ -285,65 +397,60 @@ impl<'a> ModuleWalk<'a> {
             }
         });
         let program_shape = |bytes: Option<&Cow<'_, [u8]>>| {
-            bytes
-                .map(|b| ProgramShape::from_proto_bytes(b))
-                .transpose()
-                .map_err(Failure::Shape)
+            bytes.map(|b| ProgramShape::from_proto_bytes(b)).transpose()
         };
         let program = match entry {
-            Some(i) => program_shape(program_shapes.get(i).and_then(Option::as_ref))?,
+            Some(i) => {
+                program_shape(program_shapes.get(i).and_then(Option::as_ref)).map_err(|e| {
+                    e.in_context(ErrorContext::new(HLO_COMPUTATION).in_field("program_shape"))
+                        .in_context(
+                            ErrorContext::new(HLO_MODULE)
+                                .in_field("computations")
+                                .at_index(i)
+                                .named(computations[i].name.as_str()),
+                        )
+                })?
+            }
             None => None,
         };
+        let in_module =
+            |field| move |e: Error| e.in_context(ErrorContext::new(HLO_MODULE).in_field(field));
         Ok(HloModule {
-            name: utf8(name)?.to_owned(),
+            name: utf8(name).map_err(in_module("name"))?.to_owned(),
             computations,
             entry,
             program_shape: program,
-            entry_computation_layout: program_shape(host_program_shape.as_ref())?,
+            entry_computation_layout: program_shape(host_program_shape.as_ref())
+                .map_err(in_module("host_program_shape"))?,
             source: ModuleSource::Proto(message),
         })
     }
 }
 
 pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
-    walk(message, bytes).map_err(|failure| {
-        let detail = match failure {
-            Failure::Wire(e) => Error::from(e).to_string(),
-            Failure::NotUtf8 => {
-                format!("{DECODE_CONTEXT}invalid string value: data is not UTF-8 encoded")
-            }
-            Failure::Shape(e) => e.to_string(),
-        };
-        Error::new(
-            ErrorKind::Decode,
-            format!("not a valid {}: {detail}", message.full_name()),
-        )
-    })
-}
-
-fn walk(message: ModuleMessage, bytes: &[u8]) -> Walked<HloModule> {
     // `HloProto.hlo_module` and `HloSnapshot.hlo` are field 1. Every
     // occurrence is a part of the one message they hold, merged in order:
     // the module is walked over its parts in turn, as over their
     // concatenation. Nothing is copied.
-    let levels = match message {
-        ModuleMessage::Module => 0,
-        ModuleMessage::Proto => 1,
-        ModuleMessage::Snapshot => 2,
-    };
+    let wrappers = wrappers(message);
     let mut parts = vec![bytes];
-    for _ in 0..levels {
+    for (depth, &(wrapper, _)) in wrappers.iter().enumerate() {
         let mut inner = Vec::with_capacity(parts.len());
         for part in parts {
-            inner.extend(field_one(part)?);
+            let found = field_one(part).map_err(|e| {
+                let e = Error::from(e).in_context(ErrorContext::new(wrapper));
+                within(e, &wrappers[..depth])
+            })?;
+            inner.extend(found);
         }
         parts = inner;
     }
     let mut module = ModuleWalk::default();
-    for part in parts {
-        module.module(part)?;
-    }
-    module.into_view(message)
+    let view = parts
+        .into_iter()
+        .try_for_each(|part| module.module(part))
+        .and_then(|()| module.into_view(message));
+    view.map_err(|e| within(e, wrappers))
 }
 
 /// A `ShapeProto` as written: protobuf text format on one line (unknown
