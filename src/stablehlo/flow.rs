@@ -35,9 +35,15 @@ pub(crate) enum Fact {
     Constant,
     /// An array whose layout is this minor-to-major order.
     Layout(Box<[i64]>),
-    /// Result `index` of a call of the function `callee`: that function's
-    /// result.
-    Call(Box<str>, usize),
+    /// Result `index` of a call of the function `callee` (that function's
+    /// result, known once it is read), each entry `d` of its minor-to-major
+    /// order then replaced by `map[d]` (the transposes since; empty for
+    /// none).
+    Call {
+        callee: Box<str>,
+        index: usize,
+        map: Box<[i64]>,
+    },
     /// A tuple, with a fact for each element.
     Tuple(Box<[Option<Fact>]>),
 }
@@ -181,6 +187,8 @@ impl Flow {
             .or_else(|| op.name.strip_prefix("func."))
             .unwrap_or(op.name);
         let fact = |i: usize| op.operands.get(i).and_then(|o| self.get(o));
+        // What the folder does not fold keeps no constant.
+        let value = |i: usize| fact(i).filter(|f| *f != Fact::Constant);
         let all_constant = !op.operands.is_empty()
             && op
                 .operands
@@ -191,6 +199,7 @@ impl Flow {
             .is_none_or(|t| t.first() == op.result_types.first());
         out[0] = match base {
             "constant" => Some(Fact::Constant),
+            _ if op.result_types.iter().all(is_empty_array) => Some(Fact::Constant),
             _ if UNARY.contains(&base) => fact(0),
             _ if BINARY.contains(&base) => {
                 if all_constant {
@@ -215,7 +224,13 @@ impl Flow {
                         .and_then(|perm| permute(f, &perm, &op.result_types[0]))
                 }
             }
-            "reverse" | "dynamic_update_slice" => fact(0),
+            "reverse" | "dynamic_update_slice" | "scatter" => fact(0),
+            // `InferSelectShape` keeps the predicate's layout; the same
+            // value on both sides is that value.
+            "select" if op.operands.len() == 3 && op.operands[1] == op.operands[2] => fact(1),
+            "select" => fact(0),
+            // `InferClampShape` keeps the operand's.
+            "clamp" => fact(1),
             "reshape" | "slice" | "pad" | "concatenate" => {
                 if all_constant {
                     Some(Fact::Constant)
@@ -243,22 +258,29 @@ impl Flow {
                     .any(Option::is_some)
                     .then(|| Fact::Tuple(elements.into()))
             }
-            "while" | "optimization_barrier" => {
+            "while" | "optimization_barrier" | "sort" => {
                 for (i, slot) in out.iter_mut().enumerate() {
-                    *slot = fact(i);
+                    *slot = value(i);
                 }
                 return out;
             }
             "case" | "if" => {
                 if let Some(r) = op.region_result.filter(|r| r.len() == n) {
-                    return r.to_vec();
+                    return r
+                        .iter()
+                        .map(|f| f.clone().filter(|f| *f != Fact::Constant))
+                        .collect();
                 }
                 None
             }
             "call" => {
                 if let Some(callee) = callee(op.text) {
                     for (i, slot) in out.iter_mut().enumerate() {
-                        *slot = Some(Fact::Call(callee.into(), i));
+                        *slot = Some(Fact::Call {
+                            callee: callee.as_str().into(),
+                            index: i,
+                            map: Box::new([]),
+                        });
                     }
                 }
                 return out;
@@ -290,6 +312,12 @@ fn layout_fact(minor_to_major: Vec<i64>, ty: &Type) -> Option<Fact> {
     (!descending).then(|| Fact::Layout(minor_to_major.into()))
 }
 
+/// Whether `ty` is an array of no elements, which the folder makes a
+/// constant.
+fn is_empty_array(ty: &Type) -> bool {
+    matches!(ty, Type::Tensor(t) if t.dimensions.as_ref().is_some_and(|d| d.contains(&0)))
+}
+
 /// The rank of a tensor type.
 fn rank(ty: &Type) -> Option<usize> {
     match ty {
@@ -317,6 +345,25 @@ fn permute(operand: Option<Fact>, perm: &[i64], result: &Type) -> Option<Fact> {
     }
     let base: Vec<i64> = match operand {
         Some(Fact::Layout(l)) if l.len() == rank => l.into(),
+        Some(Fact::Call { callee, index, map }) => {
+            // Known once the callee is read: compose the maps.
+            let map = if map.is_empty() {
+                inverse
+            } else {
+                map.iter()
+                    .map(|&d| {
+                        usize::try_from(d)
+                            .ok()
+                            .and_then(|d| inverse.get(d).copied())
+                    })
+                    .collect::<Option<Vec<i64>>>()?
+            };
+            return Some(Fact::Call {
+                callee,
+                index,
+                map: map.into(),
+            });
+        }
         _ => (0..rank as i64).rev().collect(),
     };
     let mut layout = Vec::with_capacity(rank);
@@ -408,11 +455,14 @@ fn bracket_index(text: &str) -> Option<i64> {
     text[open + 1..close].trim().parse().ok()
 }
 
-/// The callee of a call: the first `@name`.
-fn callee(text: &str) -> Option<&str> {
+/// The callee of a call: the first `@name` (or `@"name"`).
+fn callee(text: &str) -> Option<String> {
     let at = text.find('@')?;
     let mut c = super::cursor::Cursor::new(&text[at + 1..]);
-    c.suffix_id()
+    if c.peek() == Some(b'"') {
+        return c.string().ok().map(super::cursor::unescape);
+    }
+    c.suffix_id().map(str::to_owned)
 }
 
 /// The `result_layouts` of a custom call: one minor-to-major list per

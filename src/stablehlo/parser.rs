@@ -152,7 +152,9 @@ impl<'a> Parser<'a> {
         let start = self.c.pos();
         let mut end = start;
         loop {
+            let before = self.c;
             if self.c.skip_trivia() {
+                self.c = before;
                 break;
             }
             match self.c.peek() {
@@ -264,6 +266,12 @@ impl<'a> Parser<'a> {
             Some(c) if is_id_start(c) => self.c.bare_id().unwrap_or_default().to_owned(),
             _ => return Err(self.c.error("expected operation name")),
         };
+        if !name.contains('.')
+            && self.c.text().as_bytes()[name_start] != b'"'
+            && !DEFAULT_DIALECT.contains(&name.as_str())
+        {
+            return Err(error_at(location, format!("custom op '{name}' is unknown")));
+        }
         match name.as_str() {
             "module" | "builtin.module" if groups.is_empty() => {
                 return self.parse_module(location);
@@ -364,8 +372,21 @@ impl<'a> Parser<'a> {
                 break;
             }
             types.push(self.types.parse_type(&mut c)?);
+            let after = c;
             c.skip_trivia();
+            if c.eat_str("->") {
+                // A functional type without parentheses around its one
+                // operand type: `t -> (t, t)`.
+                c.skip_trivia();
+                let results = if c.eat(b'(') {
+                    self.type_list(&mut c, b')')?
+                } else {
+                    vec![self.types.parse_type(&mut c)?]
+                };
+                return Ok((Some(types), results));
+            }
             if !c.eat(b',') {
+                let _ = after;
                 break;
             }
             c.skip_trivia();
@@ -613,6 +634,17 @@ impl<'a> Parser<'a> {
         self.c.expect(b':')
     }
 }
+
+/// The operations MLIR reads without their dialect's name: the builtin
+/// dialect's (at the top) and the `func` dialect's (inside functions).
+const DEFAULT_DIALECT: &[&str] = &[
+    "module",
+    "unrealized_conversion_cast",
+    "return",
+    "call",
+    "call_indirect",
+    "constant",
+];
 
 /// What [`Parser::parse_operation_body`] found.
 struct Body<'a> {

@@ -15,8 +15,9 @@
 //! The conversion leaves `mhlo.layout_mode` and `mhlo.memory_kind` to
 //! compilation: PJRT's `LayoutModesToXlaShapes` (`xla/pjrt/utils.cc`) asks
 //! the compiler for the device's default layout, the layout written, or
-//! lets it choose (`auto`), and puts `pinned_host` and `unpinned_host`
-//! values in memory space 5 (`Layout::kHostMemorySpace`). [`Signature`]
+//! lets it choose (`auto`), and puts `pinned_host` values in memory space 5
+//! (`Layout::kHostMemorySpace`) and, in jaxlib 0.10.2, `unpinned_host`
+//! ones in 6. [`Signature`]
 //! says so beside the conversion's layout ([`SignatureValue::compile`]).
 
 use std::fmt::Write as _;
@@ -27,9 +28,15 @@ use crate::error::{Error, Result};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::{Layout, ProgramShape, Shape, Tile};
 
-/// `Layout::kHostMemorySpace`: where `pinned_host` and `unpinned_host`
-/// values live (`GetMemorySpaceColor`, `xla/pjrt/utils.cc`).
+/// `Layout::kHostMemorySpace`: where `pinned_host` values live
+/// (`GetMemorySpaceColor`, `xla/pjrt/utils.cc`).
 const HOST_MEMORY_SPACE: i64 = 5;
+
+/// Where jaxlib 0.10.2 compiles `unpinned_host` values: memory space 6
+/// (XLA:CPU's compiled layout of `memory_out_unpinned_host` in
+/// `tests/data/stablehlo/programs.jsonl`; the `GetMemorySpaceColor` of
+/// older XLA put both host kinds in 5).
+const UNPINNED_HOST_MEMORY_SPACE: i64 = 6;
 
 /// XLA's `LayoutMode` (`xla/pjrt/layout_mode.h`): how compilation chooses
 /// the layout of an entry parameter or result, from `mhlo.layout_mode`.
@@ -73,7 +80,8 @@ impl LayoutMode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CompileLayout {
     /// The device's default layout for the (per-device) shape, in
-    /// `memory_space`: the descending layout on XLA:CPU.
+    /// `memory_space`: on XLA:CPU the descending layout, with the element
+    /// size in bits of sub-byte types (`s4[2,3]{1,0:E(4)}`).
     Default {
         /// The memory space (0, or 5 for host memory kinds).
         memory_space: i64,
@@ -268,12 +276,12 @@ impl Signature {
         &self.entry_computation_layout
     }
 
-    /// The entry computation layout compilation asks for on a device whose
-    /// default layout is the descending one (XLA:CPU): each parameter and
-    /// result with its `mhlo.layout_mode` layout (the descending one for
-    /// `default`) and its memory space; `None` when one of them is `auto`
-    /// (the compiler chooses). For a sharded program the shapes are the
-    /// global ones (XLA compiles per-device shapes with these layouts).
+    /// The entry computation layout compilation asks for on XLA:CPU: each
+    /// parameter and result with its `mhlo.layout_mode` layout (for
+    /// `default` the CPU's: descending, sub-byte types packed, `E(4)` for
+    /// `s4`) and its memory space; `None` when one of them is `auto` (the
+    /// compiler chooses). For a sharded program the shapes are the global
+    /// ones (XLA compiles the per-device shapes with these layouts).
     pub fn compile_entry_computation_layout(&self) -> Option<ProgramShape> {
         let params = self
             .parameters
@@ -410,7 +418,8 @@ fn value(
         .map(|s| LayoutMode::from_string(&s))
         .transpose()?;
     let memory_space = match memory_kind.as_deref() {
-        Some("pinned_host" | "unpinned_host") => HOST_MEMORY_SPACE,
+        Some("pinned_host") => HOST_MEMORY_SPACE,
+        Some("unpinned_host") => UNPINNED_HOST_MEMORY_SPACE,
         _ => 0,
     };
     let compile = match &layout_mode {
@@ -442,7 +451,12 @@ fn compiled_shape(v: &SignatureValue) -> Option<Shape> {
     let layout = match &v.compile {
         CompileLayout::Auto => return None,
         CompileLayout::Default { memory_space } => {
-            Layout::new(descending_vec(a.rank())).with_memory_space(*memory_space)
+            let mut layout = Layout::new(descending_vec(a.rank())).with_memory_space(*memory_space);
+            let t = a.element_type();
+            if t.is_sub_byte_non_pred() {
+                layout = layout.with_element_size_in_bits(i64::from(t.bit_width().unwrap_or(0)));
+            }
+            layout
         }
         CompileLayout::UserSpecified {
             layout,
@@ -459,17 +473,37 @@ fn descending_vec(rank: usize) -> Vec<i64> {
 /// The layout the conversion gives result `index` of `function`, from the
 /// body: `None` for the default one.
 fn result_layout(module: &StableHloModule, function: &Function, index: usize) -> Option<Vec<i64>> {
-    let mut fact = function.result_facts.get(index)?.clone();
-    for _ in 0..MAX_NESTING_DEPTH {
-        match fact? {
-            Fact::Layout(l) => return Some(l.into()),
-            Fact::Call(callee, i) => {
-                fact = module.function(&callee)?.result_facts.get(i)?.clone();
+    let rank = function.results.get(index)?.ty.to_shape().ok()?.rank()?;
+    let fact = function.result_facts.get(index)?.as_ref()?;
+    let layout = resolve(module, fact, rank, 0)?;
+    let descending = (0..rank as i64).rev().eq(layout.iter().copied());
+    (!descending).then_some(layout)
+}
+
+/// The minor-to-major order `fact` stands for (of an array of `rank`),
+/// calls followed through at most [`MAX_NESTING_DEPTH`] functions; `None`
+/// for the default one.
+fn resolve(module: &StableHloModule, fact: &Fact, rank: usize, depth: usize) -> Option<Vec<i64>> {
+    match fact {
+        Fact::Layout(l) if l.len() == rank => Some(l.to_vec()),
+        Fact::Call { callee, index, map } if depth < MAX_NESTING_DEPTH => {
+            let callee_fact = module
+                .function(callee)?
+                .result_facts
+                .get(*index)
+                .and_then(Option::as_ref);
+            let base = callee_fact
+                .and_then(|f| resolve(module, f, rank, depth + 1))
+                .unwrap_or_else(|| descending_vec(rank));
+            if map.is_empty() {
+                return Some(base);
             }
-            Fact::Constant | Fact::Tuple(_) => return None,
+            base.iter()
+                .map(|&d| usize::try_from(d).ok().and_then(|d| map.get(d).copied()))
+                .collect()
         }
+        _ => None,
     }
-    None
 }
 
 /// The entry layout attributes of the module
