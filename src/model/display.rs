@@ -436,12 +436,18 @@ impl<'a> Printer<'a> {
     }
 
     /// `ComputationLayout::ToString`: `(p0, p1)->result`, with layouts and
-    /// without names.
+    /// without names, `/*index=5*/` before every fifth parameter as in
+    /// tuples.
     pub(crate) fn computation_layout(&mut self, p: &ProgramShape) {
         self.byte(b'(');
         for (i, shape) in p.parameters().iter().enumerate() {
             if i > 0 {
                 self.text(", ");
+                if i % 5 == 0 {
+                    self.text("/*index=");
+                    self.int(i as i64);
+                    self.text("*/");
+                }
             }
             self.shape(shape, true);
         }

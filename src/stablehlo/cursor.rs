@@ -362,16 +362,16 @@ impl<'a> Cursor<'a> {
     /// A bracket closed by another kind, a group left open, a bad string.
     pub(crate) fn skip_group(&mut self) -> Result<&'a str> {
         let start = self.pos;
-        let mut stack: Vec<(u8, Location)> = Vec::new();
+        let mut stack = Brackets::new();
         loop {
             self.skip_trivia();
             let Some(c) = self.peek() else {
-                let (open, at) = stack.last().copied().unwrap_or((b'(', self.location()));
+                let (open, at) = stack.last().unwrap_or((b'(', self.location()));
                 return Err(error_at(at, format!("'{}' is never closed", open as char)));
             };
             match c {
                 b'(' | b'[' | b'{' | b'<' => {
-                    stack.push((c, self.location()));
+                    stack.push(c, self.location());
                     self.pos += 1;
                 }
                 b')' | b']' | b'}' | b'>' => {
@@ -398,6 +398,60 @@ impl<'a> Cursor<'a> {
                 return Ok(&self.text[start..self.pos]);
             }
         }
+    }
+}
+
+/// The brackets open at a place, each with where it was opened: the first
+/// few in place, so that most operations allocate nothing for them.
+pub(crate) struct Brackets {
+    inline: [(u8, Location); 8],
+    len: usize,
+    more: Vec<(u8, Location)>,
+}
+
+impl Brackets {
+    pub(crate) fn new() -> Self {
+        let nowhere = Location {
+            line: 0,
+            column: 0,
+            offset: 0,
+        };
+        Brackets {
+            inline: [(0, nowhere); 8],
+            len: 0,
+            more: Vec::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, bracket: u8, at: Location) {
+        if self.len < self.inline.len() {
+            self.inline[self.len] = (bracket, at);
+        } else {
+            self.more.push((bracket, at));
+        }
+        self.len += 1;
+    }
+
+    pub(crate) fn pop(&mut self) -> Option<(u8, Location)> {
+        self.len = self.len.checked_sub(1)?;
+        if self.len < self.inline.len() {
+            Some(self.inline[self.len])
+        } else {
+            self.more.pop()
+        }
+    }
+
+    pub(crate) fn last(&self) -> Option<(u8, Location)> {
+        let i = self.len.checked_sub(1)?;
+        if i < self.inline.len() {
+            Some(self.inline[i])
+        } else {
+            self.more.last().copied()
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 

@@ -173,12 +173,13 @@ impl Flow {
         }
     }
 
-    /// The facts of an operation's results.
-    pub(crate) fn results(&self, op: &OpView<'_, '_>) -> Vec<Option<Fact>> {
+    /// The facts of an operation's results, into `out` (one per result).
+    pub(crate) fn results(&self, op: &OpView<'_, '_>, out: &mut Vec<Option<Fact>>) {
         let n = op.result_types.len();
-        let mut out = vec![None; n];
+        out.clear();
+        out.resize(n, None);
         if n == 0 {
-            return out;
+            return;
         }
         let base = op
             .name
@@ -262,14 +263,14 @@ impl Flow {
                 for (i, slot) in out.iter_mut().enumerate() {
                     *slot = value(i);
                 }
-                return out;
+                return;
             }
             "case" | "if" => {
                 if let Some(r) = op.region_result.filter(|r| r.len() == n) {
-                    return r
-                        .iter()
-                        .map(|f| f.clone().filter(|f| *f != Fact::Constant))
-                        .collect();
+                    for (slot, f) in out.iter_mut().zip(r) {
+                        *slot = f.clone().filter(|f| *f != Fact::Constant);
+                    }
+                    return;
                 }
                 None
             }
@@ -283,7 +284,7 @@ impl Flow {
                         });
                     }
                 }
-                return out;
+                return;
             }
             "custom_call" => {
                 if let Some(layouts) = result_layouts(op.text) {
@@ -293,11 +294,10 @@ impl Flow {
                         *slot = layout_fact(layout, ty);
                     }
                 }
-                return out;
+                return;
             }
             _ => None,
         };
-        out
     }
 }
 

@@ -60,6 +60,8 @@ mod parser;
 mod signature;
 mod types;
 
+use std::collections::HashMap;
+
 use crate::error::{Location, Result};
 use crate::limits::MAX_NESTING_DEPTH;
 
@@ -227,6 +229,8 @@ pub struct StableHloModule {
     /// The location aliases (`#loc3 = loc("f.py":6:12)`): each name
     /// without `#` and the location as written (without `loc(...)`).
     pub location_aliases: Vec<(String, String)>,
+    /// The index in `location_aliases` of each name.
+    alias_index: HashMap<String, usize>,
 }
 
 impl StableHloModule {
@@ -297,11 +301,15 @@ impl StableHloModule {
         let mut loc = location.trim();
         for _ in 0..MAX_NESTING_DEPTH {
             if let Some(alias) = loc.strip_prefix('#') {
-                loc = self
-                    .location_aliases
-                    .iter()
-                    .find(|(name, _)| name == alias)
-                    .map(|(_, value)| value.trim())?;
+                let i = match self.alias_index.get(alias) {
+                    Some(&i) => i,
+                    // Aliases added by hand after reading.
+                    None => self
+                        .location_aliases
+                        .iter()
+                        .position(|(name, _)| name == alias)?,
+                };
+                loc = self.location_aliases.get(i)?.1.trim();
                 continue;
             }
             if let Some(rest) = loc.strip_prefix("callsite(") {

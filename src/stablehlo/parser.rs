@@ -10,7 +10,9 @@
 //! at a line break outside brackets unless the next line starts with `{`,
 //! `:` or `->`, or with a word without a dot followed by `{` or `(`.
 
-use super::cursor::{Cursor, error_at, is_id_start, unescape};
+use std::borrow::Cow;
+
+use super::cursor::{Brackets, Cursor, error_at, is_id_start, unescape};
 use super::flow::{Fact, Flow, OpView};
 use super::types::{Type, TypeParser};
 use super::{Argument, Attribute, Function, FunctionResult, Mesh, Operation, StableHloModule};
@@ -27,11 +29,15 @@ pub(crate) fn parse(text: &str) -> Result<StableHloModule> {
             meshes: Vec::new(),
             functions: Vec::new(),
             location_aliases: Vec::new(),
+            alias_index: Default::default(),
         },
         flow: Flow::default(),
         depth: 0,
         saw_module: false,
         function: None,
+        groups: Vec::new(),
+        operands: Vec::new(),
+        facts: Vec::new(),
     };
     p.parse_top()?;
     Ok(p.module)
@@ -49,6 +55,10 @@ struct Parser<'a> {
     saw_module: bool,
     /// The index of the function whose body is being read.
     function: Option<usize>,
+    /// Vectors reused from one operation to the next.
+    groups: Vec<(&'a str, usize)>,
+    operands: Vec<&'a str>,
+    facts: Vec<Option<Fact>>,
 }
 
 /// What a region being read has seen.
@@ -110,9 +120,12 @@ impl<'a> Parser<'a> {
         self.c.skip_trivia();
         let value = self.attribute_value()?;
         if let Some(loc) = value.strip_prefix("loc(").and_then(|v| v.strip_suffix(')')) {
+            let aliases = &mut self.module.location_aliases;
             self.module
-                .location_aliases
-                .push((name.to_owned(), loc.trim().to_owned()));
+                .alias_index
+                .entry(name.to_owned())
+                .or_insert(aliases.len());
+            aliases.push((name.to_owned(), loc.trim().to_owned()));
         }
         Ok(())
     }
@@ -226,8 +239,23 @@ impl<'a> Parser<'a> {
     fn parse_operation(&mut self, region: &mut Region) -> Result<()> {
         let location = self.c.location();
         let start = self.c.pos();
-        // Results: `%0`, `%0:2`, `%a, %b`, then `=`.
-        let mut groups: Vec<(&'a str, usize)> = Vec::new();
+        // Results: `%0`, `%0:2`, `%a, %b`, then `=`. The vectors of the
+        // outermost operation being read are reused (a nested one makes
+        // its own), so that most operations allocate none.
+        let mut groups = std::mem::take(&mut self.groups);
+        groups.clear();
+        let result = self.parse_operation_with(region, location, start, &mut groups);
+        self.groups = groups;
+        result
+    }
+
+    fn parse_operation_with(
+        &mut self,
+        region: &mut Region,
+        location: Location,
+        start: usize,
+        groups: &mut Vec<(&'a str, usize)>,
+    ) -> Result<()> {
         while self.c.peek() == Some(b'%') {
             let at = self.c.location();
             self.c.bump(1);
@@ -261,18 +289,25 @@ impl<'a> Parser<'a> {
             .trim_end_matches('=')
             .trim_end();
         let name_start = self.c.pos();
-        let name: String = match self.c.peek() {
-            Some(b'"') => unescape(self.c.string()?),
-            Some(c) if is_id_start(c) => self.c.bare_id().unwrap_or_default().to_owned(),
+        let name: Cow<'a, str> = match self.c.peek() {
+            Some(b'"') => {
+                let raw = self.c.string()?;
+                if raw.contains('\\') {
+                    Cow::Owned(unescape(raw))
+                } else {
+                    Cow::Borrowed(raw)
+                }
+            }
+            Some(c) if is_id_start(c) => Cow::Borrowed(self.c.bare_id().unwrap_or_default()),
             _ => return Err(self.c.error("expected operation name")),
         };
         if !name.contains('.')
             && self.c.text().as_bytes()[name_start] != b'"'
-            && !DEFAULT_DIALECT.contains(&name.as_str())
+            && !DEFAULT_DIALECT.contains(&name.as_ref())
         {
             return Err(error_at(location, format!("custom op '{name}' is unknown")));
         }
-        match name.as_str() {
+        match name.as_ref() {
             "module" | "builtin.module" if groups.is_empty() => {
                 return self.parse_module(location);
             }
@@ -286,7 +321,7 @@ impl<'a> Parser<'a> {
         let slot = self.function.and_then(|f| {
             let ops = &mut self.module.functions.get_mut(f)?.operations;
             ops.push(Operation {
-                name: name.clone(),
+                name: name.clone().into_owned(),
                 results: results_text.to_owned(),
                 result_types: Vec::new(),
                 location,
@@ -295,11 +330,49 @@ impl<'a> Parser<'a> {
             });
             Some(ops.len() - 1)
         });
-        let body = self.parse_operation_body(region.depth)?;
-        let text = &self.c.text()[name_start..body.end];
+        let mut operands = std::mem::take(&mut self.operands);
+        operands.clear();
+        let body = self.parse_operation_body(region.depth, &mut operands);
+        let result = body.and_then(|body| {
+            self.finish_operation(
+                region,
+                location,
+                &name,
+                &self.c.text()[name_start..body.end],
+                groups,
+                result_count,
+                &operands,
+                body,
+                slot,
+            )
+        });
+        self.operands = operands;
+        result
+    }
+
+    /// The rest of an operation once its body is read: its types, the
+    /// facts of its results, its place in the function.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_operation(
+        &mut self,
+        region: &mut Region,
+        location: Location,
+        name: &str,
+        text: &'a str,
+        groups: &[(&'a str, usize)],
+        result_count: usize,
+        operands: &[&'a str],
+        body: Body<'a>,
+        slot: Option<usize>,
+    ) -> Result<()> {
+        let base = name
+            .strip_prefix("stablehlo.")
+            .or_else(|| name.strip_prefix("mhlo."))
+            .unwrap_or(name);
+        let want_operand_types = OPERAND_TYPES.contains(&base);
         let (operand_types, result_types) = match body.last_colon {
             Some(colon) if result_count > 0 => {
-                self.signature_types(colon, result_count, location)?
+                self.signature_types(colon, result_count, location, want_operand_types)?
             }
             _ => (None, Vec::new()),
         };
@@ -309,20 +382,26 @@ impl<'a> Parser<'a> {
                 format!("expected {result_count} result types after ':' in '{name}'"),
             ));
         }
-        let names = result_names(&groups);
-        let facts = self.flow.results(&OpView {
-            name: &name,
-            text,
-            operands: &body.operands,
-            operand_types: operand_types.as_deref(),
-            result_types: &result_types,
-            region_result: body.first_region_result.as_deref(),
-        });
-        for (n, f) in names.iter().zip(facts) {
-            self.flow.set(n, f);
+        let mut facts = std::mem::take(&mut self.facts);
+        self.flow.results(
+            &OpView {
+                name,
+                text,
+                operands,
+                operand_types: operand_types.as_deref(),
+                result_types: &result_types,
+                region_result: body.first_region_result.as_deref(),
+            },
+            &mut facts,
+        );
+        if facts.iter().any(Option::is_some) {
+            for (n, f) in result_names(groups).iter().zip(facts.drain(..)) {
+                self.flow.set(n, f);
+            }
         }
-        if is_terminator(&name) && region.returned.is_none() {
-            region.returned = Some(body.operands.iter().map(|o| self.flow.get(o)).collect());
+        self.facts = facts;
+        if is_terminator(name) && region.returned.is_none() {
+            region.returned = Some(operands.iter().map(|o| self.flow.get(o)).collect());
         }
         if let (Some(f), Some(slot)) = (self.function, slot)
             && let Some(op) = self
@@ -345,12 +424,18 @@ impl<'a> Parser<'a> {
         colon: Cursor<'a>,
         count: usize,
         op: Location,
+        want_operands: bool,
     ) -> Result<(Option<Vec<Type>>, Vec<Type>)> {
         let mut c = colon;
         c.skip_trivia();
         if c.peek() == Some(b'(') {
-            c.bump(1);
-            let operands = self.type_list(&mut c, b')')?;
+            let operands = if want_operands {
+                c.bump(1);
+                self.type_list(&mut c, b')')?
+            } else {
+                c.skip_group()?;
+                Vec::new()
+            };
             c.skip_trivia();
             if !c.eat_str("->") {
                 return Err(c.error("expected '->' in function type"));
@@ -383,7 +468,7 @@ impl<'a> Parser<'a> {
                 } else {
                     vec![self.types.parse_type(&mut c)?]
                 };
-                return Ok((Some(types), results));
+                return Ok((want_operands.then_some(types), results));
             }
             if !c.eat(b',') {
                 let _ = after;
@@ -417,15 +502,18 @@ impl<'a> Parser<'a> {
 
     /// The rest of an operation after its name, in any form: balanced
     /// text, regions read as operations, up to its end.
-    fn parse_operation_body(&mut self, depth: usize) -> Result<Body<'a>> {
+    fn parse_operation_body(
+        &mut self,
+        depth: usize,
+        operands: &mut Vec<&'a str>,
+    ) -> Result<Body<'a>> {
         let mut body = Body {
-            operands: Vec::new(),
             last_colon: None,
             location: None,
             first_region_result: None,
             end: self.c.pos(),
         };
-        let mut stack: Vec<(u8, Location)> = Vec::new();
+        let mut stack = Brackets::new();
         let mut regions = 0usize;
         loop {
             let before = self.c;
@@ -435,7 +523,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             let Some(ch) = self.c.peek() else {
-                let (open, at) = stack.last().copied().unwrap_or((b')', self.c.location()));
+                let (open, at) = stack.last().unwrap_or((b')', self.c.location()));
                 return Err(error_at(at, format!("'{}' is never closed", opening(open))));
             };
             match ch {
@@ -447,7 +535,7 @@ impl<'a> Parser<'a> {
                     regions += 1;
                 }
                 b'(' | b'[' | b'{' | b'<' => {
-                    stack.push((super::cursor::closing(ch), self.c.location()));
+                    stack.push(super::cursor::closing(ch), self.c.location());
                     self.c.bump(1);
                 }
                 b')' | b']' | b'}' | b'>' => {
@@ -487,11 +575,11 @@ impl<'a> Parser<'a> {
                     look.skip_spaces();
                     let defined = match look.peek() {
                         Some(b'=') => true,
-                        Some(b':') => stack.last().is_some_and(|&(c, _)| c == b')'),
+                        Some(b':') => stack.last().is_some_and(|(c, _)| c == b')'),
                         _ => false,
                     };
                     if !defined {
-                        body.operands.push(value);
+                        operands.push(value);
                     } else if look.peek() == Some(b':') {
                         // A region argument in a custom form: `(%arg1:
                         // tensor<f32>)`.
@@ -635,6 +723,11 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The operations whose operand types the layout rules look at (to tell a
+/// reshape, slice, pad or broadcast that changes nothing); the others'
+/// are not read.
+const OPERAND_TYPES: &[&str] = &["reshape", "slice", "pad", "concatenate", "broadcast_in_dim"];
+
 /// The operations MLIR reads without their dialect's name: the builtin
 /// dialect's (at the top) and the `func` dialect's (inside functions).
 const DEFAULT_DIALECT: &[&str] = &[
@@ -648,8 +741,6 @@ const DEFAULT_DIALECT: &[&str] = &[
 
 /// What [`Parser::parse_operation_body`] found.
 struct Body<'a> {
-    /// The values used outside regions.
-    operands: Vec<&'a str>,
     /// The cursor just after the last `:` outside brackets.
     last_colon: Option<Cursor<'a>>,
     /// The trailing `loc(...)`'s text.
@@ -765,7 +856,8 @@ impl<'a> Parser<'a> {
         self.c.skip_trivia();
         let value = self.attribute_value()?.to_owned();
         // The rest: an attribute dictionary, a location.
-        self.parse_operation_body(0)?;
+        let mut operands = Vec::new();
+        self.parse_operation_body(0, &mut operands)?;
         self.module.meshes.push(Mesh {
             name,
             value,
