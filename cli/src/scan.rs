@@ -40,8 +40,20 @@ pub fn run(
     let source = Source::of(input);
     let mut reader = source.open()?;
     let prefix = input::peek(&mut *reader)?;
-    let Scanned { any, failed, blank } = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text
-    {
+    let text = ModuleEncoding::detect(&prefix) == ModuleEncoding::Text;
+    if text && crate::signature::is_stablehlo(&prefix) {
+        // StableHLO text is read whole: an operation's types may follow
+        // its regions, lines later.
+        let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
+        drop(reader);
+        let text = input::line_text(&bytes)?;
+        return if crate::signature::scan(text, json, out)? {
+            Err(Failure::Reported)
+        } else {
+            Ok(())
+        };
+    }
+    let Scanned { any, failed, blank } = if text {
         scan_text(reader, json, limits, out)?
     } else {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;

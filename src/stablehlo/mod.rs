@@ -343,6 +343,32 @@ impl StableHloModule {
     }
 }
 
+/// Whether `text` (or the start of a text) looks like MLIR: after white
+/// space and `//` comments, it starts with `module`, `func.func`, an
+/// alias definition (`#loc = ...`, `!t = ...`), a generic operation
+/// (`"builtin.module"`) or `{-#`. HLO text (`HloModule`) and shape strings
+/// do not.
+///
+/// ```
+/// use xla_shape::stablehlo::looks_like_mlir;
+/// assert!(looks_like_mlir("// jax\nmodule @jit_f attributes {"));
+/// assert!(looks_like_mlir("#loc1 = loc(\"x\")\nmodule {"));
+/// assert!(!looks_like_mlir("HloModule jit_f, entry_computation_layout={()->()}"));
+/// assert!(!looks_like_mlir("f32[2,3]{1,0}"));
+/// ```
+pub fn looks_like_mlir(text: &str) -> bool {
+    let mut c = cursor::Cursor::new(text);
+    c.skip_trivia();
+    let rest = c.rest();
+    if rest.starts_with(['#', '!', '"']) || rest.starts_with("{-#") {
+        return true;
+    }
+    matches!(
+        c.peek_bare_id(),
+        Some("module" | "builtin.module" | "func.func")
+    )
+}
+
 /// An argument's name for people: its location's name (JAX writes the
 /// Python parameter's name, `loc("x")`), else its value name.
 pub(crate) fn argument_name(module: &StableHloModule, arg: &Argument) -> String {
