@@ -1075,16 +1075,7 @@ pub fn hlo_module(data: &[u8]) {
     let Ok(module) = HloModule::from_text(input) else {
         return;
     };
-    let located = |at: xla_shape::Location| {
-        assert!(at.offset <= input.len(), "{at:?} past the text");
-        let line_start = input[..at.offset].rfind('\n').map_or(0, |n| n + 1);
-        assert_eq!(at.column, at.offset - line_start, "{at:?}");
-        assert_eq!(
-            at.line,
-            1 + input[..at.offset].matches('\n').count(),
-            "{at:?}"
-        );
-    };
+    let located = |at: xla_shape::Location| assert_located(input, at);
     for computation in &module.computations {
         if let Some(at) = computation.location {
             located(at);
@@ -1124,6 +1115,18 @@ pub fn hlo_module(data: &[u8]) {
         }
     }
     memory_report(&module);
+}
+
+/// Asserts that `at` is the line and column of its offset in `input`.
+fn assert_located(input: &str, at: xla_shape::Location) {
+    assert!(at.offset <= input.len(), "{at:?} past the text");
+    let line_start = input[..at.offset].rfind('\n').map_or(0, |n| n + 1);
+    assert_eq!(at.column, at.offset - line_start, "{at:?}");
+    assert_eq!(
+        at.line,
+        1 + input[..at.offset].matches('\n').count(),
+        "{at:?}"
+    );
 }
 
 /// The message an `hlo_proto` input is read as: its first byte picks one.
@@ -1407,16 +1410,7 @@ pub fn stablehlo_text(data: &[u8]) {
     let Ok(input) = std::str::from_utf8(data) else {
         return;
     };
-    let located = |at: xla_shape::Location| {
-        assert!(at.offset <= input.len(), "{at:?} past the text");
-        let line_start = input[..at.offset].rfind('\n').map_or(0, |n| n + 1);
-        assert_eq!(at.column, at.offset - line_start, "{at:?}");
-        assert_eq!(
-            at.line,
-            1 + input[..at.offset].matches('\n').count(),
-            "{at:?}"
-        );
-    };
+    let located = |at: xla_shape::Location| assert_located(input, at);
     let module = match StableHloModule::from_text(input) {
         Ok(m) => m,
         Err(e) => {

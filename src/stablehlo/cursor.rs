@@ -200,6 +200,24 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// After an element of a list closed by `close`: skips white space,
+    /// then consumes `close` (true: the list ends) or `,` (false: another
+    /// element follows).
+    ///
+    /// # Errors
+    ///
+    /// `expected ',' or '<close>' in <what>` for anything else.
+    pub(crate) fn list_next(&mut self, close: u8, what: &str) -> Result<bool> {
+        self.skip_trivia();
+        if self.eat(close) {
+            return Ok(true);
+        }
+        if self.eat(b',') {
+            return Ok(false);
+        }
+        Err(self.error(format!("expected ',' or '{}' in {what}", close as char)))
+    }
+
     /// The bare identifier at the position (`[a-zA-Z_][a-zA-Z0-9_$.]*`),
     /// consumed.
     pub(crate) fn bare_id(&mut self) -> Option<&'a str> {

@@ -10,7 +10,7 @@
 //! (`xla/hlo/translate/stablehlo.cc`, `ConvertStablehloToHlo`, which
 //! `lowered.compiler_ir('hlo')` runs):
 //!
-//! - each type as an XLA [`Shape`] (XLA's `TypeToShape`,
+//! - each type as an XLA [`Shape`](crate::Shape) (XLA's `TypeToShape`,
 //!   `xla/hlo/translate/mhlo_to_hlo/type_to_shape.cc`), and a shape as its
 //!   tensor type ([`Type`]);
 //! - the entry computation's signature ([`Signature`]): the
@@ -48,7 +48,7 @@
 //! ```
 //!
 //! The reader is linear in its input and bounded in memory and recursion
-//! ([`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH) levels of regions and
+//! ([`MAX_NESTING_DEPTH`] levels of regions and
 //! of types); text that is not MLIR, or that it cannot go on with, is an
 //! [`ErrorKind::Parse`](crate::ErrorKind::Parse) error whose message starts
 //! with the line and column (`3:14: expected type`). Attributes it does not
@@ -245,7 +245,7 @@ impl StableHloModule {
     /// that do not match, a string left open), a type that does not parse,
     /// an operation whose result types cannot be found after its last `:`,
     /// regions or types nested deeper than
-    /// [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH).
+    /// [`MAX_NESTING_DEPTH`].
     pub fn from_text(text: &str) -> Result<StableHloModule> {
         parser::parse(text)
     }
@@ -285,7 +285,7 @@ impl StableHloModule {
     /// [`debug_location`](Operation::debug_location)): the name of a
     /// named location (`"jit(f)/add"(...)` is `jit(f)/add`), `file:line:col`
     /// of a file location, following aliases and the callee of call sites,
-    /// at most [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH) steps.
+    /// at most [`MAX_NESTING_DEPTH`] steps.
     ///
     /// ```
     /// use xla_shape::stablehlo::StableHloModule;

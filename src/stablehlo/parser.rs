@@ -105,19 +105,28 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `#name = value`: a location alias is kept, any other attribute
-    /// alias skipped.
-    fn parse_attribute_alias(&mut self) -> Result<()> {
+    /// `#name = ` or `!name = ` (the sigil at the cursor): the name, the
+    /// cursor after `=`. `what` is `attribute` or `type`.
+    fn alias_definition(&mut self, what: &str) -> Result<&'a str> {
         let at = self.c.location();
         self.c.bump(1);
         let Some(name) = self.c.suffix_id() else {
-            return Err(error_at(at, "expected attribute alias name"));
+            return Err(error_at(at, format!("expected {what} alias name")));
         };
         self.c.skip_trivia();
         if !self.c.eat(b'=') {
-            return Err(self.c.error("expected '=' in attribute alias definition"));
+            return Err(self
+                .c
+                .error(format!("expected '=' in {what} alias definition")));
         }
         self.c.skip_trivia();
+        Ok(name)
+    }
+
+    /// `#name = value`: a location alias is kept, any other attribute
+    /// alias skipped.
+    fn parse_attribute_alias(&mut self) -> Result<()> {
+        let name = self.alias_definition("attribute")?;
         let value = self.attribute_value()?;
         if let Some(loc) = value.strip_prefix("loc(").and_then(|v| v.strip_suffix(')')) {
             let aliases = &mut self.module.location_aliases;
@@ -132,16 +141,7 @@ impl<'a> Parser<'a> {
 
     /// `!name = type`.
     fn parse_type_alias(&mut self) -> Result<()> {
-        let at = self.c.location();
-        self.c.bump(1);
-        let Some(name) = self.c.suffix_id() else {
-            return Err(error_at(at, "expected type alias name"));
-        };
-        self.c.skip_trivia();
-        if !self.c.eat(b'=') {
-            return Err(self.c.error("expected '=' in type alias definition"));
-        }
-        self.c.skip_trivia();
+        let name = self.alias_definition("type")?;
         let ty = self.types.parse_type(&mut self.c)?;
         self.types.aliases.insert(name.into(), ty);
         Ok(())
@@ -212,12 +212,8 @@ impl<'a> Parser<'a> {
                 value,
                 location,
             });
-            self.c.skip_trivia();
-            if self.c.eat(b'}') {
+            if self.c.list_next(b'}', "attribute dictionary")? {
                 return Ok(attributes);
-            }
-            if !self.c.eat(b',') {
-                return Err(self.c.error("expected ',' or '}' in attribute dictionary"));
             }
         }
     }
@@ -490,12 +486,8 @@ impl<'a> Parser<'a> {
         loop {
             c.skip_trivia();
             types.push(self.types.parse_type(c)?);
-            c.skip_trivia();
-            if c.eat(close) {
+            if c.list_next(close, "type list")? {
                 return Ok(types);
-            }
-            if !c.eat(b',') {
-                return Err(c.error(format!("expected ',' or '{}' in type list", close as char)));
             }
         }
     }
@@ -647,16 +639,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A region at `{`: blocks of operations up to the matching `}`.
-    /// Returns the facts of the values its first terminator returns.
-    fn parse_region(&mut self, depth: usize) -> Result<Option<Vec<Option<Fact>>>> {
-        let open = self.c.location();
+    /// Fails when one more region, opening at `open`, would nest deeper
+    /// than [`MAX_NESTING_DEPTH`].
+    fn check_depth(&self, open: Location) -> Result<()> {
         if self.depth >= MAX_NESTING_DEPTH {
             return Err(error_at(
                 open,
                 format!("region nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"),
             ));
         }
+        Ok(())
+    }
+
+    /// A region at `{`: blocks of operations up to the matching `}`.
+    /// Returns the facts of the values its first terminator returns.
+    fn parse_region(&mut self, depth: usize) -> Result<Option<Vec<Option<Fact>>>> {
+        let open = self.c.location();
+        self.check_depth(open)?;
         self.c.bump(1);
         self.depth += 1;
         self.flow.enter_region();
@@ -664,7 +663,7 @@ impl<'a> Parser<'a> {
             returned: None,
             depth,
         };
-        let result = self.region_operations(&mut region, open);
+        let result = self.region_operations(Some(&mut region), open);
         self.flow.leave();
         self.depth -= 1;
         result?;
@@ -672,8 +671,9 @@ impl<'a> Parser<'a> {
     }
 
     /// The operations of a region (a function's body too), after its
-    /// `{`, up to and past its `}`.
-    fn region_operations(&mut self, region: &mut Region, open: Location) -> Result<()> {
+    /// `{`, up to and past its `}`. A module's region (`region` None):
+    /// each operation starts afresh, as a function does.
+    fn region_operations(&mut self, mut region: Option<&mut Region>, open: Location) -> Result<()> {
         loop {
             self.c.skip_trivia();
             match self.c.peek() {
@@ -683,7 +683,16 @@ impl<'a> Parser<'a> {
                     return Ok(());
                 }
                 Some(b'^') => self.parse_block_label()?,
-                Some(_) => self.parse_operation(region)?,
+                Some(_) => match region.as_deref_mut() {
+                    Some(region) => self.parse_operation(region)?,
+                    None => {
+                        self.flow.enter_function();
+                        self.parse_operation(&mut Region {
+                            returned: None,
+                            depth: 0,
+                        })?;
+                    }
+                },
             }
         }
     }
@@ -711,11 +720,9 @@ impl<'a> Parser<'a> {
                 self.c.skip_trivia();
                 self.types.parse_type(&mut self.c)?;
                 self.trailing_location()?;
-                self.c.skip_trivia();
-                if self.c.eat(b')') {
+                if self.c.list_next(b')', "block arguments")? {
                     break;
                 }
-                self.c.expect(b',')?;
             }
             self.c.skip_trivia();
         }
@@ -803,40 +810,13 @@ impl<'a> Parser<'a> {
         if !self.c.eat(b'{') {
             return Err(self.c.error("expected '{' to begin the module's region"));
         }
-        if self.depth >= MAX_NESTING_DEPTH {
-            return Err(error_at(
-                open,
-                format!("region nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"),
-            ));
-        }
+        self.check_depth(open)?;
         self.depth += 1;
-        let result = self.module_operations(open);
+        let result = self.region_operations(None, open);
         self.depth -= 1;
         result?;
         self.trailing_location()?;
         Ok(())
-    }
-
-    /// The operations of a module's region, up to and past its `}`.
-    fn module_operations(&mut self, open: Location) -> Result<()> {
-        loop {
-            self.c.skip_trivia();
-            match self.c.peek() {
-                None => return Err(error_at(open, "'{' is never closed")),
-                Some(b'}') => {
-                    self.c.bump(1);
-                    return Ok(());
-                }
-                Some(_) => {
-                    self.flow.enter_function();
-                    let mut region = Region {
-                        returned: None,
-                        depth: 0,
-                    };
-                    self.parse_operation(&mut region)?;
-                }
-            }
-        }
     }
 
     /// `sdy.mesh @name = <...> [{...}]`.
@@ -916,14 +896,8 @@ impl<'a> Parser<'a> {
                         attributes,
                         location,
                     });
-                    self.c.skip_trivia();
-                    if self.c.eat(b')') {
+                    if self.c.list_next(b')', "the function's results")? {
                         break;
-                    }
-                    if !self.c.eat(b',') {
-                        return Err(self
-                            .c
-                            .error("expected ',' or ')' in the function's results"));
                     }
                 }
             } else {
@@ -956,12 +930,7 @@ impl<'a> Parser<'a> {
         });
         if self.c.peek() == Some(b'{') {
             let open = self.c.location();
-            if self.depth >= MAX_NESTING_DEPTH {
-                return Err(error_at(
-                    open,
-                    format!("region nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"),
-                ));
-            }
+            self.check_depth(open)?;
             self.c.bump(1);
             self.depth += 1;
             self.flow.enter_function();
@@ -970,7 +939,7 @@ impl<'a> Parser<'a> {
                 returned: None,
                 depth: 0,
             };
-            let result = self.region_operations(&mut region, open);
+            let result = self.region_operations(Some(&mut region), open);
             self.function = outer;
             self.depth -= 1;
             result?;
@@ -1020,14 +989,8 @@ impl<'a> Parser<'a> {
                 debug_location,
                 location,
             });
-            self.c.skip_trivia();
-            if self.c.eat(b')') {
+            if self.c.list_next(b')', "the function's arguments")? {
                 return Ok(arguments);
-            }
-            if !self.c.eat(b',') {
-                return Err(self
-                    .c
-                    .error("expected ',' or ')' in the function's arguments"));
             }
         }
     }

@@ -20,8 +20,6 @@
 //! ones in 6. [`Signature`]
 //! says so beside the conversion's layout ([`SignatureValue::compile`]).
 
-use std::fmt::Write as _;
-
 use super::flow::Fact;
 use super::{Attribute, Function, StableHloModule, Type};
 use crate::error::{Error, Result};
@@ -305,40 +303,19 @@ impl Signature {
     /// the HLO module's header): `{ {1}: (0, {}, may-alias) }`; empty when
     /// there is none.
     pub fn input_output_alias_string(&self) -> String {
-        if self.input_output_alias.is_empty() {
-            return String::new();
-        }
-        let mut out = String::from("{ ");
-        for (i, a) in self.input_output_alias.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            let _ = write!(
-                out,
+        braced(self.input_output_alias.iter().map(|a| {
+            format!(
                 "{}: ({}, {{}}, may-alias)",
                 index_string(&a.output_index),
                 a.parameter
-            );
-        }
-        out.push_str(" }");
-        out
+            )
+        }))
     }
 
     /// XLA's printed buffer donors (`buffer_donor={...}` of the HLO
     /// module's header): `{ (0, {}) }`; empty when there is none.
     pub fn buffer_donor_string(&self) -> String {
-        if self.buffer_donors.is_empty() {
-            return String::new();
-        }
-        let mut out = String::from("{ ");
-        for (i, p) in self.buffer_donors.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            let _ = write!(out, "({p}, {{}})");
-        }
-        out.push_str(" }");
-        out
+        braced(self.buffer_donors.iter().map(|p| format!("({p}, {{}})")))
     }
 
     /// What compilation applies that the conversion's layout does not
@@ -379,6 +356,16 @@ impl Signature {
             }
         }
         notes
+    }
+}
+
+/// `{ a, b }`, as XLA prints its alias and donor lists; empty for none.
+fn braced(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    if items.is_empty() {
+        String::new()
+    } else {
+        format!("{{ {} }}", items.join(", "))
     }
 }
 

@@ -585,11 +585,9 @@ impl TypeParser {
                     loop {
                         c.skip_trivia();
                         types.push(self.parse_type_at(c, depth + 1)?);
-                        c.skip_trivia();
-                        if c.eat(b'>') {
+                        if c.list_next(b'>', "tuple type")? {
                             break;
                         }
-                        c.expect(b',')?;
                     }
                 }
                 Ok(Type::Tuple(types))
