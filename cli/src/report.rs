@@ -44,6 +44,9 @@ pub fn run(
         return Err(input::no_input().into());
     }
     let width = width.unwrap_or_else(terminal_width);
+    if xla_shape::stablehlo::is_mlir_bytecode(&prefix) {
+        return Err(crate::signature::bytecode_problem().into());
+    }
     let text = ModuleEncoding::detect(&prefix) == ModuleEncoding::Text;
     if text && crate::signature::is_stablehlo(&prefix) {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;

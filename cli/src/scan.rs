@@ -40,6 +40,9 @@ pub fn run(
     let source = Source::of(input);
     let mut reader = source.open()?;
     let prefix = input::peek(&mut *reader)?;
+    if xla_shape::stablehlo::is_mlir_bytecode(&prefix) {
+        return Err(crate::signature::bytecode_problem().into());
+    }
     let text = ModuleEncoding::detect(&prefix) == ModuleEncoding::Text;
     if text && crate::signature::is_stablehlo(&prefix) {
         // StableHLO text is read whole: an operation's types may follow

@@ -8,7 +8,8 @@ use std::io::Write;
 use serde_json::{Value, json};
 use xla_shape::hlo::HloModule;
 use xla_shape::stablehlo::{
-    CompileLayout, LayoutMode, Signature, SignatureValue, StableHloModule, looks_like_mlir,
+    CompileLayout, LayoutMode, Signature, SignatureValue, StableHloModule, is_mlir_bytecode,
+    looks_like_mlir,
 };
 use xla_shape::{ProgramShape, Shape};
 
@@ -45,6 +46,9 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let bytes = input::read_all(input, limits.max_input)?;
+    if is_mlir_bytecode(&bytes) {
+        return Err(bytecode_problem().into());
+    }
     match std::str::from_utf8(&bytes) {
         Ok(text) if looks_like_mlir(text) => {
             let module = StableHloModule::from_text(text)?;
@@ -309,6 +313,16 @@ pub fn scan(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failur
         }
     }
     Ok(failed)
+}
+
+/// The error for MLIR bytecode, which the tool does not read yet.
+pub fn bytecode_problem() -> Problem {
+    Problem::new(
+        "Format",
+        "the input is MLIR bytecode (such as jax.export's mlir_module_serialized), which is not \
+         read yet; write it as text first (jax: `jax.export.deserialize(data).mlir_module()`, \
+         or `stablehlo-translate --deserialize`)",
+    )
 }
 
 /// Whether `bytes` (or their start) are StableHLO text.

@@ -151,3 +151,12 @@ fn names_from_the_input_are_escaped() {
     assert_eq!(out.lines().count(), 1, "{out:?}");
     assert!(out.contains("(x\\u{1b}[31m\\ny)"), "{out:?}");
 }
+
+#[test]
+fn bytecode_is_refused_with_a_way_out() {
+    let bin = format!("@{}", data_path("stablehlo/export/transpose.mlirbc"));
+    for command in ["signature", "scan", "report"] {
+        let err = fails(&[command, &bin], b"", 1);
+        assert!(err.contains("MLIR bytecode"), "{command}: {err}");
+    }
+}

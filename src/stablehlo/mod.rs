@@ -369,6 +369,19 @@ pub fn looks_like_mlir(text: &str) -> bool {
     )
 }
 
+/// Whether `bytes` start with the magic number of MLIR bytecode (`ML\xefR`,
+/// MLIR's `BytecodeFormat.md`): what `jax.export` ships in
+/// `Exported.mlir_module_serialized`, which this module does not read yet.
+///
+/// ```
+/// use xla_shape::stablehlo::is_mlir_bytecode;
+/// assert!(is_mlir_bytecode(b"ML\xefR\x0dStableHLO_v1.15.0\x00"));
+/// assert!(!is_mlir_bytecode(b"module {"));
+/// ```
+pub fn is_mlir_bytecode(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"ML\xefR")
+}
+
 /// An argument's name for people: its location's name (JAX writes the
 /// Python parameter's name, `loc("x")`), else its value name.
 pub(crate) fn argument_name(module: &StableHloModule, arg: &Argument) -> String {
