@@ -59,14 +59,43 @@ pub fn run(
             let module = HloModule::read(&bytes)?;
             let layout = module
                 .entry_computation_layout
-                .as_ref()
-                .or(module.program_shape.as_ref())
+                .clone()
+                .or_else(|| computed_layout(&module))
+                .or_else(|| module.program_shape.clone())
                 .ok_or_else(|| {
                     Problem::new("Format", "the module has no entry computation layout")
                 })?;
-            write_hlo(&module, layout, json, out)
+            write_hlo(&module, &layout, json, out)
         }
     }
+}
+
+/// The entry computation layout XLA's HLO parser gives a module without
+/// one: the entry computation's parameter instructions, by number, and its
+/// root, with their layouts.
+fn computed_layout(module: &HloModule) -> Option<ProgramShape> {
+    let entry = module.entry()?;
+    let mut parameters: Vec<(usize, Shape)> = Vec::new();
+    for i in entry
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == "parameter")
+    {
+        let number = i.operands.as_deref()?.trim().parse().ok()?;
+        parameters.push((number, i.shape.clone().ok()?));
+    }
+    parameters.sort_by_key(|p| p.0);
+    if parameters.iter().enumerate().any(|(k, p)| k != p.0) {
+        return None;
+    }
+    let result = entry.root()?.shape.clone().ok()?;
+    Some(ProgramShape::new(
+        parameters
+            .into_iter()
+            .map(|(_, s)| (String::new(), s))
+            .collect(),
+        result,
+    ))
 }
 
 fn write_hlo(

@@ -160,3 +160,19 @@ fn bytecode_is_refused_with_a_way_out() {
         assert!(err.contains("MLIR bytecode"), "{command}: {err}");
     }
 }
+
+/// HLO text without `entry_computation_layout`: XLA's parser takes the
+/// entry's parameter instructions and root, layouts and all
+/// (`hlo_texts.jsonl`).
+#[test]
+fn signature_of_hlo_text_without_a_layout_is_xlas() {
+    for r in common::records("stablehlo/hlo_texts.jsonl") {
+        let text = r["text"].as_str().unwrap();
+        let out = ok(&["signature", "-"], text.as_bytes());
+        assert_eq!(
+            out.trim_end(),
+            r["entry_computation_layout"].as_str().unwrap(),
+            "{text}"
+        );
+    }
+}

@@ -595,3 +595,33 @@ if __name__ == "__main__":
     run_modules()
     run_programs()
     run_exports()
+
+
+HLO_TEXTS = [
+    "HloModule m\n\nENTRY main (p: f32[2,3]) -> f32[3,2] {\n  p = f32[2,3]{0,1} parameter(0)\n"
+    "  ROOT t = f32[3,2]{0,1} transpose(p), dimensions={1,0}\n}\n",
+    "HloModule m\n\nENTRY main {\n  p = f32[2,3] parameter(0)\n"
+    "  ROOT t = f32[3,2]{0,1} transpose(p), dimensions={1,0}\n}\n",
+    "HloModule m\n\nENTRY main {\n  b = s32[] parameter(1)\n  a = (f32[2], pred[]) parameter(0)\n"
+    "  ROOT t = (s32[], (f32[2], pred[])) tuple(b, a)\n}\n",
+]
+
+
+def run_hlo_texts():
+    """Writes `hlo_texts.jsonl`: HLO module text without
+    `entry_computation_layout` through XLA's HLO parser
+    (`hlo_module_from_text`): {"text", "entry_computation_layout"} as the
+    printed header holds it. (Defined after the first `__main__` block, so
+    that the source locations of the programs and exports stay where they
+    were.)"""
+    with open(os.path.join(ROOT, "hlo_texts.jsonl"), "w") as out:
+        for text in HLO_TEXTS:
+            header = xc.hlo.hlo_module_from_text(text).to_string().splitlines()[0]
+            out.write(json.dumps({
+                "text": text,
+                "entry_computation_layout": header_field(header, "entry_computation_layout"),
+            }) + "\n")
+
+
+if __name__ == "__main__":
+    run_hlo_texts()
