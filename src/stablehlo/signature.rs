@@ -201,7 +201,6 @@ impl Signature {
                 &arg.ty,
                 shape,
                 attrs,
-                false,
             )?);
         }
         let mut results = Vec::with_capacity(main.results.len());
@@ -221,7 +220,7 @@ impl Signature {
             let name = attr(&r.attributes, "jax.result_info")
                 .and_then(Attribute::as_str)
                 .unwrap_or_else(|| format!("result[{i}]"));
-            let mut v = value(name, &r.ty, shape, &r.attributes, true)?;
+            let mut v = value(name, &r.ty, shape, &r.attributes)?;
             v.layout_from_body = from_body;
             results.push(v);
         }
@@ -389,13 +388,7 @@ fn attr<'a>(attrs: &'a [Attribute], name: &str) -> Option<&'a Attribute> {
 }
 
 /// A parameter or result with what its attributes say.
-fn value(
-    name: String,
-    ty: &Type,
-    shape: Shape,
-    attrs: &[Attribute],
-    _result: bool,
-) -> Result<SignatureValue> {
+fn value(name: String, ty: &Type, shape: Shape, attrs: &[Attribute]) -> Result<SignatureValue> {
     let sharding = attr(attrs, "mhlo.sharding")
         .and_then(Attribute::as_str)
         .or_else(|| attr(attrs, "sdy.sharding").map(|a| a.value.clone()));
