@@ -44,12 +44,7 @@ pub fn run(
         return Err(input::no_input().into());
     }
     let width = width.unwrap_or_else(terminal_width);
-    if xla_shape::stablehlo::is_mlir_bytecode(&prefix) {
-        return Err(crate::signature::bytecode_problem().into());
-    }
-    let text = ModuleEncoding::detect(&prefix) == ModuleEncoding::Text;
-    if text && crate::signature::is_stablehlo(&prefix) {
-        let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
+    if let Some(bytes) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)? {
         drop(reader);
         let module = xla_shape::stablehlo::StableHloModule::from_text(input::line_text(&bytes)?)?;
         drop(bytes);
@@ -58,7 +53,7 @@ pub fn run(
         return report.finish();
     }
     let mut report = Report::new(out, top, width, json);
-    let failed = if text {
+    let failed = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text {
         report_text(reader, limits, &mut report)?
     } else {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;

@@ -40,14 +40,7 @@ pub fn run(
     let source = Source::of(input);
     let mut reader = source.open()?;
     let prefix = input::peek(&mut *reader)?;
-    if xla_shape::stablehlo::is_mlir_bytecode(&prefix) {
-        return Err(crate::signature::bytecode_problem().into());
-    }
-    let text = ModuleEncoding::detect(&prefix) == ModuleEncoding::Text;
-    if text && crate::signature::is_stablehlo(&prefix) {
-        // StableHLO text is read whole: an operation's types may follow
-        // its regions, lines later.
-        let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
+    if let Some(bytes) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)? {
         drop(reader);
         let text = input::line_text(&bytes)?;
         return if crate::signature::scan(text, json, out)? {
@@ -56,7 +49,8 @@ pub fn run(
             Ok(())
         };
     }
-    let Scanned { any, failed, blank } = if text {
+    let Scanned { any, failed, blank } = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text
+    {
         scan_text(reader, json, limits, out)?
     } else {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;

@@ -344,6 +344,27 @@ pub fn scan(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failur
     Ok(failed)
 }
 
+/// For `scan` and `report`, which read HLO text one line at a time: MLIR
+/// bytecode is refused, and StableHLO text is read whole (an operation's
+/// types may follow its regions, lines later). `Some(bytes)` for
+/// StableHLO text, `None` for any other input.
+pub fn whole_stablehlo(
+    prefix: &[u8],
+    reader: &mut dyn std::io::BufRead,
+    source: input::Source<'_>,
+    limits: &Limits,
+) -> Result<Option<Vec<u8>>, Failure> {
+    if is_mlir_bytecode(prefix) {
+        return Err(bytecode_problem().into());
+    }
+    if xla_shape::hlo::ModuleEncoding::detect(prefix) != xla_shape::hlo::ModuleEncoding::Text
+        || !is_stablehlo(prefix)
+    {
+        return Ok(None);
+    }
+    input::read_rest(reader, source.size(), limits.max_input).map(Some)
+}
+
 /// The error for MLIR bytecode, which the tool does not read yet.
 pub fn bytecode_problem() -> Problem {
     Problem::new(
