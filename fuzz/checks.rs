@@ -36,6 +36,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("hlo_module", hlo_module),
     ("hlo_proto", hlo_proto),
     ("any_message", any_message),
+    ("stablehlo_text", stablehlo_text),
 ];
 
 /// The fuzz targets of the command-line tool: their properties are in
@@ -1074,16 +1075,7 @@ pub fn hlo_module(data: &[u8]) {
     let Ok(module) = HloModule::from_text(input) else {
         return;
     };
-    let located = |at: xla_shape::Location| {
-        assert!(at.offset <= input.len(), "{at:?} past the text");
-        let line_start = input[..at.offset].rfind('\n').map_or(0, |n| n + 1);
-        assert_eq!(at.column, at.offset - line_start, "{at:?}");
-        assert_eq!(
-            at.line,
-            1 + input[..at.offset].matches('\n').count(),
-            "{at:?}"
-        );
-    };
+    let located = |at: xla_shape::Location| assert_located(input, at);
     for computation in &module.computations {
         if let Some(at) = computation.location {
             located(at);
@@ -1123,6 +1115,18 @@ pub fn hlo_module(data: &[u8]) {
         }
     }
     memory_report(&module);
+}
+
+/// Asserts that `at` is the line and column of its offset in `input`.
+fn assert_located(input: &str, at: xla_shape::Location) {
+    assert!(at.offset <= input.len(), "{at:?} past the text");
+    let line_start = input[..at.offset].rfind('\n').map_or(0, |n| n + 1);
+    assert_eq!(at.column, at.offset - line_start, "{at:?}");
+    assert_eq!(
+        at.line,
+        1 + input[..at.offset].matches('\n').count(),
+        "{at:?}"
+    );
 }
 
 /// The message an `hlo_proto` input is read as: its first byte picks one.
@@ -1392,5 +1396,79 @@ fn json_reads_as_prost_reflect(descriptor: &prost_reflect::MessageDescriptor, js
             }
         }
         (a, b) => panic!("ours {a:?}, prost-reflect's {b:?}"),
+    }
+}
+
+/// StableHLO text: nothing panics; every location the reader gives is the
+/// line and column of its offset; every type it read prints as text that
+/// reads back as the same type, and converts to a shape or an error; an
+/// array shape's tensor type reads back as that shape. The signature is
+/// made or refused without panicking, and its entry computation layout
+/// reads back as an HLO module header would.
+pub fn stablehlo_text(data: &[u8]) {
+    use xla_shape::stablehlo::{StableHloModule, Type};
+    let Ok(input) = std::str::from_utf8(data) else {
+        return;
+    };
+    let located = |at: xla_shape::Location| assert_located(input, at);
+    let module = match StableHloModule::from_text(input) {
+        Ok(m) => m,
+        Err(e) => {
+            assert_eq!(e.kind(), ErrorKind::Parse, "{e}");
+            located(e.location().expect("a parse error has a location"));
+            return;
+        }
+    };
+    let check_type = |t: &Type| {
+        let printed = t.to_string();
+        let again: Type = printed
+            .parse()
+            .unwrap_or_else(|e| panic!("{printed:?} does not read back: {e}"));
+        assert_eq!(&again, t, "{printed}");
+        if let Ok(shape) = t.to_shape()
+            && !matches!(shape, Shape::Tuple(_))
+        {
+            let back = Type::from_shape(&shape).expect("a shape of a type has a type");
+            let shape_again = back.to_shape().expect("its type converts back");
+            assert!(
+                shape_again.equal_with(&shape, &xla_shape::ShapeEqual::default().ignore_layout()),
+                "{t} -> {shape} -> {back} -> {shape_again}"
+            );
+        }
+    };
+    for f in &module.functions {
+        located(f.location);
+        for a in &f.arguments {
+            located(a.location);
+            check_type(&a.ty);
+            a.attributes.iter().for_each(|at| located(at.location));
+        }
+        for r in &f.results {
+            located(r.location);
+            check_type(&r.ty);
+        }
+        for op in &f.operations {
+            located(op.location);
+            op.result_types.iter().for_each(&check_type);
+            if let Some(l) = &op.debug_location {
+                let _ = module.location_name(l);
+            }
+        }
+    }
+    if let Ok(signature) = module.signature() {
+        let layout = signature
+            .entry_computation_layout()
+            .to_computation_layout_string();
+        let header = format!("HloModule m, entry_computation_layout={{{layout}}}\n");
+        let read = xla_shape::hlo::HloModule::from_text(&header)
+            .unwrap_or_else(|e| panic!("{header}: {e}"));
+        assert_eq!(
+            read.entry_computation_layout
+                .expect("the header has the layout")
+                .to_computation_layout_string(),
+            layout
+        );
+        let _ = signature.notes();
+        let _ = signature.compile_entry_computation_layout();
     }
 }

@@ -119,6 +119,23 @@ def hlo_module_texts():
     return out
 
 
+def stablehlo_texts():
+    """StableHLO modules as jax writes them (the small ones first, which
+    mutate faster), then hand-written ones, then single lines."""
+    programs = os.path.join(DATA, "stablehlo", "programs")
+    texts = []
+    for name in sorted(os.listdir(programs)):
+        if name.endswith(".mlir"):
+            with open(os.path.join(programs, name), encoding="utf-8") as f:
+                texts.append(f.read())
+    texts.sort(key=len)
+    out = texts[:150]
+    out.extend(r["text"] for r in records("stablehlo/modules.jsonl"))
+    for text in texts[:40]:
+        out.extend(line for line in text.splitlines() if "tensor<" in line)
+    return out
+
+
 def length_delimited(field, payload):
     """A length-delimited protobuf field: tag, varint length, payload."""
     out = bytearray([(field << 3) | 2])
@@ -257,6 +274,7 @@ def main():
     write("hlo_module", hlo_module_texts())
     write("hlo_proto", hlo_protos())
     write("any_message", messages())
+    write("stablehlo_text", stablehlo_texts())
     write("cli_json", cli_inputs())
     write("cli_draw", draw_inputs())
 

@@ -85,6 +85,7 @@ pub mod proto;
 mod protobuf;
 pub mod relayout;
 pub mod shape_util;
+pub mod stablehlo;
 #[cfg(feature = "formats")]
 pub mod serde {
     //! serde support beyond the model types' own `Serialize` /

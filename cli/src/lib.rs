@@ -13,5 +13,6 @@ pub mod input;
 pub mod output;
 pub mod report;
 pub mod scan;
+pub mod signature;
 pub mod strides;
 pub mod validate;

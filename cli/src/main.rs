@@ -6,7 +6,8 @@
 //! the JSON document with `--json`), 2 for usage errors.
 
 use xla_shape_cli::{
-    convert, describe, draw, dtypes, index, input, output, report, scan, strides, validate,
+    convert, describe, draw, dtypes, index, input, output, report, scan, signature, strides,
+    validate,
 };
 
 use std::io::{self, IsTerminal, Write};
@@ -125,6 +126,19 @@ enum Command {
         /// The width of the table (default: $COLUMNS, else 120).
         #[arg(long)]
         width: Option<usize>,
+    },
+    /// The entry computation layout of a module: StableHLO text (as XLA's
+    /// conversion prints it, with the aliasing from donation and what
+    /// compilation applies beside it), HLO text or a binary
+    /// HloModuleProto/HloProto/HloSnapshot.
+    #[command(after_help = "Examples:\n  xla-shape signature @jit_f.mlir\n  \
+                            xla-shape signature --json @module.pb\n\n\
+                            With --json, one document: entry_computation_layout, parameters, result \
+                            (and for StableHLO results, aliasing, shardings, memory kinds, layout modes, \
+                            the layout compilation asks for, notes).")]
+    Signature {
+        /// The module (standard input when absent or '-').
+        input: Option<String>,
     },
     /// Element offsets in SHAPE's layout, tiles applied, for the indices
     /// `i,j,k` read one per line from standard input.
@@ -284,6 +298,7 @@ fn run(
             validate::run(input.as_deref(), from, json, limits, out)
         }
         Command::Scan { input } => scan::run(input.as_deref(), json, limits, out),
+        Command::Signature { input } => signature::run(input.as_deref(), json, limits, out),
         Command::Report { input, top, width } => {
             report::run(input.as_deref(), top, width, json, limits, out)
         }

@@ -44,6 +44,14 @@ pub fn run(
         return Err(input::no_input().into());
     }
     let width = width.unwrap_or_else(terminal_width);
+    if let Some(bytes) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)? {
+        drop(reader);
+        let module = xla_shape::stablehlo::StableHloModule::from_text(input::line_text(&bytes)?)?;
+        drop(bytes);
+        let mut report = Report::new(out, top, width, json);
+        report_stablehlo(&module, &mut report)?;
+        return report.finish();
+    }
     let mut report = Report::new(out, top, width, json);
     let failed = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text {
         report_text(reader, limits, &mut report)?
@@ -186,6 +194,40 @@ fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Res
             shape,
             invalid,
             sizes: row.sizes,
+        })?;
+    }
+    Ok(())
+}
+
+/// Writes the report of StableHLO text: one row per operation with
+/// results (their tuple when several), by function.
+fn report_stablehlo(
+    module: &xla_shape::stablehlo::StableHloModule,
+    report: &mut Report<'_, impl Write>,
+) -> Result<(), Failure> {
+    report.module(module.name.as_deref().unwrap_or("module"))?;
+    for (function, op) in module.operations() {
+        if op.result_types.is_empty() {
+            continue;
+        }
+        let (shape, invalid, sizes) = match crate::signature::results_shape(&op.result_types) {
+            Ok(shape) => (Cow::Owned(shape.to_string()), None, BufferSizes::of(&shape)),
+            Err(e) => {
+                let types: Vec<String> = op.result_types.iter().map(ToString::to_string).collect();
+                (
+                    Cow::Owned(types.join(", ")),
+                    Some(Cow::Owned(e.message().to_owned())),
+                    BufferSizes::REJECTED,
+                )
+            }
+        };
+        report.row(Row {
+            computation: Cow::Borrowed(&function.name),
+            name: Cow::Borrowed(&op.results),
+            opcode: Cow::Borrowed(&op.name),
+            shape,
+            invalid,
+            sizes,
         })?;
     }
     Ok(())

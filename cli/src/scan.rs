@@ -40,6 +40,15 @@ pub fn run(
     let source = Source::of(input);
     let mut reader = source.open()?;
     let prefix = input::peek(&mut *reader)?;
+    if let Some(bytes) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)? {
+        drop(reader);
+        let text = input::line_text(&bytes)?;
+        return if crate::signature::scan(text, json, out)? {
+            Err(Failure::Reported)
+        } else {
+            Ok(())
+        };
+    }
     let Scanned { any, failed, blank } = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text
     {
         scan_text(reader, json, limits, out)?

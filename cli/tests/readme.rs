@@ -92,7 +92,11 @@ fn run(example: &Example) -> String {
         Some((printf, rest)) => {
             let w = words(printf);
             assert_eq!(w[0], "printf", "{}", example.command);
-            (w[1].replace("\\n", "\n"), rest.to_string())
+            // printf's escapes: `\n` and `%%`.
+            (
+                w[1].replace("\\n", "\n").replace("%%", "%"),
+                rest.to_string(),
+            )
         }
         None => (String::new(), example.command.clone()),
     };

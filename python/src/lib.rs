@@ -7,6 +7,7 @@
 mod buffer;
 mod dtype;
 mod errors;
+mod stablehlo;
 mod types;
 mod utils;
 
@@ -323,5 +324,11 @@ fn _xla_shape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan_hlo, m)?)?;
     m.add("MAX_NESTING_DEPTH", xla_shape::MAX_NESTING_DEPTH)?;
     utils::register(m)?;
+    utils::submodule(
+        m,
+        "stablehlo",
+        "StableHLO text read without MLIR: types as XLA shapes, the entry signature.",
+        stablehlo::add,
+    )?;
     Ok(())
 }

@@ -45,7 +45,7 @@ from ._xla_shape import (
     relayout,
     scan_hlo,
 )
-from . import index_util, layout_util, shape_util, strides
+from . import index_util, layout_util, shape_util, stablehlo, strides
 
 # Errors raised by the library carry these attributes; the class defaults
 # make them readable on any instance.
@@ -85,5 +85,6 @@ __all__ = [
     "relayout",
     "scan_hlo",
     "shape_util",
+    "stablehlo",
     "strides",
 ]

@@ -3,6 +3,7 @@ from typing import Any, ClassVar, List, Optional, Sequence, Tuple, Union, final
 from . import index_util as index_util
 from . import layout_util as layout_util
 from . import shape_util as shape_util
+from . import stablehlo as stablehlo
 from . import strides as strides
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "relayout",
     "scan_hlo",
     "shape_util",
+    "stablehlo",
     "strides",
 ]
 

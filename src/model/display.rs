@@ -434,6 +434,26 @@ impl<'a> Printer<'a> {
         self.text(") -> ");
         self.shape(p.result(), false);
     }
+
+    /// `ComputationLayout::ToString`: `(p0, p1)->result`, with layouts and
+    /// without names, `/*index=5*/` before every fifth parameter as in
+    /// tuples.
+    pub(crate) fn computation_layout(&mut self, p: &ProgramShape) {
+        self.byte(b'(');
+        for (i, shape) in p.parameters().iter().enumerate() {
+            if i > 0 {
+                self.text(", ");
+                if i % 5 == 0 {
+                    self.text("/*index=");
+                    self.int(i as i64);
+                    self.text("*/");
+                }
+            }
+            self.shape(shape, true);
+        }
+        self.text(")->");
+        self.shape(p.result(), true);
+    }
 }
 
 /// Whether `Layout::ToString` prints anything after the minor-to-major
@@ -583,6 +603,28 @@ impl fmt::Display for SplitConfig {
     /// XLA's `SplitConfig::ToString`: `(dimension:i,j,...)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         display(f, |p| p.split_config(self))
+    }
+}
+
+impl ProgramShape {
+    /// XLA's `ComputationLayout::ToString`: the parameter and result shapes
+    /// with their layouts and without names, as the header of an HLO
+    /// module holds them in `entry_computation_layout={...}`.
+    ///
+    /// ```
+    /// use xla_shape::{ProgramShape, Shape};
+    /// let p = ProgramShape::new(
+    ///     vec![("x".into(), "f32[2,3]{1,0}".parse()?), ("".into(), Shape::Token)],
+    ///     "(f32[3,2]{0,1}, s32[])".parse()?,
+    /// );
+    /// assert_eq!(p.to_computation_layout_string(), "(f32[2,3]{1,0}, token[])->(f32[3,2]{0,1}, s32[])");
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    #[doc(alias = "ComputationLayout::ToString")]
+    pub fn to_computation_layout_string(&self) -> String {
+        let mut out = String::new();
+        print_into(&mut out, |p| p.computation_layout(self));
+        out
     }
 }
 

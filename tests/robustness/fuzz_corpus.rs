@@ -78,6 +78,7 @@ replay_tests!(
     hlo_module,
     hlo_proto,
     any_message,
+    stablehlo_text,
 );
 
 /// The binary modules of the golden data, which Google's runtime wrote,

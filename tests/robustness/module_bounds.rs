@@ -114,6 +114,38 @@ fn message_formats_are_read_in_memory_linear_in_their_size() {
     );
 }
 
+/// A golden StableHLO program (jax's text with debug locations) repeated
+/// to `SIZE` bytes: each copy is a `module` of its own, read into the one
+/// module's functions.
+fn stablehlo_text() -> String {
+    let text = std::fs::read_to_string(common::data_path(
+        "stablehlo/programs/linalg_svd.debug.mlir",
+    ))
+    .unwrap();
+    text.repeat(SIZE / text.len() + 1)
+}
+
+#[test]
+fn stablehlo_text_is_read_in_memory_linear_in_its_size() {
+    use xla_shape::stablehlo::StableHloModule;
+    let text = stablehlo_text();
+    let ((module, count), peak) = peak_memory(|| allocations(|| StableHloModule::from_text(&text)));
+    let module = module.unwrap();
+    within("StableHLO text", text.len(), peak, BOUND_STABLEHLO);
+    let operations = module.operations().count();
+    assert!(operations > 1000);
+    if std::env::var_os("XLA_SHAPE_PRINT_MEMORY").is_some() {
+        eprintln!("StableHLO text: {count} allocations for {operations} operations");
+    }
+    assert!(
+        count <= 16 * operations + 1000,
+        "{count} allocations for {operations} operations"
+    );
+    let (signature, peak) = peak_memory(|| module.signature().map(|s| s.parameters.len()));
+    signature.unwrap();
+    within("StableHLO signature", text.len(), peak, 1);
+}
+
 // The bounds, per input byte: about twice what was measured on these
 // inputs (XLA_SHAPE_PRINT_MEMORY=1 prints the figures): module text 4.4,
 // .pb 8.0, the report 12 to 15 (the view and the JSON document), the
@@ -127,3 +159,6 @@ const BOUND_PB: usize = 16;
 const BOUND_REPORT: usize = 32;
 const BOUND_LOSSLESS: usize = 48;
 const BOUND_MESSAGE: usize = 24;
+/// StableHLO text: every operation keeps its name, results, types and
+/// location.
+const BOUND_STABLEHLO: usize = 8;

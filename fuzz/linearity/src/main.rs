@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoFormats};
 use xla_shape::hlo::{HloModule, MemoryReport};
 use xla_shape::proto::ShapeProto;
+use xla_shape::stablehlo::StableHloModule;
 use xla_shape::text::shapes_in_hlo;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{Layout, Shape};
@@ -109,7 +110,143 @@ fn main() {
     let pb_as_text = pb_as.clone();
     let pb_as_text_long = pb_as.clone();
 
+    // StableHLO text: every golden jax program (with debug locations) one
+    // after another, repeated; each is a `module` of its own.
+    let programs = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/stablehlo/programs/"
+    );
+    let mut stablehlo = String::new();
+    let mut names: Vec<_> = std::fs::read_dir(programs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".debug.mlir"))
+        .collect();
+    names.sort();
+    for name in names {
+        stablehlo.push_str(&std::fs::read_to_string(format!("{programs}{name}")).unwrap());
+    }
+    let stablehlo_for =
+        move |size: usize| stablehlo.repeat(size / stablehlo.len() + 1).into_bytes();
+
     let families = vec![
+        Family {
+            name: "StableHLO text: jax programs (from_text)",
+            make: Box::new(stablehlo_for.clone()),
+            run: text(|t| {
+                black_box(StableHloModule::from_text(t).unwrap());
+            }),
+        },
+        Family {
+            name: "StableHLO text: jax programs (signature, every op's shape and location name)",
+            make: Box::new(stablehlo_for),
+            run: text(|t| {
+                let m = StableHloModule::from_text(t).unwrap();
+                black_box(m.signature().unwrap());
+                for (_, op) in m.operations() {
+                    for ty in &op.result_types {
+                        let _ = black_box(ty.to_shape());
+                    }
+                    if let Some(l) = &op.debug_location {
+                        black_box(m.location_name(l));
+                    }
+                }
+            }),
+        },
+        Family {
+            name: "StableHLO text: a chain of transposes to the result",
+            make: Box::new(|n| {
+                let op = "  %x = stablehlo.transpose %x, dims = [1, 0] : (tensor<2x2xf32>) -> tensor<2x2xf32>\n";
+                fill(
+                    "func.func public @main(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {\n",
+                    op,
+                    "",
+                    "  return %x : tensor<2x2xf32>\n}\n",
+                    n,
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                let m = StableHloModule::from_text(t).unwrap();
+                black_box(m.signature().unwrap());
+            }),
+        },
+        Family {
+            name: "StableHLO text: one op with many result types",
+            make: Box::new(|n| {
+                let count = n / 14;
+                let mut s = format!("func.func @main() {{\n  %0:{count} = a.b : ");
+                s.push_str(&vec!["tensor<2xf32>"; count].join(","));
+                s.push_str("\n}\n");
+                s.into_bytes()
+            }),
+            run: text(|t| {
+                black_box(StableHloModule::from_text(t).unwrap());
+            }),
+        },
+        Family {
+            name: "StableHLO text: regions 90 deep, repeated",
+            make: Box::new(|n| {
+                let unit = format!(
+                    "{}{}",
+                    "%0 = \"a.b\"() ({\n".repeat(90),
+                    "}) : () -> tensor<f32>\n".repeat(90)
+                );
+                fill("func.func @main() {\n", &unit, "", "}\n", n).into_bytes()
+            }),
+            run: text(|t| {
+                black_box(StableHloModule::from_text(t).unwrap());
+            }),
+        },
+        Family {
+            name: "StableHLO text: a long attribute dictionary",
+            make: Box::new(|n| {
+                fill(
+                    "module attributes {",
+                    "a.b = [1, \"}\", {c = 2}]",
+                    ", ",
+                    "} {\n}\n",
+                    n,
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                black_box(StableHloModule::from_text(t).unwrap());
+            }),
+        },
+        Family {
+            name: "StableHLO text: tuple types 99 deep, repeated",
+            make: Box::new(|n| {
+                let ty = format!("{}tensor<f32>{}", "tuple<".repeat(98), ">".repeat(98));
+                fill(
+                    "func.func @main(",
+                    &format!("%a: {ty}"),
+                    ", ",
+                    ") {\n}\n",
+                    n,
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                black_box(StableHloModule::from_text(t).unwrap());
+            }),
+        },
+        Family {
+            name: "StableHLO text: an error at the end of a long module",
+            make: Box::new(|n| {
+                fill(
+                    "func.func @main() {\n",
+                    "  %0 = a.b : tensor<f32>\n",
+                    "",
+                    "  %1 = a.b : tensor<2xfoo>\n}\n",
+                    n,
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                let _ = black_box(StableHloModule::from_text(t));
+            }),
+        },
         Family {
             name: "module text: HloModule::from_text",
             make: Box::new(module_text.clone()),

@@ -351,7 +351,7 @@ impl Done for Result<(), Error> {
 
 /// Creates submodule `name` with `doc`, filled by `fill`, and registers it
 /// as `xla_shape._xla_shape.<name>`.
-fn submodule<'py>(
+pub(crate) fn submodule<'py>(
     parent: &Bound<'py, PyModule>,
     name: &str,
     doc: &str,

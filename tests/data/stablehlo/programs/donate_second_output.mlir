@@ -1,0 +1,8 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32> {tf.aliasing_output = 1 : i32}) -> (tensor<f32> {jax.result_info = "result[0]"}, tensor<2x3xf32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [0, 1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<f32>
+    %1 = stablehlo.add %arg0, %arg1 : tensor<2x3xf32>
+    return %0, %1 : tensor<f32>, tensor<2x3xf32>
+  }
+}

@@ -1,0 +1,7 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3xf4E2M1FN>) -> (tensor<3x2xf4E2M1FN> {jax.result_info = "result[0]"}, tensor<6xf4E2M1FN> {jax.result_info = "result[1]"}) {
+    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x3xf4E2M1FN>) -> tensor<3x2xf4E2M1FN>
+    %1 = stablehlo.reshape %arg0 : (tensor<2x3xf4E2M1FN>) -> tensor<6xf4E2M1FN>
+    return %0, %1 : tensor<3x2xf4E2M1FN>, tensor<6xf4E2M1FN>
+  }
+}

@@ -1,0 +1,7 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3xui16>) -> (tensor<3x2xui16> {jax.result_info = "result[0]"}, tensor<6xui16> {jax.result_info = "result[1]"}) {
+    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x3xui16>) -> tensor<3x2xui16>
+    %1 = stablehlo.reshape %arg0 : (tensor<2x3xui16>) -> tensor<6xui16>
+    return %0, %1 : tensor<3x2xui16>, tensor<6xui16>
+  }
+}

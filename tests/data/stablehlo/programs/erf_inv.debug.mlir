@@ -1,0 +1,15 @@
+#loc1 = loc("x")
+module @jit_erf_inv attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3xf32> loc("x")) -> (tensor<3xf32> {jax.result_info = "result"}) {
+    %0 = chlo.erf_inv %arg0 : tensor<3xf32> -> tensor<3xf32> loc(#loc7)
+    return %0 : tensor<3xf32> loc(#loc8)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("tests/data/oracle/stablehlo_gen.py":284:22 to :51)
+#loc3 = loc("tests/data/oracle/stablehlo_gen.py":596:4 to :18)
+#loc4 = loc("run_programs"(#loc2))
+#loc5 = loc("<module>"(#loc3))
+#loc6 = loc(callsite(#loc4 at #loc5))
+#loc7 = loc("jit(erf_inv)/erf_inv"(#loc6))
+#loc8 = loc("jit(erf_inv)"(#loc6))

@@ -1,0 +1,22 @@
+#loc = loc(unknown)
+#loc1 = loc("a")
+module @jit_fft attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<8xcomplex<f32>> loc("a")) -> (tensor<8xcomplex<f32>> {jax.result_info = "result"}) {
+    %0 = call @fft(%arg0) : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>> loc(#loc8)
+    return %0 : tensor<8xcomplex<f32>> loc(#loc9)
+  } loc(#loc)
+  func.func private @fft(%arg0: tensor<8xcomplex<f32>> loc(unknown)) -> tensor<8xcomplex<f32>> {
+    %0 = stablehlo.fft %arg0, type = FFT, length = [8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>> loc(#loc4)
+    return %0 : tensor<8xcomplex<f32>> loc(#loc)
+  } loc(#loc11)
+} loc(#loc)
+#loc2 = loc("tests/data/oracle/stablehlo_gen.py":284:22 to :51)
+#loc3 = loc("tests/data/oracle/stablehlo_gen.py":596:4 to :18)
+#loc4 = loc("fft")
+#loc5 = loc("run_programs"(#loc2))
+#loc6 = loc("<module>"(#loc3))
+#loc7 = loc(callsite(#loc5 at #loc6))
+#loc8 = loc("jit(fft)/jit(fft)"(#loc7))
+#loc9 = loc("jit(fft)"(#loc7))
+#loc10 = loc("jit(fft)/jit"(#loc7))
+#loc11 = loc("jit:"(#loc10))

@@ -1,0 +1,17 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main() -> (tensor<4xi64> {jax.result_info = "result"}) {
+    %0 = stablehlo.iota dim = 0 : tensor<4xi64> loc(#loc10)
+    return %0 : tensor<4xi64> loc(#loc9)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc1 = loc("tests/data/oracle/stablehlo_gen.py":223:32 to :45)
+#loc2 = loc("tests/data/oracle/stablehlo_gen.py":284:22 to :51)
+#loc3 = loc("tests/data/oracle/stablehlo_gen.py":596:4 to :18)
+#loc4 = loc("<lambda>"(#loc1))
+#loc5 = loc("run_programs"(#loc2))
+#loc6 = loc("<module>"(#loc3))
+#loc7 = loc(callsite(#loc5 at #loc6))
+#loc8 = loc(callsite(#loc4 at #loc7))
+#loc9 = loc("jit(<lambda>)"(#loc7))
+#loc10 = loc("jit(<lambda>)/iota"(#loc8))

@@ -1,0 +1,26 @@
+#loc1 = loc("x")
+#loc5 = loc("reduce_window_max")
+#loc9 = loc("reduce_window_max:"(#loc5))
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4x6xf32> loc("x")) -> (tensor<2x3xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32> loc(#loc13)
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<f32> loc(#loc13)
+    %1 = "stablehlo.reduce_window"(%arg0, %0) <{base_dilations = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>}> ({
+    ^bb0(%arg1: tensor<f32> loc("reduce_window_max:"(#loc5)), %arg2: tensor<f32> loc("reduce_window_max:"(#loc5))):
+      %2 = stablehlo.maximum %arg1, %arg2 : tensor<f32> loc(#loc13)
+      stablehlo.return %2 : tensor<f32> loc(#loc13)
+    }) : (tensor<4x6xf32>, tensor<f32>) -> tensor<2x3xf32> loc(#loc13)
+    return %1 : tensor<2x3xf32> loc(#loc12)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("tests/data/oracle/stablehlo_gen.py":215:35 to :99)
+#loc3 = loc("tests/data/oracle/stablehlo_gen.py":284:22 to :51)
+#loc4 = loc("tests/data/oracle/stablehlo_gen.py":596:4 to :18)
+#loc6 = loc("<lambda>"(#loc2))
+#loc7 = loc("run_programs"(#loc3))
+#loc8 = loc("<module>"(#loc4))
+#loc10 = loc(callsite(#loc7 at #loc8))
+#loc11 = loc(callsite(#loc6 at #loc10))
+#loc12 = loc("jit(<lambda>)"(#loc10))
+#loc13 = loc("jit(<lambda>)/reduce_window_max"(#loc11))

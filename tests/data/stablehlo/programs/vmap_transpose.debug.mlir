@@ -1,0 +1,18 @@
+#loc1 = loc("x")
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3x4xf32> loc("x")) -> (tensor<3x4x2xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.transpose %arg0, dims = [1, 2, 0] : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32> loc(#loc11)
+    return %0 : tensor<3x4x2xf32> loc(#loc10)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("tests/data/oracle/stablehlo_gen.py":204:45 to :48)
+#loc3 = loc("tests/data/oracle/stablehlo_gen.py":284:22 to :51)
+#loc4 = loc("tests/data/oracle/stablehlo_gen.py":596:4 to :18)
+#loc5 = loc("<lambda>"(#loc2))
+#loc6 = loc("run_programs"(#loc3))
+#loc7 = loc("<module>"(#loc4))
+#loc8 = loc(callsite(#loc6 at #loc7))
+#loc9 = loc(callsite(#loc5 at #loc8))
+#loc10 = loc("jit(<lambda>)"(#loc8))
+#loc11 = loc("jit(<lambda>)/vmap()/transpose"(#loc9))
