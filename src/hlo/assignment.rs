@@ -109,7 +109,9 @@ pub struct HeapTrace {
     /// Whether the whole module was simulated at once (rather than one
     /// computation).
     pub whole_module_simulation: bool,
-    /// The allocation the buffers were placed in.
+    /// The index of the allocation the buffers were placed in, as it was
+    /// when the heap was simulated: XLA may renumber its allocations later
+    /// (the buffers' own allocation is the one that holds them).
     pub buffer_allocation_index: i64,
 }
 
