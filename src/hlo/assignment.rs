@@ -13,6 +13,7 @@
 //! same value), repeated fields append, the last scalar wins, a known field
 //! with another wire type is an unknown field.
 
+use super::wire::count_fields;
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::protobuf::fields::{buffer_allocation, buffer_assignment, heap_trace, logical_buffer};
 use crate::protobuf::{Reader, WireResult, WireType};
@@ -156,6 +157,11 @@ pub struct HeapEvent {
 /// Reads `BufferAssignmentProto` bytes into `into` (depth `depth`): called
 /// once per occurrence of the field, which merges them.
 pub(super) fn read(into: &mut BufferAssignment, bytes: &[u8], depth: usize) -> WireResult<()> {
+    // Room for every buffer, allocation and trace at once.
+    into.logical_buffers
+        .reserve(count_fields(bytes, buffer_assignment::LOGICAL_BUFFERS));
+    into.allocations
+        .reserve(count_fields(bytes, buffer_assignment::BUFFER_ALLOCATIONS));
     let mut r = Reader::new(bytes);
     while !r.at_end() {
         let (number, wire) = r.key()?;
@@ -244,6 +250,7 @@ fn location(b: &mut LogicalBuffer, bytes: &[u8], depth: usize) -> WireResult<()>
 fn allocation(a: &mut BufferAllocation, bytes: &[u8], depth: usize) -> WireResult<()> {
     use buffer_allocation as f;
     let depth = deeper(depth)?;
+    a.assigned.reserve(count_fields(bytes, f::ASSIGNED));
     let mut r = Reader::new(bytes);
     while !r.at_end() {
         let (number, wire) = r.key()?;
@@ -310,6 +317,7 @@ fn assigned(x: &mut Assigned, bytes: &[u8], depth: usize) -> WireResult<()> {
 
 fn trace(t: &mut HeapTrace, bytes: &[u8], depth: usize) -> WireResult<()> {
     let depth = deeper(depth)?;
+    t.events.reserve(count_fields(bytes, heap_trace::EVENTS));
     let mut r = Reader::new(bytes);
     while !r.at_end() {
         let (number, wire) = r.key()?;

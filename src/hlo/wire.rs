@@ -69,6 +69,22 @@ impl ModuleMessage {
     }
 }
 
+/// How many length-delimited fields `wanted` the top level of `bytes`
+/// holds, counted by skipping over every value (0 for bytes that are not a
+/// message: the walk reports them).
+pub(super) fn count_fields(bytes: &[u8], wanted: u32) -> usize {
+    let mut n = 0;
+    let mut r = Reader::new(bytes);
+    while !r.at_end() {
+        let Ok((number, wire)) = r.key() else { break };
+        n += usize::from((number, wire) == (wanted, WireType::LengthDelimited));
+        if r.skip(number, wire, 0, MAX_NESTING_DEPTH).is_err() {
+            break;
+        }
+    }
+    n
+}
+
 /// The values of the length-delimited fields 1 at the top level of `bytes`
 /// (`HloProto.hlo_module`, `HloSnapshot.hlo`), in order, if they are a
 /// well-formed message. Field 1 with another wire type is an unknown field.
@@ -474,7 +490,10 @@ impl<'a> ModuleWalk<'a> {
             let mut name: &[u8] = &[];
             let (mut id, mut root_id) = (0i64, 0i64);
             let mut program_shape = None;
-            let mut instructions = Vec::new();
+            // Room for every instruction at once: a large computation would
+            // otherwise be moved each time its vector grows.
+            let mut instructions =
+                Vec::with_capacity(count_fields(bytes, hlo_computation::INSTRUCTIONS));
             let mut r = Reader::new(bytes);
             while !r.at_end() {
                 *place = Place::default();

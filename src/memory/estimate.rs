@@ -30,13 +30,11 @@
 //!    (buffers that are no argument, output or constant) are packed into
 //!    one block per memory space (`heap.rs`).
 
-use std::collections::HashMap;
-
 use super::graph::{Flat, Graph};
 use super::heap::{Interval, pack};
 use super::{
-    AllocationKind, EstimateOptions, HostBytes, MemoryAnalysis, PeakBuffer, Source, Step, add,
-    by_kind, sample,
+    AllocationKind, EstimateOptions, HostBytes, Map, MemoryAnalysis, PeakBuffer, Set, Source, Step,
+    add, by_kind, sample,
 };
 use crate::error::Result;
 use crate::hlo::{HloInstruction, HloModule};
@@ -475,7 +473,7 @@ impl Users {
 /// of its users in turn, is elementwise or a tuple.
 fn uses_are_elementwise(graph: &Graph<'_>, users: &Users, param: u32) -> bool {
     let mut stack = vec![param];
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = Set::default();
     while let Some(current) = stack.pop() {
         for &u in users.of(current) {
             let opcode = graph.instruction(u).opcode.as_str();
@@ -583,7 +581,35 @@ fn combine(sizes: &[i64], alignment: i64) -> i64 {
 struct Allocation {
     size: i64,
     space: i64,
-    members: Vec<usize>,
+    /// The buffers placed in it, by the start of their live range. Their
+    /// ranges meet at most at an end (the buffers do not interfere), so
+    /// only the last few that start before a range can meet it.
+    members: std::collections::BTreeMap<(u32, usize), u32>,
+}
+
+impl Allocation {
+    fn new(size: i64, space: i64, b: usize, r: &Ranges<'_>) -> Self {
+        let mut a = Allocation {
+            size,
+            space,
+            members: Default::default(),
+        };
+        a.insert(b, r);
+        a
+    }
+
+    fn insert(&mut self, b: usize, r: &Ranges<'_>) {
+        self.members.insert((r.start[b], b), r.last[b]);
+    }
+
+    /// The members whose live range meets `start..=end`.
+    fn meeting(&self, start: u32, end: u32) -> impl Iterator<Item = usize> + '_ {
+        self.members
+            .range(..=(end, usize::MAX))
+            .rev()
+            .take_while(move |(_, last)| **last >= start)
+            .map(|(&(_, m), _)| m)
+    }
 }
 
 /// The live ranges of buffers, and the position that first defines each.
@@ -762,7 +788,7 @@ pub(super) fn analyze(module: &HloModule, options: &EstimateOptions) -> Result<M
         .collect();
     order.sort_by_key(|&b| (-size[b], holds[b] != Holds::Output, start[b], b));
     let mut allocations: Vec<Allocation> = Vec::new();
-    let mut allocation_of: HashMap<usize, usize> = HashMap::new();
+    let mut allocation_of: Map<usize, usize> = Map::default();
     let mut reusable: Vec<usize> = Vec::new();
     let mut in_allocation = vec![false; npos];
     let mut tuple_tables: Vec<(usize, i64, i64)> = Vec::new();
@@ -778,11 +804,7 @@ pub(super) fn analyze(module: &HloModule, options: &EstimateOptions) -> Result<M
                 if aliased {
                     reusable.push(allocations.len());
                 }
-                allocations.push(Allocation {
-                    size: size[b],
-                    space: space[b],
-                    members: vec![b],
-                });
+                allocations.push(Allocation::new(size[b], space[b], b, &ranges));
                 continue;
             }
             Holds::Constant => continue,
@@ -824,24 +846,19 @@ pub(super) fn analyze(module: &HloModule, options: &EstimateOptions) -> Result<M
                 && size[b] <= allocation.size
                 && (!output || allocation.size == size[b])
                 && allocation
-                    .members
-                    .iter()
-                    .all(|&m| !interferes(&graph, &users, &p, &ranges, b, m))
+                    .meeting(start[b], last[b])
+                    .all(|m| !interferes(&graph, &users, &p, &ranges, b, m))
         });
         match fits {
             Some(a) => {
-                allocations[a].members.push(b);
+                allocations[a].insert(b, &ranges);
                 allocation_of.insert(b, a);
                 in_allocation[b] = true;
             }
             None if output => {
                 allocation_of.insert(b, allocations.len());
                 reusable.push(allocations.len());
-                allocations.push(Allocation {
-                    size: size[b],
-                    space: space[b],
-                    members: vec![b],
-                });
+                allocations.push(Allocation::new(size[b], space[b], b, &ranges));
             }
             None => {}
         }
@@ -899,7 +916,7 @@ pub(super) fn analyze(module: &HloModule, options: &EstimateOptions) -> Result<M
     }
 
     // Step 4: the temporaries' groups, packed per memory space.
-    let mut group_index: HashMap<u32, usize> = HashMap::new();
+    let mut group_index: Map<u32, usize> = Map::default();
     let mut intervals: Vec<Interval> = Vec::new();
     let mut interval_space: Vec<i64> = Vec::new();
     for b in 0..npos {
@@ -1088,7 +1105,7 @@ pub(super) fn analyze(module: &HloModule, options: &EstimateOptions) -> Result<M
     // Temporaries live at the peak: per group, its member defined last
     // before it.
     let t = peak_time as u32;
-    let mut occupant: HashMap<u32, (u32, u32)> = HashMap::new();
+    let mut occupant: Map<u32, (u32, u32)> = Map::default();
     for pos in 0..npos as u32 {
         if !p.defines[pos as usize] {
             continue;

@@ -1,14 +1,13 @@
 //! The figures of XLA's buffer assignment, read from an `HloProto`.
 
-use std::collections::HashMap;
-
 use super::{
-    AllocationKind, HostBytes, MemoryAnalysis, PeakBuffer, Source, Step, add, by_kind, sample,
+    AllocationKind, HostBytes, Map, MemoryAnalysis, PeakBuffer, Set, Source, Step, add, by_kind,
+    sample,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::hlo::{
-    BufferAllocation, BufferAssignment, HeapEventKind, HeapTrace, HloComputation, HloInstruction,
-    HloModule, LogicalBuffer,
+    BufferAllocation, HeapEventKind, HeapTrace, HloComputation, HloInstruction, HloModule,
+    LogicalBuffer,
 };
 use crate::shape_util::try_get_subshape;
 
@@ -71,33 +70,39 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
             .iter()
             .map(|a| (kind(a), a.color, a.size)),
     )?;
-    let names = Names::new(module, assignment);
+    let ids = Ids::new(assignment.logical_buffers.iter().map(|b| b.id));
     let base = device
         .arguments
         .saturating_add(device.outputs)
         .saturating_sub(device.aliased);
-    let mut peak_buffers = Vec::new();
-    let mut timeline = Vec::new();
+    // Buffers at the peak (their index in `logical_buffers`, bytes, kind)
+    // and the timeline (buffer index, live bytes); named at the end, only
+    // those that are kept.
+    let mut peaks: Vec<(u32, i64, AllocationKind)> = Vec::new();
+    let mut timeline: Vec<(u32, i64)> = Vec::new();
+    // Parameters' and outputs' allocations: one row each, for the buffer
+    // that defines it (the parameter, or the largest value), chosen once
+    // the instructions are known.
+    let mut defining: Vec<(Vec<u32>, i64, AllocationKind)> = Vec::new();
+    let mut in_allocation = vec![i64::MIN; assignment.logical_buffers.len()];
     for a in &assignment.allocations {
         match kind(a) {
             AllocationKind::Parameter | AllocationKind::Output => {
-                // One row per allocation: the buffer that defines it (the
-                // parameter, or the largest output value).
-                let defining = a
+                let held = a
                     .assigned
                     .iter()
-                    .filter_map(|x| names.buffer(x.logical_buffer_id))
-                    .max_by_key(|b| (names.is_parameter(b), b.size));
-                if let Some(b) = defining {
-                    peak_buffers.push(names.peak_buffer(b, a.size, kind(a)));
-                }
+                    .filter_map(|x| ids.get(x.logical_buffer_id))
+                    .collect();
+                defining.push((held, a.size, kind(a)));
             }
             AllocationKind::Temporary => {
-                let sizes: HashMap<i64, i64> = a
-                    .assigned
-                    .iter()
-                    .map(|x| (x.logical_buffer_id, x.size))
-                    .collect();
+                let mut members = Vec::with_capacity(a.assigned.len());
+                for x in &a.assigned {
+                    if let Some(b) = ids.get(x.logical_buffer_id) {
+                        in_allocation[b as usize] = x.size;
+                        members.push((x.offset, b, x.size));
+                    }
+                }
                 // The traces of the buffers placed in this allocation.
                 // (`buffer_allocation_index` is the index the allocation
                 // had when the heap was simulated; XLA renumbers
@@ -105,56 +110,94 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
                 let traces: Vec<&HeapTrace> = assignment
                     .heap_traces
                     .iter()
-                    .filter(|t| t.events.iter().any(|e| sizes.contains_key(&e.buffer_id)))
+                    .filter(|t| {
+                        t.events.iter().any(|e| {
+                            ids.get(e.buffer_id)
+                                .is_some_and(|b| in_allocation[b as usize] != i64::MIN)
+                        })
+                    })
                     .collect();
                 // XLA combines the temporary allocations of a memory space
                 // into one (`BufferAssignment::CombineTempAllocations`),
                 // and its peak buffers are theirs joined: the heap's at its
                 // peak, and the buffers that had an allocation of their own
-                // (tuple index tables), which no trace mentions.
-                let traced: std::collections::HashSet<i64> = traces
+                // (tuple index tables), which no trace mentions: one per
+                // such allocation (its values share an offset), the first
+                // by id, as XLA lists it.
+                let mut traced = vec![false; assignment.logical_buffers.len()];
+                for e in traces.iter().flat_map(|t| &t.events) {
+                    if let Some(b) = ids.get(e.buffer_id) {
+                        traced[b as usize] = true;
+                    }
+                }
+                let mut untraced: Vec<(i64, i64, u32, i64)> = members
                     .iter()
-                    .flat_map(|t| t.events.iter().map(|e| e.buffer_id))
-                    .collect();
-                // One per such allocation: the values of one buffer share
-                // its offset, and XLA lists the first (by id).
-                let mut untraced: Vec<(i64, i64, i64)> = a
-                    .assigned
-                    .iter()
-                    .filter(|x| !traced.contains(&x.logical_buffer_id))
-                    .map(|x| (x.offset, x.logical_buffer_id, x.size))
+                    .filter(|m| !traced[m.1 as usize])
+                    .map(|&(offset, b, size)| {
+                        (offset, assignment.logical_buffers[b as usize].id, b, size)
+                    })
                     .collect();
                 untraced.sort_unstable();
                 untraced.dedup_by_key(|x| x.0);
-                for (_, id, size) in untraced {
-                    if let Some(b) = names.buffer(id) {
-                        peak_buffers.push(names.peak_buffer(b, size, AllocationKind::Temporary));
-                    }
-                }
+                peaks.extend(
+                    untraced
+                        .iter()
+                        .map(|&(_, _, b, size)| (b, size, AllocationKind::Temporary)),
+                );
                 for trace in traces {
-                    let replay = replay(trace, &sizes);
-                    for id in &replay.at_peak {
-                        if let Some(b) = names.buffer(*id) {
-                            peak_buffers.push(names.peak_buffer(
-                                b,
-                                sizes[id],
-                                AllocationKind::Temporary,
-                            ));
-                        }
-                    }
+                    let replay = replay(trace, &ids, &in_allocation);
+                    peaks.extend(
+                        replay
+                            .at_peak
+                            .iter()
+                            .map(|&b| (b, in_allocation[b as usize], AllocationKind::Temporary)),
+                    );
                     if a.color != HOST_MEMORY_SPACE {
                         timeline.extend(replay.steps);
                     }
+                }
+                for (_, b, _) in members {
+                    in_allocation[b as usize] = i64::MIN;
                 }
             }
             AllocationKind::ThreadLocal | AllocationKind::Constant => {}
         }
     }
+    let timeline = sample(timeline);
+    // The instructions of the buffers kept, by id.
+    let buffers = &assignment.logical_buffers;
+    let wanted: Set<i64> = peaks
+        .iter()
+        .map(|p| p.0)
+        .chain(timeline.iter().map(|t| t.0))
+        .chain(defining.iter().flat_map(|d| d.0.iter().copied()))
+        .map(|b| buffers[b as usize].instruction_id)
+        .collect();
+    let names = Names {
+        instructions: module
+            .instructions()
+            .filter_map(|(c, i)| Some((i.id?, (c, i))))
+            .filter(|(id, _)| wanted.contains(id))
+            .collect(),
+    };
+    for (held, bytes, kind) in &defining {
+        let b = held.iter().copied().max_by_key(|&b| {
+            let b = &buffers[b as usize];
+            (names.is_parameter(b), b.size)
+        });
+        if let Some(b) = b {
+            peaks.push((b, *bytes, *kind));
+        }
+    }
+    let mut peak_buffers: Vec<PeakBuffer> = peaks
+        .iter()
+        .map(|&(b, bytes, kind)| names.peak_buffer(&buffers[b as usize], bytes, kind))
+        .collect();
     peak_buffers.sort_by_key(|b| std::cmp::Reverse(b.bytes));
-    let timeline = sample(timeline)
+    let timeline = timeline
         .into_iter()
-        .map(|(id, live)| Step {
-            instruction: names.instruction_of(id),
+        .map(|(b, live)| Step {
+            instruction: names.instruction_of(&buffers[b as usize]),
             live: base.saturating_add(live),
         })
         .collect();
@@ -173,110 +216,146 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
     })
 }
 
+/// Logical buffer ids to their index in `logical_buffers`: a vector when the
+/// ids are small (XLA numbers them from 0), a map otherwise. The first of
+/// equal ids is kept.
+enum Ids {
+    Dense(Vec<u32>),
+    Sparse(Map<i64, u32>),
+}
+
+impl Ids {
+    fn new(ids: impl ExactSizeIterator<Item = i64> + Clone) -> Ids {
+        let n = ids.len();
+        let dense_limit = (2 * n + 1024) as i64;
+        if ids.clone().all(|id| (0..dense_limit).contains(&id)) {
+            let mut index = vec![u32::MAX; dense_limit as usize];
+            for (k, id) in ids.enumerate() {
+                if index[id as usize] == u32::MAX {
+                    index[id as usize] = k as u32;
+                }
+            }
+            Ids::Dense(index)
+        } else {
+            let mut index = Map::default();
+            for (k, id) in ids.enumerate() {
+                index.entry(id).or_insert(k as u32);
+            }
+            Ids::Sparse(index)
+        }
+    }
+
+    fn get(&self, id: i64) -> Option<u32> {
+        match self {
+            Ids::Dense(v) => usize::try_from(id)
+                .ok()
+                .and_then(|i| v.get(i))
+                .copied()
+                .filter(|&k| k != u32::MAX),
+            Ids::Sparse(m) => m.get(&id).copied(),
+        }
+    }
+}
+
 /// A heap trace replayed: the live bytes after each event (with the
 /// event's buffer), and the buffers live at the first point where the live
 /// bytes peak.
 struct Replay {
-    steps: Vec<(i64, i64)>,
-    at_peak: Vec<i64>,
+    steps: Vec<(u32, i64)>,
+    at_peak: Vec<u32>,
 }
 
 /// Replays `trace` as XLA's `ComputePeakMemoryLogicalBuffers`
 /// (`xla/service/buffer_assignment.cc`) does: a buffer shared with a live
 /// one (`SHARE_WITH`) adds no bytes while another of its group is live.
-/// Events of buffers not in the allocation (`sizes`) are skipped.
-fn replay(trace: &HeapTrace, sizes: &HashMap<i64, i64>) -> Replay {
-    let mut outstanding: HashMap<i64, i64> = HashMap::new();
-    let mut canonical: HashMap<i64, i64> = HashMap::new();
-    let mut allocated: HashMap<i64, i64> = HashMap::new();
+/// Events of buffers not in the allocation (`size` is `i64::MIN`) are
+/// skipped.
+fn replay(trace: &HeapTrace, ids: &Ids, size: &[i64]) -> Replay {
+    let n = size.len();
+    let mut outstanding = vec![0i64; n];
+    let mut canonical = vec![u32::MAX; n];
+    let mut allocated = vec![0i64; n];
     let mut steps = Vec::with_capacity(trace.events.len());
     let (mut live, mut max) = (0i64, 0i64);
     let mut deltas = Vec::with_capacity(trace.events.len());
     for e in &trace.events {
-        let Some(&size) = sizes.get(&e.buffer_id) else {
+        let Some(b) = ids
+            .get(e.buffer_id)
+            .filter(|&b| size[b as usize] != i64::MIN)
+        else {
             continue;
         };
+        let bu = b as usize;
         let delta = match e.kind {
             HeapEventKind::Alloc => {
-                outstanding.insert(e.buffer_id, 1);
-                allocated.insert(e.buffer_id, size);
-                size
+                outstanding[bu] = 1;
+                allocated[bu] = size[bu];
+                size[bu]
             }
-            HeapEventKind::ShareWith => {
-                canonical.insert(e.buffer_id, e.share_with_canonical_id);
-                let n = outstanding.entry(e.share_with_canonical_id).or_insert(0);
-                *n += 1;
-                let bytes = if *n == 1 { size } else { 0 };
-                allocated.insert(e.buffer_id, bytes);
-                bytes
-            }
+            HeapEventKind::ShareWith => match ids.get(e.share_with_canonical_id) {
+                Some(c) => {
+                    canonical[bu] = c;
+                    outstanding[c as usize] += 1;
+                    let bytes = if outstanding[c as usize] == 1 {
+                        size[bu]
+                    } else {
+                        0
+                    };
+                    allocated[bu] = bytes;
+                    bytes
+                }
+                None => 0,
+            },
             HeapEventKind::Free => {
-                let id = canonical.get(&e.buffer_id).copied().unwrap_or(e.buffer_id);
-                *outstanding.entry(id).or_insert(0) -= 1;
-                -allocated.get(&e.buffer_id).copied().unwrap_or(0)
+                let c = match canonical[bu] {
+                    u32::MAX => bu,
+                    c => c as usize,
+                };
+                outstanding[c] -= 1;
+                -allocated[bu]
             }
             HeapEventKind::Other(_) => 0,
         };
         live = live.saturating_add(delta);
         max = max.max(live);
-        deltas.push((e.buffer_id, delta));
-        steps.push((e.buffer_id, live));
+        deltas.push((b, delta));
+        steps.push((b, live));
     }
     // The buffers live at the first point the maximum is reached.
-    let mut at_peak = std::collections::HashSet::new();
+    let mut at = vec![false; n];
     let mut live = 0i64;
-    for &(id, delta) in &deltas {
+    for &(b, delta) in &deltas {
         if delta > 0 {
-            at_peak.insert(id);
+            at[b as usize] = true;
         } else if delta < 0 {
-            at_peak.remove(&id);
+            at[b as usize] = false;
         }
         live = live.saturating_add(delta);
         if live == max {
             break;
         }
     }
-    let mut at_peak: Vec<i64> = at_peak.into_iter().collect();
-    at_peak.sort_unstable();
+    let at_peak = (0..n as u32).filter(|&b| at[b as usize]).collect();
     Replay { steps, at_peak }
 }
 
-/// The instructions and logical buffers of a module, by id.
+/// The instructions of a module that the kept buffers name, by id.
 struct Names<'m> {
-    instructions: HashMap<i64, (&'m HloComputation, &'m HloInstruction)>,
-    buffers: HashMap<i64, &'m LogicalBuffer>,
+    instructions: Map<i64, (&'m HloComputation, &'m HloInstruction)>,
 }
 
 impl<'m> Names<'m> {
-    fn new(module: &'m HloModule, assignment: &'m BufferAssignment) -> Self {
-        Names {
-            instructions: module
-                .instructions()
-                .filter_map(|(c, i)| Some((i.id?, (c, i))))
-                .collect(),
-            buffers: assignment
-                .logical_buffers
-                .iter()
-                .map(|b| (b.id, b))
-                .collect(),
-        }
-    }
-
-    fn buffer(&self, id: i64) -> Option<&'m LogicalBuffer> {
-        self.buffers.get(&id).copied()
-    }
-
     fn is_parameter(&self, b: &LogicalBuffer) -> bool {
         self.instructions
             .get(&b.instruction_id)
             .is_some_and(|(_, i)| i.opcode == "parameter")
     }
 
-    /// The name of the instruction that defines buffer `id`.
-    fn instruction_of(&self, id: i64) -> String {
-        self.buffer(id)
-            .and_then(|b| self.instructions.get(&b.instruction_id))
-            .map_or_else(|| format!("buffer {id}"), |(_, i)| i.name.clone())
+    /// The name of the instruction that defines `b`.
+    fn instruction_of(&self, b: &LogicalBuffer) -> String {
+        self.instructions
+            .get(&b.instruction_id)
+            .map_or_else(|| format!("buffer {}", b.id), |(_, i)| i.name.clone())
     }
 
     fn peak_buffer(&self, b: &LogicalBuffer, bytes: i64, kind: AllocationKind) -> PeakBuffer {

@@ -3,8 +3,7 @@
 //! when the module has one), and the program flattened as XLA's
 //! `HloLiveRange::FlattenSchedule` flattens it (`xla/hlo/utils/hlo_live_range.cc`).
 
-use std::collections::HashMap;
-
+use super::Map;
 use crate::error::{Error, ErrorKind, Result};
 use crate::hlo::{HloComputation, HloInstruction, HloModule};
 use crate::limits::MAX_NESTING_DEPTH;
@@ -82,13 +81,13 @@ impl<'m> Graph<'m> {
             computation_of.extend(std::iter::repeat_n(ci as u32, c.instructions.len()));
         }
         // Computations by id (binary) and by name (text).
-        let by_id: HashMap<i64, u32> = module
+        let by_id: Map<i64, u32> = module
             .computations
             .iter()
             .enumerate()
             .filter_map(|(ci, c)| Some((c.id?, ci as u32)))
             .collect();
-        let by_name: HashMap<&str, u32> = module
+        let by_name: Map<&str, u32> = module
             .computations
             .iter()
             .enumerate()
@@ -110,13 +109,13 @@ impl<'m> Graph<'m> {
         for (ci, c) in module.computations.iter().enumerate() {
             let base = graph.first[ci];
             // Instructions of this computation by id and by name.
-            let ids: HashMap<i64, u32> = c
+            let ids: Map<i64, u32> = c
                 .instructions
                 .iter()
                 .enumerate()
                 .filter_map(|(j, i)| Some((i.id?, (base + j) as u32)))
                 .collect();
-            let names: HashMap<&str, u32> = c
+            let names: Map<&str, u32> = c
                 .instructions
                 .iter()
                 .enumerate()
@@ -181,12 +180,7 @@ impl<'m> Graph<'m> {
     /// in a binary module that has one, else the module's order (XLA's text
     /// of a scheduled module is in schedule order; an unscheduled one lists
     /// instructions in a post order, which is a valid order too).
-    fn schedule_of(
-        &self,
-        ci: usize,
-        c: &HloComputation,
-        ids: &HashMap<i64, u32>,
-    ) -> Result<Vec<u32>> {
+    fn schedule_of(&self, ci: usize, c: &HloComputation, ids: &Map<i64, u32>) -> Result<Vec<u32>> {
         let base = self.first[ci] as u32;
         let sequence =
             c.id.and_then(|id| self.module.schedule.iter().find(|s| s.computation_id == id));

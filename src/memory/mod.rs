@@ -278,6 +278,11 @@ pub fn estimate(module: &HloModule, options: &EstimateOptions) -> Result<MemoryA
     estimate::analyze(module, options)
 }
 
+/// The hash maps of memory analysis: keyed by ids and indices of the
+/// input, hashed with `foldhash` as the module reader's shape cache is.
+type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type Set<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
 /// The most steps a [`MemoryAnalysis::timeline`] holds.
 pub const TIMELINE_STEPS: usize = 4096;
 
