@@ -84,8 +84,36 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
     // that defines it (the parameter, or the largest value), chosen once
     // the instructions are known.
     let mut defining: Vec<(Vec<u32>, i64, AllocationKind)> = Vec::new();
-    let mut in_allocation = vec![i64::MIN; assignment.logical_buffers.len()];
-    for a in &assignment.allocations {
+    let n = assignment.logical_buffers.len();
+    // The traces of each allocation: those whose buffers it holds. (A
+    // trace's `buffer_allocation_index` is the index the allocation had
+    // when the heap was simulated; XLA renumbers allocations afterwards, so
+    // it may name another.)
+    let mut owner = vec![u32::MAX; n];
+    for (k, a) in assignment.allocations.iter().enumerate() {
+        for x in &a.assigned {
+            if let Some(b) = ids.get(x.logical_buffer_id)
+                && owner[b as usize] == u32::MAX
+            {
+                owner[b as usize] = k as u32;
+            }
+        }
+    }
+    let mut traces_of: Map<u32, Vec<&HeapTrace>> = Map::default();
+    for trace in &assignment.heap_traces {
+        let first = trace
+            .events
+            .iter()
+            .find_map(|e| ids.get(e.buffer_id).map(|b| owner[b as usize]))
+            .filter(|&k| k != u32::MAX);
+        if let Some(k) = first {
+            traces_of.entry(k).or_default().push(trace);
+        }
+    }
+    let mut in_allocation = vec![i64::MIN; n];
+    let mut traced = vec![false; n];
+    let mut scratch = Scratch::new(n);
+    for (k, a) in assignment.allocations.iter().enumerate() {
         match kind(a) {
             AllocationKind::Parameter | AllocationKind::Output => {
                 let held = a
@@ -103,20 +131,7 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
                         members.push((x.offset, b, x.size));
                     }
                 }
-                // The traces of the buffers placed in this allocation.
-                // (`buffer_allocation_index` is the index the allocation
-                // had when the heap was simulated; XLA renumbers
-                // allocations afterwards, so it may name another.)
-                let traces: Vec<&HeapTrace> = assignment
-                    .heap_traces
-                    .iter()
-                    .filter(|t| {
-                        t.events.iter().any(|e| {
-                            ids.get(e.buffer_id)
-                                .is_some_and(|b| in_allocation[b as usize] != i64::MIN)
-                        })
-                    })
-                    .collect();
+                let traces = traces_of.remove(&(k as u32)).unwrap_or_default();
                 // XLA combines the temporary allocations of a memory space
                 // into one (`BufferAssignment::CombineTempAllocations`),
                 // and its peak buffers are theirs joined: the heap's at its
@@ -124,7 +139,6 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
                 // (tuple index tables), which no trace mentions: one per
                 // such allocation (its values share an offset), the first
                 // by id, as XLA lists it.
-                let mut traced = vec![false; assignment.logical_buffers.len()];
                 for e in traces.iter().flat_map(|t| &t.events) {
                     if let Some(b) = ids.get(e.buffer_id) {
                         traced[b as usize] = true;
@@ -145,7 +159,7 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
                         .map(|&(_, _, b, size)| (b, size, AllocationKind::Temporary)),
                 );
                 for trace in traces {
-                    let replay = replay(trace, &ids, &in_allocation);
+                    let replay = scratch.replay(trace, &ids, &in_allocation);
                     peaks.extend(
                         replay
                             .at_peak
@@ -158,6 +172,7 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
                 }
                 for (_, b, _) in members {
                     in_allocation[b as usize] = i64::MIN;
+                    traced[b as usize] = false;
                 }
             }
             AllocationKind::ThreadLocal | AllocationKind::Constant => {}
@@ -265,78 +280,110 @@ struct Replay {
     at_peak: Vec<u32>,
 }
 
-/// Replays `trace` as XLA's `ComputePeakMemoryLogicalBuffers`
-/// (`xla/service/buffer_assignment.cc`) does: a buffer shared with a live
-/// one (`SHARE_WITH`) adds no bytes while another of its group is live.
-/// Events of buffers not in the allocation (`size` is `i64::MIN`) are
-/// skipped.
-fn replay(trace: &HeapTrace, ids: &Ids, size: &[i64]) -> Replay {
-    let n = size.len();
-    let mut outstanding = vec![0i64; n];
-    let mut canonical = vec![u32::MAX; n];
-    let mut allocated = vec![0i64; n];
-    let mut steps = Vec::with_capacity(trace.events.len());
-    let (mut live, mut max) = (0i64, 0i64);
-    let mut deltas = Vec::with_capacity(trace.events.len());
-    for e in &trace.events {
-        let Some(b) = ids
-            .get(e.buffer_id)
-            .filter(|&b| size[b as usize] != i64::MIN)
-        else {
-            continue;
-        };
-        let bu = b as usize;
-        let delta = match e.kind {
-            HeapEventKind::Alloc => {
-                outstanding[bu] = 1;
-                allocated[bu] = size[bu];
-                size[bu]
-            }
-            HeapEventKind::ShareWith => match ids.get(e.share_with_canonical_id) {
-                Some(c) => {
-                    canonical[bu] = c;
-                    outstanding[c as usize] += 1;
-                    let bytes = if outstanding[c as usize] == 1 {
-                        size[bu]
-                    } else {
-                        0
-                    };
-                    allocated[bu] = bytes;
-                    bytes
+/// The state of a replay, one entry per logical buffer, kept between the
+/// replays of an analysis (each resets what it touched), so that many
+/// small traces cost their own length, not the module's.
+struct Scratch {
+    outstanding: Vec<i64>,
+    canonical: Vec<u32>,
+    allocated: Vec<i64>,
+    at: Vec<bool>,
+}
+
+impl Scratch {
+    fn new(n: usize) -> Self {
+        Scratch {
+            outstanding: vec![0; n],
+            canonical: vec![u32::MAX; n],
+            allocated: vec![0; n],
+            at: vec![false; n],
+        }
+    }
+
+    /// Replays `trace` as XLA's `ComputePeakMemoryLogicalBuffers`
+    /// (`xla/service/buffer_assignment.cc`) does: a buffer shared with a
+    /// live one (`SHARE_WITH`) adds no bytes while another of its group is
+    /// live. Events of buffers not in the allocation (`size` is `i64::MIN`)
+    /// are skipped.
+    fn replay(&mut self, trace: &HeapTrace, ids: &Ids, size: &[i64]) -> Replay {
+        let mut steps = Vec::with_capacity(trace.events.len());
+        let (mut live, mut max) = (0i64, 0i64);
+        let mut deltas = Vec::with_capacity(trace.events.len());
+        let mut touched = Vec::new();
+        for e in &trace.events {
+            let Some(b) = ids
+                .get(e.buffer_id)
+                .filter(|&b| size[b as usize] != i64::MIN)
+            else {
+                continue;
+            };
+            let bu = b as usize;
+            touched.push(b);
+            let delta = match e.kind {
+                HeapEventKind::Alloc => {
+                    self.outstanding[bu] = 1;
+                    self.allocated[bu] = size[bu];
+                    size[bu]
                 }
-                None => 0,
-            },
-            HeapEventKind::Free => {
-                let c = match canonical[bu] {
-                    u32::MAX => bu,
-                    c => c as usize,
-                };
-                outstanding[c] -= 1;
-                -allocated[bu]
+                HeapEventKind::ShareWith => match ids.get(e.share_with_canonical_id) {
+                    Some(c) => {
+                        touched.push(c);
+                        self.canonical[bu] = c;
+                        self.outstanding[c as usize] += 1;
+                        let bytes = if self.outstanding[c as usize] == 1 {
+                            size[bu]
+                        } else {
+                            0
+                        };
+                        self.allocated[bu] = bytes;
+                        bytes
+                    }
+                    None => 0,
+                },
+                HeapEventKind::Free => {
+                    let c = match self.canonical[bu] {
+                        u32::MAX => bu,
+                        c => c as usize,
+                    };
+                    self.outstanding[c] -= 1;
+                    -self.allocated[bu]
+                }
+                HeapEventKind::Other(_) => 0,
+            };
+            live = live.saturating_add(delta);
+            max = max.max(live);
+            deltas.push((b, delta));
+            steps.push((b, live));
+        }
+        // The buffers live at the first point the maximum is reached.
+        let mut live = 0i64;
+        for &(b, delta) in &deltas {
+            if delta > 0 {
+                self.at[b as usize] = true;
+            } else if delta < 0 {
+                self.at[b as usize] = false;
             }
-            HeapEventKind::Other(_) => 0,
-        };
-        live = live.saturating_add(delta);
-        max = max.max(live);
-        deltas.push((b, delta));
-        steps.push((b, live));
-    }
-    // The buffers live at the first point the maximum is reached.
-    let mut at = vec![false; n];
-    let mut live = 0i64;
-    for &(b, delta) in &deltas {
-        if delta > 0 {
-            at[b as usize] = true;
-        } else if delta < 0 {
-            at[b as usize] = false;
+            live = live.saturating_add(delta);
+            if live == max {
+                break;
+            }
         }
-        live = live.saturating_add(delta);
-        if live == max {
-            break;
+        touched.sort_unstable();
+        touched.dedup();
+        let at_peak = touched
+            .iter()
+            .copied()
+            .filter(|&b| self.at[b as usize])
+            .collect();
+        for &b in &touched {
+            let b = b as usize;
+            self.outstanding[b] = 0;
+            self.canonical[b] = u32::MAX;
+            self.allocated[b] = 0;
+            self.at[b] = false;
         }
+        Replay { steps, at_peak }
     }
-    let at_peak = (0..n as u32).filter(|&b| at[b as usize]).collect();
-    Replay { steps, at_peak }
 }
 
 /// The instructions of a module that the kept buffers name, by id.
