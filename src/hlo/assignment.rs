@@ -77,6 +77,29 @@ pub struct BufferAllocation {
     pub assigned: Vec<Assigned>,
 }
 
+impl BufferAssignment {
+    /// Reads `BufferAssignmentProto` bytes: what an `HloProto` holds in its
+    /// field `buffer_assignment`, and what PJRT gives as
+    /// `CompiledMemoryStats::serialized_buffer_assignment`
+    /// (`compiled.memory_analysis().serialized_buffer_assignment_proto` in
+    /// jax). Attach it to the module it belongs to
+    /// ([`HloModule::buffer_assignment`](super::HloModule::buffer_assignment))
+    /// for [`memory::exact`](crate::memory::exact).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Decode`](crate::ErrorKind::Decode) for bytes that are
+    /// not such a message.
+    pub fn from_proto_bytes(bytes: &[u8]) -> crate::Result<BufferAssignment> {
+        let mut assignment = BufferAssignment::default();
+        read(&mut assignment, bytes, 0).map_err(|e| {
+            crate::Error::from(e)
+                .in_context(crate::error::ErrorContext::new("xla.BufferAssignmentProto"))
+        })?;
+        Ok(assignment)
+    }
+}
+
 impl BufferAllocation {
     /// What XLA calls a preallocated temporary buffer
     /// (`BufferAllocation::IsPreallocatedTempBuffer`): neither an entry

@@ -189,6 +189,7 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
         .map(|b| buffers[b as usize].instruction_id)
         .collect();
     let names = Names {
+        entry: module.entry().map(|c| c.name.as_str()),
         instructions: module
             .instructions()
             .filter_map(|(c, i)| Some((i.id?, (c, i))))
@@ -196,9 +197,11 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
             .collect(),
     };
     for (held, bytes, kind) in &defining {
+        // The entry's parameter, else the largest value of the entry
+        // computation (not a loop body's parameter that shares it).
         let b = held.iter().copied().max_by_key(|&b| {
             let b = &buffers[b as usize];
-            (names.is_parameter(b), b.size)
+            (names.is_parameter(b), names.in_entry(b), b.size)
         });
         if let Some(b) = b {
             peaks.push((b, *bytes, *kind));
@@ -388,14 +391,24 @@ impl Scratch {
 
 /// The instructions of a module that the kept buffers name, by id.
 struct Names<'m> {
+    entry: Option<&'m str>,
     instructions: Map<i64, (&'m HloComputation, &'m HloInstruction)>,
 }
 
 impl<'m> Names<'m> {
-    fn is_parameter(&self, b: &LogicalBuffer) -> bool {
+    fn in_entry(&self, b: &LogicalBuffer) -> bool {
         self.instructions
             .get(&b.instruction_id)
-            .is_some_and(|(_, i)| i.opcode == "parameter")
+            .is_some_and(|(c, _)| Some(c.name.as_str()) == self.entry)
+    }
+
+    /// Whether `b` is defined by a parameter of the entry computation.
+    fn is_parameter(&self, b: &LogicalBuffer) -> bool {
+        self.in_entry(b)
+            && self
+                .instructions
+                .get(&b.instruction_id)
+                .is_some_and(|(_, i)| i.opcode == "parameter")
     }
 
     /// The name of the instruction that defines `b`.
