@@ -16,7 +16,7 @@
 use super::wire::count_fields;
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::protobuf::fields::{buffer_allocation, buffer_assignment, heap_trace, logical_buffer};
-use crate::protobuf::{Reader, WireResult, WireType};
+use crate::protobuf::{WireResult, WireType, each_field};
 
 /// The buffer assignment of a compiled module (`BufferAssignmentProto`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -185,29 +185,30 @@ pub(super) fn read(into: &mut BufferAssignment, bytes: &[u8], depth: usize) -> W
         .reserve(count_fields(bytes, buffer_assignment::LOGICAL_BUFFERS));
     into.allocations
         .reserve(count_fields(bytes, buffer_assignment::BUFFER_ALLOCATIONS));
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        match (number, wire) {
-            (buffer_assignment::LOGICAL_BUFFERS, WireType::LengthDelimited) => {
+    each_field(bytes, depth, |r, number, wire| {
+        if wire != WireType::LengthDelimited {
+            return Ok(false);
+        }
+        match number {
+            buffer_assignment::LOGICAL_BUFFERS => {
                 let mut b = LogicalBuffer::default();
                 logical(&mut b, r.len_delimited()?, depth + 1)?;
                 into.logical_buffers.push(b);
             }
-            (buffer_assignment::BUFFER_ALLOCATIONS, WireType::LengthDelimited) => {
+            buffer_assignment::BUFFER_ALLOCATIONS => {
                 let mut a = BufferAllocation::default();
                 allocation(&mut a, r.len_delimited()?, depth + 1)?;
                 into.allocations.push(a);
             }
-            (buffer_assignment::HEAP_SIMULATOR_TRACES, WireType::LengthDelimited) => {
+            buffer_assignment::HEAP_SIMULATOR_TRACES => {
                 let mut t = HeapTrace::default();
                 trace(&mut t, r.len_delimited()?, depth + 1)?;
                 into.heap_traces.push(t);
             }
-            _ => r.skip(number, wire, depth, MAX_NESTING_DEPTH)?,
+            _ => return Ok(false),
         }
-    }
-    Ok(())
+        Ok(true)
+    })
 }
 
 /// Descends one message level, failing past the nesting limit.
@@ -219,73 +220,69 @@ fn deeper(depth: usize) -> WireResult<usize> {
     }
 }
 
+/// Reads the varint fields of a message: `set` takes each field number
+/// and value (an unknown number is read and dropped); every other field
+/// is skipped.
+fn varints(bytes: &[u8], depth: usize, mut set: impl FnMut(u32, u64)) -> WireResult<()> {
+    each_field(bytes, deeper(depth)?, |r, number, wire| {
+        if wire != WireType::Varint {
+            return Ok(false);
+        }
+        set(number, r.varint()?);
+        Ok(true)
+    })
+}
+
 fn logical(b: &mut LogicalBuffer, bytes: &[u8], depth: usize) -> WireResult<()> {
     let depth = deeper(depth)?;
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        let known = match (number, wire) {
-            (logical_buffer::ID, WireType::Varint) => {
-                b.id = r.varint()? as i64;
-                true
-            }
-            (logical_buffer::SIZE, WireType::Varint) => {
-                b.size = r.varint()? as i64;
-                true
-            }
-            (logical_buffer::COLOR, WireType::Varint) => {
-                b.color = r.varint()? as i64;
-                true
-            }
+    each_field(bytes, depth, |r, number, wire| {
+        match (number, wire) {
+            (logical_buffer::ID, WireType::Varint) => b.id = r.varint()? as i64,
+            (logical_buffer::SIZE, WireType::Varint) => b.size = r.varint()? as i64,
+            (logical_buffer::COLOR, WireType::Varint) => b.color = r.varint()? as i64,
             (logical_buffer::DEFINED_AT, WireType::LengthDelimited) => {
                 location(b, r.len_delimited()?, depth)?;
-                true
             }
-            _ => false,
-        };
-        if !known {
-            r.skip(number, wire, depth, MAX_NESTING_DEPTH)?;
+            _ => return Ok(false),
         }
-    }
-    Ok(())
+        Ok(true)
+    })
 }
 
 fn location(b: &mut LogicalBuffer, bytes: &[u8], depth: usize) -> WireResult<()> {
-    let depth = deeper(depth)?;
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        let known = match (number, wire) {
+    each_field(bytes, deeper(depth)?, |r, number, wire| {
+        match (number, wire) {
             (logical_buffer::INSTRUCTION_ID, WireType::Varint) => {
                 b.instruction_id = r.varint()? as i64;
-                true
+                Ok(true)
             }
-            (logical_buffer::SHAPE_INDEX, _) => r.repeated_varint(wire, &mut b.shape_index)?,
-            _ => false,
-        };
-        if !known {
-            r.skip(number, wire, depth, MAX_NESTING_DEPTH)?;
+            (logical_buffer::SHAPE_INDEX, _) => r.repeated_varint(wire, &mut b.shape_index),
+            _ => Ok(false),
         }
-    }
-    Ok(())
+    })
 }
 
 fn allocation(a: &mut BufferAllocation, bytes: &[u8], depth: usize) -> WireResult<()> {
     use buffer_allocation as f;
     let depth = deeper(depth)?;
     a.assigned.reserve(count_fields(bytes, f::ASSIGNED));
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        let known = match (number, wire) {
+    each_field(bytes, depth, |r, number, wire| {
+        match (number, wire) {
             (f::ASSIGNED, WireType::LengthDelimited) => {
                 let mut x = Assigned::default();
-                assigned(&mut x, r.len_delimited()?, depth)?;
+                varints(r.len_delimited()?, depth, |number, v| {
+                    let v = v as i64;
+                    match number {
+                        f::LOGICAL_BUFFER_ID => x.logical_buffer_id = v,
+                        f::OFFSET => x.offset = v,
+                        f::ASSIGNED_SIZE => x.size = v,
+                        _ => {}
+                    }
+                })?;
                 a.assigned.push(x);
-                true
             }
             (f::PARAMETER_SHAPE_INDEX, _) => {
-                r.repeated_varint(wire, &mut a.parameter_shape_index)?
+                return r.repeated_varint(wire, &mut a.parameter_shape_index);
             }
             (_, WireType::Varint) => {
                 let v = r.varint()?;
@@ -306,48 +303,27 @@ fn allocation(a: &mut BufferAllocation, bytes: &[u8], depth: usize) -> WireResul
                     // An unknown varint field, already read.
                     _ => {}
                 }
-                true
             }
-            _ => false,
-        };
-        if !known {
-            r.skip(number, wire, depth, MAX_NESTING_DEPTH)?;
+            _ => return Ok(false),
         }
-    }
-    Ok(())
-}
-
-fn assigned(x: &mut Assigned, bytes: &[u8], depth: usize) -> WireResult<()> {
-    use buffer_allocation as f;
-    let depth = deeper(depth)?;
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        if wire != WireType::Varint {
-            r.skip(number, wire, depth, MAX_NESTING_DEPTH)?;
-            continue;
-        }
-        let v = r.varint()? as i64;
-        match number {
-            f::LOGICAL_BUFFER_ID => x.logical_buffer_id = v,
-            f::OFFSET => x.offset = v,
-            f::ASSIGNED_SIZE => x.size = v,
-            _ => {}
-        }
-    }
-    Ok(())
+        Ok(true)
+    })
 }
 
 fn trace(t: &mut HeapTrace, bytes: &[u8], depth: usize) -> WireResult<()> {
     let depth = deeper(depth)?;
     t.events.reserve(count_fields(bytes, heap_trace::EVENTS));
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
+    each_field(bytes, depth, |r, number, wire| {
         match (number, wire) {
             (heap_trace::EVENTS, WireType::LengthDelimited) => {
                 let mut e = HeapEvent::default();
-                event(&mut e, r.len_delimited()?, depth)?;
+                varints(r.len_delimited()?, depth, |number, v| match number {
+                    // An enum is an int32: the low 32 bits of the varint.
+                    heap_trace::KIND => e.kind = HeapEventKind::from_number(v as i32),
+                    heap_trace::BUFFER_ID => e.buffer_id = v as i64,
+                    heap_trace::SHARE_WITH_CANONICAL_ID => e.share_with_canonical_id = v as i64,
+                    _ => {}
+                })?;
                 t.events.push(e);
             }
             (heap_trace::WHOLE_MODULE_SIMULATION, WireType::Varint) => {
@@ -356,29 +332,8 @@ fn trace(t: &mut HeapTrace, bytes: &[u8], depth: usize) -> WireResult<()> {
             (heap_trace::BUFFER_ALLOCATION_INDEX, WireType::Varint) => {
                 t.buffer_allocation_index = r.varint()? as i64;
             }
-            _ => r.skip(number, wire, depth, MAX_NESTING_DEPTH)?,
+            _ => return Ok(false),
         }
-    }
-    Ok(())
-}
-
-fn event(e: &mut HeapEvent, bytes: &[u8], depth: usize) -> WireResult<()> {
-    let depth = deeper(depth)?;
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        if wire != WireType::Varint {
-            r.skip(number, wire, depth, MAX_NESTING_DEPTH)?;
-            continue;
-        }
-        let v = r.varint()?;
-        match number {
-            // An enum is an int32: the low 32 bits of the varint.
-            heap_trace::KIND => e.kind = HeapEventKind::from_number(v as i32),
-            heap_trace::BUFFER_ID => e.buffer_id = v as i64,
-            heap_trace::SHARE_WITH_CANONICAL_ID => e.share_with_canonical_id = v as i64,
-            _ => {}
-        }
-    }
-    Ok(())
+        Ok(true)
+    })
 }

@@ -29,7 +29,7 @@ use crate::protobuf::fields::{
     buffer_donor, hlo_computation, hlo_instruction, hlo_module, hlo_proto, hlo_schedule,
     hlo_wrapper, input_output_alias, map_entry, output_operand_aliasing,
 };
-use crate::protobuf::{DECODE_CONTEXT, Reader, WireResult, WireType};
+use crate::protobuf::{DECODE_CONTEXT, Reader, WireResult, WireType, each_field};
 
 /// The message of `xla/service/hlo.proto` that holds a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -152,84 +152,70 @@ fn top_fields(bytes: &[u8]) -> String {
     )
 }
 
+/// Reads the length-delimited fields `wanted` of a message at depth 1,
+/// each with `entry` (depth 2): the entries of a repeated field.
+fn entries<'a>(
+    bytes: &'a [u8],
+    wanted: u32,
+    mut entry: impl FnMut(&'a [u8]) -> WireResult<()>,
+) -> WireResult<()> {
+    each_field(bytes, 1, |r, number, wire| {
+        if (number, wire) != (wanted, WireType::LengthDelimited) {
+            return Ok(false);
+        }
+        entry(r.len_delimited()?)?;
+        Ok(true)
+    })
+}
+
 /// Reads an `HloInputOutputAliasProto` (depth 1): its entries.
 fn io_aliases(into: &mut Vec<InputOutputAlias>, bytes: &[u8]) -> WireResult<()> {
     use input_output_alias as f;
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        if (number, wire) != (f::ENTRIES, WireType::LengthDelimited) {
-            r.skip(number, wire, 1, MAX_NESTING_DEPTH)?;
-            continue;
-        }
+    entries(bytes, f::ENTRIES, |entry| {
         let mut alias = InputOutputAlias {
             output_index: Vec::new(),
             parameter_number: 0,
             parameter_index: Vec::new(),
             must_alias: false,
         };
-        let mut e = Reader::new(r.len_delimited()?);
-        while !e.at_end() {
-            let (number, wire) = e.key()?;
-            let known = match (number, wire) {
-                (f::OUTPUT_SHAPE_INDEX, _) => e.repeated_varint(wire, &mut alias.output_index)?,
-                (f::PARAMETER_SHAPE_INDEX, _) => {
-                    e.repeated_varint(wire, &mut alias.parameter_index)?
-                }
-                (f::PARAMETER_NUMBER, WireType::Varint) => {
-                    alias.parameter_number = e.varint()? as i64;
-                    true
-                }
-                (f::KIND, WireType::Varint) => {
-                    // An enum is an int32: the low 32 bits of the varint.
-                    alias.must_alias = e.varint()? as u32 as u64 == f::MUST_ALIAS;
-                    true
-                }
-                _ => false,
-            };
-            if !known {
-                e.skip(number, wire, 2, MAX_NESTING_DEPTH)?;
+        each_field(entry, 2, |e, number, wire| match (number, wire) {
+            (f::OUTPUT_SHAPE_INDEX, _) => e.repeated_varint(wire, &mut alias.output_index),
+            (f::PARAMETER_SHAPE_INDEX, _) => e.repeated_varint(wire, &mut alias.parameter_index),
+            (f::PARAMETER_NUMBER, WireType::Varint) => {
+                alias.parameter_number = e.varint()? as i64;
+                Ok(true)
             }
-        }
+            (f::KIND, WireType::Varint) => {
+                // An enum is an int32: the low 32 bits of the varint.
+                alias.must_alias = e.varint()? as u32 as u64 == f::MUST_ALIAS;
+                Ok(true)
+            }
+            _ => Ok(false),
+        })?;
         into.push(alias);
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Reads an `HloBufferDonorProto` (depth 1): its entries.
 fn donors(into: &mut Vec<BufferDonor>, bytes: &[u8]) -> WireResult<()> {
     use buffer_donor as f;
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        if (number, wire) != (f::ENTRIES, WireType::LengthDelimited) {
-            r.skip(number, wire, 1, MAX_NESTING_DEPTH)?;
-            continue;
-        }
+    entries(bytes, f::ENTRIES, |entry| {
         let mut donor = BufferDonor {
             parameter_number: 0,
             parameter_index: Vec::new(),
         };
-        let mut e = Reader::new(r.len_delimited()?);
-        while !e.at_end() {
-            let (number, wire) = e.key()?;
-            let known = match (number, wire) {
-                (f::PARAMETER_SHAPE_INDEX, _) => {
-                    e.repeated_varint(wire, &mut donor.parameter_index)?
-                }
-                (f::PARAMETER_NUMBER, WireType::Varint) => {
-                    donor.parameter_number = e.varint()? as i64;
-                    true
-                }
-                _ => false,
-            };
-            if !known {
-                e.skip(number, wire, 2, MAX_NESTING_DEPTH)?;
+        each_field(entry, 2, |e, number, wire| match (number, wire) {
+            (f::PARAMETER_SHAPE_INDEX, _) => e.repeated_varint(wire, &mut donor.parameter_index),
+            (f::PARAMETER_NUMBER, WireType::Varint) => {
+                donor.parameter_number = e.varint()? as i64;
+                Ok(true)
             }
-        }
+            _ => Ok(false),
+        })?;
         into.push(donor);
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Reads an `OutputOperandAliasing` of an instruction (depth 3).
@@ -240,22 +226,15 @@ fn operand_alias(bytes: &[u8]) -> WireResult<OutputOperandAlias> {
         operand: 0,
         operand_index: Vec::new(),
     };
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        let known = match (number, wire) {
-            (f::OUTPUT_SHAPE_INDEX, _) => r.repeated_varint(wire, &mut alias.output_index)?,
-            (f::OPERAND_SHAPE_INDEX, _) => r.repeated_varint(wire, &mut alias.operand_index)?,
-            (f::OPERAND_INDEX, WireType::Varint) => {
-                alias.operand = r.varint()? as i64;
-                true
-            }
-            _ => false,
-        };
-        if !known {
-            r.skip(number, wire, 3, MAX_NESTING_DEPTH)?;
+    each_field(bytes, 3, |r, number, wire| match (number, wire) {
+        (f::OUTPUT_SHAPE_INDEX, _) => r.repeated_varint(wire, &mut alias.output_index),
+        (f::OPERAND_SHAPE_INDEX, _) => r.repeated_varint(wire, &mut alias.operand_index),
+        (f::OPERAND_INDEX, WireType::Varint) => {
+            alias.operand = r.varint()? as i64;
+            Ok(true)
         }
-    }
+        _ => Ok(false),
+    })?;
     Ok(alias)
 }
 
@@ -442,35 +421,27 @@ impl<'a> ModuleWalk<'a> {
 
     /// Reads an `HloScheduleProto` (depth 1): its map of sequences.
     fn schedule_proto(&mut self, bytes: &[u8]) -> WireResult<()> {
-        let mut r = Reader::new(bytes);
-        while !r.at_end() {
-            let (number, wire) = r.key()?;
-            if (number, wire) != (hlo_schedule::SEQUENCES, WireType::LengthDelimited) {
-                r.skip(number, wire, 1, MAX_NESTING_DEPTH)?;
-                continue;
-            }
+        entries(bytes, hlo_schedule::SEQUENCES, |entry| {
             // A map entry (depth 2): key, then the sequence (depth 3),
             // merged when given twice.
             let (mut key, mut ids) = (0i64, Vec::new());
-            let mut e = Reader::new(r.len_delimited()?);
-            while !e.at_end() {
-                let (number, wire) = e.key()?;
-                match (number, wire) {
-                    (map_entry::KEY, WireType::Varint) => key = e.varint()? as i64,
-                    (map_entry::VALUE, WireType::LengthDelimited) => {
-                        let mut v = Reader::new(e.len_delimited()?);
-                        while !v.at_end() {
-                            let (number, wire) = v.key()?;
-                            let known = number == hlo_schedule::INSTRUCTION_IDS
-                                && v.repeated_varint(wire, &mut ids)?;
-                            if !known {
-                                v.skip(number, wire, 3, MAX_NESTING_DEPTH)?;
-                            }
-                        }
-                    }
-                    _ => e.skip(number, wire, 2, MAX_NESTING_DEPTH)?,
+            each_field(entry, 2, |e, number, wire| match (number, wire) {
+                (map_entry::KEY, WireType::Varint) => {
+                    key = e.varint()? as i64;
+                    Ok(true)
                 }
-            }
+                (map_entry::VALUE, WireType::LengthDelimited) => {
+                    each_field(e.len_delimited()?, 3, |v, number, wire| {
+                        if number == hlo_schedule::INSTRUCTION_IDS {
+                            v.repeated_varint(wire, &mut ids)
+                        } else {
+                            Ok(false)
+                        }
+                    })?;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            })?;
             // A key given again replaces its entry, as in a map.
             match self.schedule.iter_mut().find(|s| s.computation_id == key) {
                 Some(s) => s.instruction_ids = ids,
@@ -479,8 +450,8 @@ impl<'a> ModuleWalk<'a> {
                     instruction_ids: ids,
                 }),
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Reads one `HloComputationProto` (depth 1), writing its name to
