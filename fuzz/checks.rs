@@ -37,6 +37,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("hlo_proto", hlo_proto),
     ("any_message", any_message),
     ("stablehlo_text", stablehlo_text),
+    ("memory", memory),
 ];
 
 /// The fuzz targets of the command-line tool: their properties are in
@@ -1181,6 +1182,61 @@ pub fn hlo_proto(data: &[u8]) {
         && (module_message(choice).is_some() || module.source == again.source)
     {
         assert_eq!(module, again, "the view differs after re-encoding");
+    }
+}
+
+/// A byte choosing how the rest is read (even: as `HloModule::read` reads
+/// a file, so an `HloProto` brings its buffer assignment; odd: as module
+/// text), then a module: memory analysis never panics, exact or estimated.
+/// Both keep their invariants: `peak()` is arguments + outputs +
+/// temporaries - aliased; the timeline has at most `TIMELINE_STEPS` steps;
+/// the peak buffers come largest first; the exact allocations by kind add
+/// up to every allocation's bytes; the estimate's sizes are not negative,
+/// its aliased bytes are arguments', and no step of its timeline holds more
+/// than the peak (the block of temporaries holds every temporary live at
+/// once).
+pub fn memory(data: &[u8]) {
+    use xla_shape::hlo::HloModule;
+    use xla_shape::memory::{self, EstimateOptions, MemoryAnalysis, TIMELINE_STEPS};
+    let Some((&choice, bytes)) = data.split_first() else {
+        return;
+    };
+    let module = if choice % 2 == 0 {
+        HloModule::read(bytes)
+    } else {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return;
+        };
+        HloModule::from_text(text)
+    };
+    let Ok(module) = module else {
+        return;
+    };
+    let common = |a: &MemoryAnalysis| {
+        assert!(a.timeline.len() <= TIMELINE_STEPS);
+        assert!(a.peak_step().is_none_or(|k| k < a.timeline.len()));
+        let peak = a
+            .arguments
+            .saturating_add(a.outputs)
+            .saturating_add(a.temporaries)
+            .saturating_sub(a.aliased);
+        assert_eq!(a.peak(), peak);
+        assert!(a.peak_buffers.windows(2).all(|w| w[0].bytes >= w[1].bytes));
+    };
+    if module.buffer_assignment.is_some()
+        && let Ok(a) = memory::exact(&module)
+    {
+        common(&a);
+        let by_kind: i128 = a.by_kind.iter().map(|t| t.bytes as i128).sum();
+        assert_eq!(Some(by_kind), a.allocations_total.map(i128::from));
+    }
+    if let Ok(a) = memory::estimate(&module, &EstimateOptions::default()) {
+        common(&a);
+        assert!(a.allocations_total.is_none());
+        assert!(a.arguments >= 0 && a.outputs >= 0 && a.temporaries >= 0);
+        assert!(0 <= a.aliased && a.aliased <= a.arguments);
+        let max = a.timeline.iter().map(|s| s.live).max();
+        assert!(max.is_none_or(|m| m <= a.peak()), "{max:?} > {}", a.peak());
     }
 }
 

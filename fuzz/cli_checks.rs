@@ -13,7 +13,7 @@ use serde_json::Value;
 use xla_shape_cli::convert::{self, Format};
 use xla_shape_cli::input::Limits;
 use xla_shape_cli::output::{Failure, Numbers};
-use xla_shape_cli::{describe, draw, report, scan, strides, validate};
+use xla_shape_cli::{describe, draw, memory, report, scan, strides, validate};
 
 /// A property over one fuzz input: panics when it does not hold.
 pub type Check = fn(&[u8]);
@@ -134,10 +134,10 @@ fn document(result: Result<(), Failure>, out: Vec<u8>) -> Option<Vec<u8>> {
 /// `--json` output of the commands that read shapes, modules and
 /// messages: always valid JSON, one document for a whole input, one object
 /// per input line (numbered as the line) for `convert --lines`, one object
-/// per shape found for `scan`.
+/// per shape found for `scan`; `memory --svg` is well-formed XML.
 pub fn cli_json(data: &[u8]) {
     let mut c = Choices(data);
-    let command = c.byte() % 8;
+    let command = c.byte() % 9;
     let from = c.maybe(FORMATS);
     let to = c.pick(FORMATS);
     let message = c.maybe(MESSAGES);
@@ -208,9 +208,21 @@ pub fn cli_json(data: &[u8]) {
                 }
             }
         }
-        _ => {
+        7 => {
             let result = report::run(Some(&arg), top, Some(80), true, &limits, &mut out);
             one_document(document(result, out));
+        }
+        _ => {
+            let result = memory::run(Some(&arg), memory::Form::Json, top, &limits, &mut out);
+            one_document(document(result, out));
+            // Its picture, when it has one, is well-formed XML.
+            let mut out = Vec::new();
+            if memory::run(Some(&arg), memory::Form::Svg, top, &limits, &mut out).is_ok() {
+                let svg = std::str::from_utf8(&out).expect("memory writes UTF-8");
+                let doc = roxmltree::Document::parse(svg)
+                    .unwrap_or_else(|e| panic!("memory wrote malformed XML: {e}\n{svg:.400}"));
+                assert_eq!(doc.root_element().tag_name().name(), "svg");
+            }
         }
     }
 }

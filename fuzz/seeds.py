@@ -240,6 +240,26 @@ def index_text_inputs():
     return out
 
 
+def memory_inputs():
+    """`memory` inputs: the small programs of tests/data/memory/, each as
+    the HloProto XLA dumped (first byte 0: read as a file, with its buffer
+    assignment) and as its module text after and before optimisation (first
+    byte 1)."""
+    base = os.path.join(DATA, "memory")
+    out = []
+    for name in sorted(os.listdir(base)):
+        directory = os.path.join(base, name)
+        if not os.path.isdir(directory):
+            continue
+        sizes = {f: os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory)}
+        if sizes.get("hlo.pb", 0) > 8000:
+            continue
+        for file, choice in [("hlo.pb", b"\x00"), ("opt.txt", b"\x01"), ("lowered.txt", b"\x01")]:
+            with open(os.path.join(directory, file), "rb") as f:
+                out.append(choice + f.read())
+    return out
+
+
 def write(target, inputs):
     directory = os.path.join(CORPUS, target)
     os.makedirs(directory, exist_ok=True)
@@ -275,6 +295,7 @@ def main():
     write("hlo_proto", hlo_protos())
     write("any_message", messages())
     write("stablehlo_text", stablehlo_texts())
+    write("memory", memory_inputs())
     write("cli_json", cli_inputs())
     write("cli_draw", draw_inputs())
 

@@ -79,6 +79,7 @@ pub mod index_util;
 pub mod interop;
 pub mod layout_util;
 mod limits;
+pub mod memory;
 mod model;
 pub mod primitive_util;
 pub mod proto;

@@ -507,3 +507,241 @@ fn a_shape_that_validation_rejects_is_kept_as_written() {
     let report = MemoryReport::new(&m).unwrap();
     assert_eq!(report.rows[0].sizes.byte_size, None);
 }
+
+/// The programs of `tests/data/memory/` (jax on the CPU, jaxlib 0.10.2;
+/// `tests/data/oracle/memory_gen.py`).
+fn memory_programs() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(common::data_path("memory"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30);
+    names
+}
+
+fn memory_file(program: &str, file: &str) -> Vec<u8> {
+    std::fs::read(common::data_path(&format!("memory/{program}/{file}"))).unwrap()
+}
+
+/// `(computation, name, opcode, shape, called computations by name)` of
+/// every instruction, sorted.
+fn full_rows(m: &HloModule) -> Vec<(String, String, String, String, Vec<String>)> {
+    let by_id: std::collections::HashMap<i64, &str> = m
+        .computations
+        .iter()
+        .filter_map(|c| Some((c.id?, c.name.as_str())))
+        .collect();
+    let mut rows: Vec<_> = m
+        .instructions()
+        .map(|(c, i)| {
+            let called = if i.called_computation_ids.is_empty() {
+                i.called_computations.clone()
+            } else {
+                i.called_computation_ids
+                    .iter()
+                    .map(|id| by_id[id].to_owned())
+                    .collect()
+            };
+            (
+                c.name.clone(),
+                i.name.clone(),
+                i.opcode.clone(),
+                i.shape.as_ref().unwrap().to_string(),
+                called,
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// The short computation headers of `lowered.as_text(dialect="hlo")`
+/// (`region_0.1 {`, `ENTRY main.2 {`) are read: the text module before
+/// optimization is, instruction for instruction, the `HloModuleProto` XLA
+/// dumped before optimizing it, called computations, parameter numbers and
+/// tuple indices included.
+#[test]
+fn lowered_text_with_short_headers_is_the_module_xla_dumped() {
+    let mut short = 0;
+    for program in memory_programs() {
+        let text = String::from_utf8(memory_file(&program, "lowered.txt")).unwrap();
+        short += text
+            .lines()
+            .filter(|l| l.ends_with(" {") && !l.contains("->"))
+            .count();
+        let lowered = HloModule::read(text.as_bytes()).unwrap();
+        let before = HloModule::read(&memory_file(&program, "before.pb")).unwrap();
+        assert_eq!(full_rows(&lowered), full_rows(&before), "{program}");
+        let numbers = |m: &HloModule| {
+            let mut v: Vec<_> = m
+                .instructions()
+                .map(|(_, i)| (i.name.clone(), i.parameter_number, i.tuple_index))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(numbers(&lowered), numbers(&before), "{program}");
+        assert_eq!(
+            lowered.input_output_alias, before.input_output_alias,
+            "{program}"
+        );
+        assert_eq!(
+            lowered.entry().unwrap().name,
+            before.entry().unwrap().name,
+            "{program}"
+        );
+    }
+    assert!(short > 50, "{short} short headers");
+}
+
+/// The optimized module's text (`is_scheduled=true`, stack-frame tables)
+/// and the `HloProto` of the same dump agree, schedule included: the text
+/// lists each computation's instructions in the order of the proto's
+/// `schedule`.
+#[test]
+fn scheduled_text_and_the_hlo_proto_agree() {
+    for program in memory_programs() {
+        let text = HloModule::read(&memory_file(&program, "opt.txt")).unwrap();
+        let proto = HloModule::read(&memory_file(&program, "hlo.pb")).unwrap();
+        assert_eq!(proto.source, ModuleSource::Proto(ModuleMessage::Proto));
+        assert!(proto.buffer_assignment.is_some(), "{program}");
+        assert!(text.is_scheduled && proto.is_scheduled, "{program}");
+        assert_eq!(full_rows(&text), full_rows(&proto), "{program}");
+        assert_eq!(
+            text.input_output_alias, proto.input_output_alias,
+            "{program}"
+        );
+        let fusions = |m: &HloModule| {
+            let mut v: Vec<_> = m
+                .instructions()
+                .filter_map(|(_, i)| Some((i.name.clone(), i.fusion_kind.clone()?)))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(fusions(&text), fusions(&proto), "{program}");
+        for sequence in &proto.schedule {
+            let c = proto
+                .computations
+                .iter()
+                .find(|c| c.id == Some(sequence.computation_id))
+                .unwrap();
+            let t = text.computations.iter().find(|t| t.name == c.name).unwrap();
+            let scheduled: Vec<&str> = sequence
+                .instruction_ids
+                .iter()
+                .map(|id| {
+                    let i = c.instructions.iter().find(|i| i.id == Some(*id)).unwrap();
+                    i.name.as_str()
+                })
+                .collect();
+            let written: Vec<&str> = t.instructions.iter().map(|i| i.name.as_str()).collect();
+            assert_eq!(scheduled, written, "{program} {}", c.name);
+        }
+    }
+}
+
+/// A line between computations that is neither a computation header, a
+/// comment nor a stack-frame table is an error at its line.
+#[test]
+fn a_line_the_reader_does_not_understand_is_an_error() {
+    let text = "HloModule m\n\nFileNames\n1 \"x.py\"\n\nsomething else\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n";
+    let err = HloModule::from_text(text).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Parse);
+    let at = err.location().unwrap();
+    assert_eq!((at.line, at.column), (6, 0), "{err}");
+    // Without it, the module reads.
+    let ok = text.replace("something else\n", "");
+    assert_eq!(HloModule::from_text(&ok).unwrap().instructions().count(), 1);
+    // An attribute the view reads, written otherwise, is an error at it.
+    let bad = ok.replace(
+        "parameter(0)",
+        "parameter(0)\n  ROOT t = (f32[]) tuple(p), output_to_operand_aliasing={oops}",
+    );
+    let err = HloModule::from_text(&bad).unwrap_err();
+    let at = err.location().unwrap();
+    assert_eq!(at.line, 8, "{err}");
+    assert_eq!(&bad.lines().nth(7).unwrap()[at.column..], "{oops}");
+}
+
+/// Well-formed bytes of another message are no module: XLA's
+/// `*-memory-usage-report.pb` (a `MemoryUsageReportProto`) and a
+/// `ShapeProto` are errors that say what was read.
+#[test]
+fn a_message_that_is_not_a_module_is_an_error() {
+    let report = memory_file("add_small", "memory-usage-report.pb");
+    let err = HloModule::read(&report).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode);
+    assert!(
+        err.message()
+            .starts_with("not an HLO module: 715 bytes read as xla.HloProto hold no instruction"),
+        "{err}"
+    );
+    assert!(
+        err.message()
+            .ends_with("top level: field 1 (length-delimited))"),
+        "{err}"
+    );
+    // f32[]: element_type F32 (11).
+    let err = HloModule::read(&[0x10, 0x0b]).unwrap_err();
+    assert!(
+        err.message()
+            .ends_with("hold no instruction (0 computations; top level: field 2 (varint))"),
+        "{err}"
+    );
+    // f32[3]: its dimensions (field 3) read as a computation that is no
+    // message.
+    let err = HloModule::read(&[0x10, 0x0b, 0x1a, 0x01, 0x03]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode);
+    assert!(
+        err.to_string()
+            .starts_with("not a valid xla.HloModuleProto: computations[0]: "),
+        "{err}"
+    );
+    // Empty bytes, read as a binary module, hold nothing; read as text (as
+    // `read` does: they are UTF-8), they are XLA's `expects HloModule`.
+    let err = HloModule::from_proto(ModuleMessage::Module, &[]).unwrap_err();
+    assert!(
+        err.message()
+            .ends_with("(0 computations; top level: no field)"),
+        "{err}"
+    );
+    let err = HloModule::read(&[]).unwrap_err();
+    assert_eq!(err.message(), "Syntax error:\nexpects HloModule");
+}
+
+/// The `HloSnapshot` XLA writes when a program runs
+/// (`--xla_dump_hlo_snapshots`) holds the optimized module and its
+/// arguments, and no buffer assignment; one built around the dumped
+/// `HloProto` holds both.
+#[test]
+fn snapshots_are_read_with_their_buffer_assignment_when_they_hold_one() {
+    let mut real = 0;
+    for program in memory_programs() {
+        let Ok(bytes) = std::fs::read(common::data_path(&format!("memory/{program}/snapshot.pb")))
+        else {
+            continue;
+        };
+        real += 1;
+        let m = HloModule::read(&bytes).unwrap();
+        assert_eq!(
+            m.source,
+            ModuleSource::Proto(ModuleMessage::Snapshot),
+            "{program}"
+        );
+        assert!(m.buffer_assignment.is_none());
+        let proto = HloModule::read(&memory_file(&program, "hlo.pb")).unwrap();
+        assert_eq!(full_rows(&m), full_rows(&proto), "{program}");
+    }
+    assert!(real >= 5);
+    for program in ["while_loop", "mlp_train_step"] {
+        let m = HloModule::read(&memory_file(program, "snapshot_ba.pb")).unwrap();
+        let proto = HloModule::read(&memory_file(program, "hlo.pb")).unwrap();
+        assert_eq!(m.source, ModuleSource::Proto(ModuleMessage::Snapshot));
+        assert_eq!(m.buffer_assignment, proto.buffer_assignment);
+        assert_eq!(m.computations, proto.computations);
+    }
+}

@@ -11,7 +11,8 @@ use prost::Message;
 use xla_shape::ProgramShape;
 use xla_shape::formats::to_text_format_one_line;
 use xla_shape::hlo::{
-    HloComputation, HloInstruction, HloModule, ModuleMessage, ModuleSource, Rejected,
+    BufferDonor, HloComputation, HloInstruction, HloModule, InputOutputAlias, ModuleMessage,
+    ModuleSource, OutputOperandAlias, Rejected, ScheduleSequence,
 };
 use xla_shape::proto::{HloModuleProto, ShapeProto};
 use xla_shape::{Result, Shape};
@@ -46,6 +47,20 @@ fn prost_view(bytes: &[u8]) -> Result<HloModule> {
                     operand_ids: i.operand_ids.clone(),
                     operands: None,
                     location: None,
+                    called_computation_ids: i.called_computation_ids.clone(),
+                    called_computations: Vec::new(),
+                    parameter_number: (i.opcode == "parameter").then_some(i.parameter_number),
+                    tuple_index: (i.opcode == "get-tuple-element").then_some(i.tuple_index),
+                    fusion_kind: (!i.fusion_kind.is_empty()).then(|| i.fusion_kind.clone()),
+                    output_operand_aliasing: i
+                        .output_operand_aliasing
+                        .iter()
+                        .map(|a| OutputOperandAlias {
+                            output_index: a.output_shape_index.clone(),
+                            operand: a.operand_index,
+                            operand_index: a.operand_shape_index.clone(),
+                        })
+                        .collect(),
                 })
                 .collect(),
         })
@@ -72,6 +87,41 @@ fn prost_view(bytes: &[u8]) -> Result<HloModule> {
             .map(ProgramShape::try_from)
             .transpose()?,
         source: ModuleSource::Proto(ModuleMessage::Module),
+        is_scheduled: m.schedule.is_some(),
+        schedule: {
+            let mut s: Vec<_> = m
+                .schedule
+                .iter()
+                .flat_map(|s| &s.sequences)
+                .map(|(&computation_id, seq)| ScheduleSequence {
+                    computation_id,
+                    instruction_ids: seq.instruction_ids.clone(),
+                })
+                .collect();
+            s.sort_by_key(|s| s.computation_id);
+            s
+        },
+        input_output_alias: m
+            .input_output_alias
+            .iter()
+            .flat_map(|a| &a.entries)
+            .map(|e| InputOutputAlias {
+                output_index: e.output_shape_index.clone(),
+                parameter_number: e.parameter_number,
+                parameter_index: e.parameter_shape_index.clone(),
+                must_alias: e.kind == xla_shape::proto::Kind::MustAlias as i32,
+            })
+            .collect(),
+        buffer_donors: m
+            .buffer_donor
+            .iter()
+            .flat_map(|d| &d.entries)
+            .map(|e| BufferDonor {
+                parameter_number: e.parameter_number,
+                parameter_index: e.parameter_shape_index.clone(),
+            })
+            .collect(),
+        buffer_assignment: None,
     })
 }
 
@@ -140,4 +190,93 @@ fn split_at_field(bytes: &[u8]) -> (&[u8], &[u8]) {
 fn strip(mut m: HloModule) -> HloModule {
     m.source = ModuleSource::Text;
     m
+}
+
+/// The buffer assignment of every `HloProto` of `tests/data/memory/`
+/// (dumped by jaxlib 0.10.2), read from the bytes, equals the one prost's
+/// generated types decode.
+#[test]
+fn buffer_assignments_equal_the_generated_types_view() {
+    use xla_shape::hlo::{
+        Assigned, BufferAllocation, BufferAssignment, HeapEvent, HeapEventKind, HeapTrace,
+        LogicalBuffer,
+    };
+    let dir = common::data_path("memory");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path().join("hlo.pb");
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        seen += 1;
+        let p = xla_shape::proto::HloProto::decode(bytes.as_slice()).unwrap();
+        let b = p.buffer_assignment.unwrap();
+        let expected = BufferAssignment {
+            logical_buffers: b
+                .logical_buffers
+                .iter()
+                .map(|l| {
+                    let at = l.defined_at.clone().unwrap_or_default();
+                    LogicalBuffer {
+                        id: l.id,
+                        size: l.size,
+                        instruction_id: at.instruction_id,
+                        shape_index: at.shape_index,
+                        color: l.color,
+                    }
+                })
+                .collect(),
+            allocations: b
+                .buffer_allocations
+                .iter()
+                .map(|a| BufferAllocation {
+                    index: a.index,
+                    size: a.size,
+                    is_thread_local: a.is_thread_local,
+                    is_tuple: a.is_tuple,
+                    is_entry_computation_parameter: a.is_entry_computation_parameter,
+                    is_constant: a.is_constant,
+                    parameter_number: a.parameter_number,
+                    parameter_shape_index: a.parameter_shape_index.clone(),
+                    is_parameter_aliased_with_output: a.is_parameter_aliased_with_output,
+                    maybe_live_out: a.maybe_live_out,
+                    color: a.color,
+                    assigned: a
+                        .assigned
+                        .iter()
+                        .map(|x| Assigned {
+                            logical_buffer_id: x.logical_buffer_id,
+                            offset: x.offset,
+                            size: x.size,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            heap_traces: b
+                .heap_simulator_traces
+                .iter()
+                .map(|t| HeapTrace {
+                    events: t
+                        .events
+                        .iter()
+                        .map(|e| HeapEvent {
+                            kind: match e.kind {
+                                0 => HeapEventKind::Alloc,
+                                1 => HeapEventKind::Free,
+                                2 => HeapEventKind::ShareWith,
+                                n => HeapEventKind::Other(n),
+                            },
+                            buffer_id: e.buffer_id,
+                            share_with_canonical_id: e.share_with_canonical_id,
+                        })
+                        .collect(),
+                    whole_module_simulation: t.whole_module_simulation,
+                    buffer_allocation_index: t.buffer_allocation_index,
+                })
+                .collect(),
+        };
+        let view = HloModule::read(&bytes).unwrap();
+        assert_eq!(view.buffer_assignment, Some(expected), "{}", path.display());
+    }
+    assert!(seen >= 30);
 }

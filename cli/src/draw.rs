@@ -131,7 +131,8 @@ fn axis(array: &ArrayShape, dims: &[i64], dim: usize, max: i64) -> Axis {
     }
 }
 
-fn escape(text: &str) -> String {
+/// `text` for XML text and attribute values.
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -10,6 +10,7 @@ pub mod draw;
 pub mod dtypes;
 pub mod index;
 pub mod input;
+pub mod memory;
 pub mod output;
 pub mod report;
 pub mod scan;

@@ -6,8 +6,8 @@
 //! the JSON document with `--json`), 2 for usage errors.
 
 use xla_shape_cli::{
-    convert, describe, draw, dtypes, index, input, output, report, scan, signature, strides,
-    validate,
+    convert, describe, draw, dtypes, index, input, memory, output, report, scan, signature,
+    strides, validate,
 };
 
 use std::io::{self, IsTerminal, Write};
@@ -111,12 +111,37 @@ enum Command {
         /// The module text (standard input when absent or '-').
         input: Option<String>,
     },
-    /// A static memory report of an HLO module, text or binary
+    /// How much memory an HLO module needs, and why: arguments, outputs,
+    /// aliased bytes, temporaries and their peak, the allocations by kind,
+    /// the largest buffers live at the peak. Exact from XLA's buffer
+    /// assignment when the input carries it (an HloProto, as
+    /// --xla_dump_hlo_as_proto writes *.hlo.pb, or an HloSnapshot that holds
+    /// one); estimated for any other module, text or binary.
+    #[command(
+        after_help = "Examples:\n  xla-shape memory @module.cpu_after_optimizations.hlo.pb\n  \
+                            xla-shape memory --svg @module.txt > memory.svg\n\n\
+                            The estimate simulates XLA's buffer assignment on the module as \
+                            written: on optimized modules it is close to XLA's; before \
+                            optimization, fusion decides what is materialized (docs/memory.md)."
+    )]
+    Memory {
+        /// The module (standard input when absent or '-').
+        input: Option<String>,
+        /// Write an SVG picture of the live bytes over the program instead.
+        #[arg(long, conflicts_with = "json")]
+        svg: bool,
+        /// How many of the largest buffers live at the peak to list.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+    },
+    /// A static listing of an HLO module, text or binary
     /// HloModuleProto/HloProto/HloSnapshot: every instruction's buffer
     /// (memory space, XLA's ByteSizeOf, bytes with its tiles applied,
-    /// padding), totals by memory space and element type, the largest
-    /// buffers. No buffer sharing or liveness is modelled.
-    #[command(after_help = "Example:\n  xla-shape report --top 5 @module.pb")]
+    /// padding), sums by memory space and element type, the largest
+    /// buffers. Each result counts alone: no sharing, reuse or liveness, so
+    /// its sums are no measure of the memory needed (see `memory`).
+    #[command(after_help = "Example:\n  xla-shape report --top 5 @module.pb\n\n\
+                            For the memory the module needs, see `xla-shape memory`.")]
     Report {
         /// The module (standard input when absent or '-').
         input: Option<String>,
@@ -299,6 +324,16 @@ fn run(
         }
         Command::Scan { input } => scan::run(input.as_deref(), json, limits, out),
         Command::Signature { input } => signature::run(input.as_deref(), json, limits, out),
+        Command::Memory { input, svg, top } => {
+            let form = if svg {
+                memory::Form::Svg
+            } else if json {
+                memory::Form::Json
+            } else {
+                memory::Form::Text
+            };
+            memory::run(input.as_deref(), form, top, limits, out)
+        }
         Command::Report { input, top, width } => {
             report::run(input.as_deref(), top, width, json, limits, out)
         }

@@ -167,6 +167,24 @@ impl Numbers {
     }
 }
 
+/// `text` fit for a terminal and for line formats: control characters
+/// (escape sequences, line breaks) written as Rust escapes (`\u{1b}`,
+/// `\n`), the rest as it is.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Writes one JSON value on its own line.
 pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value)?;

@@ -18,6 +18,10 @@ use xla_shape::hlo::{BufferSizes, BufferTally, HloModule, ModuleEncoding, TextLi
 use crate::input::{self, Limits, Line, Lines, Source};
 use crate::output::{Failure, Problem};
 
+/// What the sums of the report are not, in its JSON document.
+const NOTE: &str = "the totals sum every instruction's result counted alone; they are no \
+                    measure of the memory the module needs (see `xla-shape memory`)";
+
 /// The width of the terminal: `COLUMNS`, or 120.
 fn terminal_width() -> usize {
     std::env::var("COLUMNS")
@@ -508,11 +512,12 @@ impl<'w, W: Write> Report<'w, W> {
                 .collect();
             write!(
                 self.out,
-                "],\"by_memory_space\":{},\"by_element_type\":{},\"total\":{},\"largest\":{}}}",
+                "],\"by_memory_space\":{},\"by_element_type\":{},\"total\":{},\"largest\":{},\"note\":{}}}",
                 json!(spaces),
                 json!(types),
                 total(&t.total),
-                json!(largest)
+                json!(largest),
+                json!(NOTE)
             )?;
             self.out.write_all(b"\n")?;
             return Ok(());
@@ -557,11 +562,17 @@ impl<'w, W: Write> Report<'w, W> {
                 .map(|(e, t)| ((*e).to_owned(), t))
                 .collect(),
         )?;
-        totals(out, "total", vec![("all".to_owned(), &t.total)])?;
+        totals(out, "sum", vec![("all results".to_owned(), &t.total)])?;
+        writeln!(
+            out,
+            "\nThese sums count every instruction's result alone: fused computations' insides,\n\
+             aliases (tuples, bitcasts) and buffers XLA reuses included. They are no measure\n\
+             of the memory the module needs: for that, `xla-shape memory`."
+        )?;
         let largest = self.tally.largest();
         if !largest.is_empty() {
             out.write_all(b"\n")?;
-            let title = format!("largest {} (padded)", largest.len());
+            let title = format!("largest {}", largest.len());
             table_header(out, widths, &title)?;
             for r in largest.sorted() {
                 let name = format!("{}/{}", r.computation, r.name);

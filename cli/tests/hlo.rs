@@ -122,7 +122,7 @@ fn bad_modules_are_errors() {
     let table = String::from_utf8(out.stdout).unwrap();
     let error = format!("error: line {line}: Syntax error: was parsing {line}:");
     assert!(table.contains(&error), "{table}");
-    assert!(table.contains("\ntotal "), "{table}");
+    assert!(table.contains("\nsum "), "{table}");
     let err = fails(&["report", "@/nonexistent/module.pb"], b"", 1);
     assert!(err.contains("/nonexistent/module.pb"), "{err}");
 }

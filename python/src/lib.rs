@@ -7,6 +7,7 @@
 mod buffer;
 mod dtype;
 mod errors;
+mod memory;
 mod stablehlo;
 mod types;
 mod utils;
@@ -322,6 +323,9 @@ fn _xla_shape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLosslessMessage>()?;
     m.add_function(wrap_pyfunction!(relayout, m)?)?;
     m.add_function(wrap_pyfunction!(scan_hlo, m)?)?;
+    m.add_class::<memory::PyMemoryAnalysis>()?;
+    m.add_class::<memory::PyPeakBuffer>()?;
+    m.add_function(wrap_pyfunction!(memory::memory_analysis, m)?)?;
     m.add("MAX_NESTING_DEPTH", xla_shape::MAX_NESTING_DEPTH)?;
     utils::register(m)?;
     utils::submodule(

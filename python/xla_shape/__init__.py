@@ -35,13 +35,16 @@ from ._xla_shape import (
     Layout,
     LosslessMessage,
     MalformedProtoError,
+    MemoryAnalysis,
     ParseError,
+    PeakBuffer,
     PrimitiveType,
     ProgramShape,
     Shape,
     SizeOverflowError,
     TiledLayout,
     XlaShapeError,
+    memory_analysis,
     relayout,
     scan_hlo,
 )
@@ -59,6 +62,21 @@ XlaShapeError.context = ()
 
 __version__ = "0.1.0"
 
+
+def memory_of(compiled):
+    """The memory a jax ``Compiled`` (``jax.jit(f).lower(...).compile()``)
+    needs, exactly as XLA assigned it: its optimized module
+    (``compiled.runtime_executable().hlo_modules()[0]``) with XLA's buffer
+    assignment (``compiled.memory_analysis().serialized_buffer_assignment_proto``),
+    given to ``memory_analysis``. jax is not imported here: any object with
+    these methods will do."""
+    module = compiled.runtime_executable().hlo_modules()[0]
+    stats = compiled.memory_analysis()
+    return memory_analysis(
+        module.as_serialized_hlo_module_proto(),
+        stats.serialized_buffer_assignment_proto,
+    )
+
 __all__ = [
     "MAX_NESTING_DEPTH",
     "BufferSizeError",
@@ -73,7 +91,9 @@ __all__ = [
     "Layout",
     "LosslessMessage",
     "MalformedProtoError",
+    "MemoryAnalysis",
     "ParseError",
+    "PeakBuffer",
     "PrimitiveType",
     "ProgramShape",
     "Shape",
@@ -82,6 +102,8 @@ __all__ = [
     "XlaShapeError",
     "index_util",
     "layout_util",
+    "memory_analysis",
+    "memory_of",
     "relayout",
     "scan_hlo",
     "shape_util",

@@ -34,6 +34,7 @@
 //! shape as written and XLA's validation message in [`Rejected`], instead of
 //! failing the whole module (see `docs/differences.md`, "HLO modules").
 
+mod assignment;
 mod report;
 mod text;
 mod wire;
@@ -41,6 +42,10 @@ mod wire;
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::model::{ProgramShape, Shape};
 
+pub use assignment::{
+    Assigned, BufferAllocation, BufferAssignment, HeapEvent, HeapEventKind, HeapTrace,
+    LogicalBuffer,
+};
 pub use report::{
     BufferRow, BufferSizes, BufferTally, Largest, MemoryReport, POINTER_SIZE, Total, Totals,
 };
@@ -78,6 +83,95 @@ pub struct HloInstruction {
     pub operands: Option<String>,
     /// Where the shape starts, for a text module.
     pub location: Option<Location>,
+    /// The ids of the computations it calls (`called_computation_ids`), for
+    /// a binary module, in XLA's order (a while's body, then its
+    /// condition).
+    pub called_computation_ids: Vec<i64>,
+    /// The names of the computations it calls, for a text module, in XLA's
+    /// order: `calls=`, `to_apply=`, `body=` then `condition=`,
+    /// `true_computation=` then `false_computation=`,
+    /// `branch_computations={...}`, `called_computations={...}`.
+    pub called_computations: Vec<String>,
+    /// A parameter's number (`parameter(N)`, `parameter_number`).
+    pub parameter_number: Option<i64>,
+    /// A get-tuple-element's index (`index=N`, `tuple_index`).
+    pub tuple_index: Option<i64>,
+    /// A fusion's kind (`kind=kLoop`, `fusion_kind`).
+    pub fusion_kind: Option<String>,
+    /// Outputs that share an operand's buffer
+    /// (`output_to_operand_aliasing={...}`, `output_operand_aliasing`).
+    pub output_operand_aliasing: Vec<OutputOperandAlias>,
+}
+
+impl HloInstruction {
+    /// The operand names of a text module's instruction (`%a, %b` gives
+    /// `a` and `b`), in order; none for a parameter or a constant, whose
+    /// parentheses hold a number or a literal, or for a binary module.
+    ///
+    /// ```
+    /// use xla_shape::hlo::HloModule;
+    ///
+    /// let m = HloModule::from_text(
+    ///     "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  \
+    ///      ROOT t = (f32[], f32[]) tuple(f32[] a, /*index=1*/%a)\n}\n",
+    /// )?;
+    /// let root = m.entry().unwrap().root().unwrap();
+    /// assert_eq!(root.operand_names().collect::<Vec<_>>(), ["a", "a"]);
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    pub fn operand_names(&self) -> impl Iterator<Item = &str> {
+        let list = match self.opcode.as_str() {
+            "parameter" | "constant" => None,
+            _ => self.operands.as_deref(),
+        };
+        text::operand_names(list.unwrap_or(""))
+    }
+}
+
+/// An output of an instruction that shares the buffer of one of its
+/// operands (XLA's `OutputOperandAliasing`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputOperandAlias {
+    /// The index of the output in the result shape.
+    pub output_index: Vec<i64>,
+    /// The operand's position among the operands.
+    pub operand: i64,
+    /// The index in the operand's shape.
+    pub operand_index: Vec<i64>,
+}
+
+/// An output of the entry computation that shares a parameter's buffer
+/// (XLA's `HloInputOutputAliasConfig`, `input_output_alias={...}`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputOutputAlias {
+    /// The index of the output in the result shape.
+    pub output_index: Vec<i64>,
+    /// The parameter's number.
+    pub parameter_number: i64,
+    /// The index in the parameter's shape.
+    pub parameter_index: Vec<i64>,
+    /// `must-alias` rather than `may-alias`.
+    pub must_alias: bool,
+}
+
+/// A parameter, or part of one, whose buffer the caller donates (XLA's
+/// `HloBufferDonorConfig`, `buffer_donor={...}`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferDonor {
+    /// The parameter's number.
+    pub parameter_number: i64,
+    /// The index in the parameter's shape.
+    pub parameter_index: Vec<i64>,
+}
+
+/// The order of one computation's instructions in a scheduled module
+/// (`HloScheduleProto.sequences`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleSequence {
+    /// The computation's id.
+    pub computation_id: i64,
+    /// Its instructions' ids, in the order they run.
+    pub instruction_ids: Vec<i64>,
 }
 
 /// One computation of a module.
@@ -130,6 +224,20 @@ pub struct HloModule {
     pub entry_computation_layout: Option<ProgramShape>,
     /// What the module was read from.
     pub source: ModuleSource,
+    /// Whether the module is scheduled: `is_scheduled=true` in text, where
+    /// each computation's instructions are then in the order they run; a
+    /// `schedule` in a binary module ([`HloModule::schedule`]).
+    pub is_scheduled: bool,
+    /// The schedule of a binary module: each computation's order, by
+    /// increasing computation id.
+    pub schedule: Vec<ScheduleSequence>,
+    /// The outputs that share a parameter's buffer.
+    pub input_output_alias: Vec<InputOutputAlias>,
+    /// The parameters whose buffers are donated.
+    pub buffer_donors: Vec<BufferDonor>,
+    /// XLA's buffer assignment, which an `HloProto` (and an `HloSnapshot`
+    /// that holds one) carries beside the module.
+    pub buffer_assignment: Option<BufferAssignment>,
 }
 
 /// How a module's input is written, text or binary: the one rule that

@@ -2,9 +2,15 @@
 //! `HloModule::ToString` prints it: the `HloModule` header, computations
 //! (`[ENTRY] %name (params) -> result {` ... `}`), one instruction per line
 //! (`[ROOT] %name = shape opcode(operands), attributes`). Shapes are read by
-//! the crate's port of XLA's `ParseShape`; operands and attributes are not
-//! parsed. Lines outside computations that are not computation headers (the
-//! stack-frame tables of newer dumps, blank lines) are skipped.
+//! the crate's port of XLA's `ParseShape`; operands stay text, and of the
+//! attributes only those that say which computations an instruction calls
+//! and which buffers it shares are read. Computation headers are read in
+//! both forms XLA writes: `%name (params) -> shape {` and the short
+//! `name {` (`ENTRY main.2 {`, `region_0.1 {`) of
+//! `lowered.as_text(dialect="hlo")`. Between computations, blank lines,
+//! comments and the stack-frame tables of newer dumps (`FileNames`,
+//! `FunctionNames`, `FileLocations`, `StackFrames` and their numbered
+//! entries) are skipped; any other line is an error.
 //!
 //! [`TextReader`] is fed the lines of a module and says what each holds;
 //! [`HloModule::from_text`] builds the view from it, and a caller that
@@ -15,7 +21,10 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use super::report::BufferSizes;
-use super::{HloComputation, HloInstruction, HloModule, ModuleSource, Rejected, parse_error};
+use super::{
+    BufferDonor, HloComputation, HloInstruction, HloModule, InputOutputAlias, ModuleSource,
+    OutputOperandAlias, Rejected, parse_error,
+};
 use crate::error::{Location, Result};
 use crate::model::{ProgramShape, Shape};
 use crate::text::{ParseOptions, ShapeAt, parse_shape_at};
@@ -167,6 +176,8 @@ enum State {
     BeforeHeader { in_comment: bool },
     /// Between computations.
     Body,
+    /// In a stack-frame table (`FileNames`, ...) between computations.
+    Table,
     /// Inside a computation.
     Computation,
 }
@@ -185,6 +196,13 @@ pub enum TextLine<'a> {
         /// `entry_computation_layout={...}` (without parameter names), if
         /// the header has one and XLA's validation accepts its shapes.
         entry_computation_layout: Option<ProgramShape>,
+        /// `is_scheduled=true`: each computation's instructions are in the
+        /// order they run.
+        is_scheduled: bool,
+        /// `input_output_alias={...}`.
+        input_output_alias: Vec<InputOutputAlias>,
+        /// `buffer_donor={...}`.
+        buffer_donors: Vec<BufferDonor>,
     },
     /// A computation's header line: `[ENTRY] %name (params) -> result {`.
     Computation {
@@ -218,6 +236,10 @@ pub struct InstructionLine<'a> {
     pub root: bool,
     /// Where the shape starts.
     pub location: Location,
+    /// The text after the operand list: `, name=value` attributes.
+    pub attributes: &'a str,
+    /// Where `attributes` starts.
+    attributes_at: Location,
     shape: std::result::Result<&'a KnownShape, &'a Rejected>,
 }
 
@@ -244,9 +266,19 @@ impl InstructionLine<'_> {
         }
     }
 
-    /// The instruction, owned.
-    pub fn to_instruction(&self) -> HloInstruction {
-        HloInstruction {
+    /// The instruction, owned, with the attributes the view keeps read:
+    /// the computations it calls (`calls=`, `to_apply=`, `body=`,
+    /// `condition=`, `true_computation=`, `false_computation=`,
+    /// `branch_computations=`, `called_computations=`), `index=`,
+    /// `kind=` and `output_to_operand_aliasing=`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Parse`](crate::ErrorKind::Parse) at the attribute for
+    /// one of these that is not written as XLA writes it, or a
+    /// `parameter(N)` without a number.
+    pub fn to_instruction(&self) -> Result<HloInstruction> {
+        let mut instruction = HloInstruction {
             name: self.name.to_owned(),
             opcode: self.opcode.to_owned(),
             shape: self.shape().cloned().map_err(Rejected::clone),
@@ -254,7 +286,243 @@ impl InstructionLine<'_> {
             operand_ids: Vec::new(),
             operands: Some(self.operands.to_owned()),
             location: Some(self.location),
+            called_computation_ids: Vec::new(),
+            called_computations: Vec::new(),
+            parameter_number: None,
+            tuple_index: None,
+            fusion_kind: None,
+            output_operand_aliasing: Vec::new(),
+        };
+        if self.opcode == "parameter" {
+            let n = self.operands.trim().parse::<i64>().ok();
+            instruction.parameter_number =
+                Some(n.ok_or_else(|| self.error("expects a parameter number", 0))?);
         }
+        // XLA's order of the called computations: a while's body before its
+        // condition.
+        let mut condition = None;
+        for (name, value, at) in attributes(self.attributes) {
+            match name {
+                "calls"
+                | "to_apply"
+                | "body"
+                | "true_computation"
+                | "false_computation"
+                | "branch_computations"
+                | "called_computations" => instruction
+                    .called_computations
+                    .extend(computation_names(value).map(str::to_owned)),
+                "condition" => condition = Some(value),
+                "index" if self.opcode == "get-tuple-element" => {
+                    let n = value.trim().parse::<i64>().ok();
+                    instruction.tuple_index =
+                        Some(n.ok_or_else(|| self.error("expects a tuple index", at))?);
+                }
+                "kind" if self.opcode == "fusion" => {
+                    instruction.fusion_kind = Some(value.trim().to_owned());
+                }
+                "output_to_operand_aliasing" => {
+                    instruction.output_operand_aliasing = alias_entries(value)
+                        .ok_or_else(|| {
+                            self.error("expects {output_index}: (operand, {index}) entries", at)
+                        })?
+                        .into_iter()
+                        .map(
+                            |(output_index, operand, operand_index, _)| OutputOperandAlias {
+                                output_index,
+                                operand,
+                                operand_index,
+                            },
+                        )
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+        instruction.called_computations.extend(
+            condition
+                .into_iter()
+                .flat_map(computation_names)
+                .map(str::to_owned),
+        );
+        Ok(instruction)
+    }
+
+    /// An error about the attribute `at` bytes into `attributes`.
+    fn error(&self, message: &str, at: usize) -> crate::Error {
+        let mut location = self.attributes_at;
+        location.column += at;
+        location.offset += at;
+        parse_error(message, location)
+    }
+}
+
+/// The `name=value` attributes of `text` (after an operand list or a
+/// module name), with where each value starts: split at commas outside
+/// brackets, braces, parentheses, strings and comments.
+fn attributes(text: &str) -> impl Iterator<Item = (&str, &str, usize)> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b',') {
+                at += 1;
+            }
+            if at >= bytes.len() {
+                return None;
+            }
+            let start = at;
+            let end = value_end(bytes, at);
+            at = end;
+            let item = &text[start..end];
+            if let Some((name, value)) = item.split_once('=') {
+                let value_at = start + name.len() + 1;
+                return Some((name.trim(), value, value_at));
+            }
+        }
+    })
+}
+
+/// The end of the attribute that starts at `at`: the next comma outside
+/// brackets, strings and comments, or the end.
+fn value_end(bytes: &[u8], mut at: usize) -> usize {
+    let mut depth = 0usize;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'{' | b'(' | b'[' => depth += 1,
+            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => return at,
+            b'"' => {
+                at += 1;
+                while at < bytes.len() && bytes[at] != b'"' {
+                    at += if bytes[at] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                at = memchr::memmem::find(&bytes[at + 2..], b"*/")
+                    .map_or(bytes.len(), |j| at + 2 + j + 1);
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    bytes.len()
+}
+
+/// The names in `%a` or `{%a, %b}`, without `%`.
+fn computation_names(value: &str) -> impl Iterator<Item = &str> {
+    let value = value.trim();
+    let inner = value
+        .strip_prefix('{')
+        .and_then(|v| v.strip_suffix('}'))
+        .unwrap_or(value);
+    inner
+        .split(',')
+        .map(|n| n.trim().trim_start_matches('%'))
+        .filter(|n| !n.is_empty())
+}
+
+/// The operand names of an operand list (`%a, f32[2]{0} %b, /*index=2*/%c`):
+/// the last word of each operand, without `%`.
+pub(super) fn operand_names(list: &str) -> impl Iterator<Item = &str> {
+    let bytes = list.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            let start = at;
+            let end = value_end(bytes, at);
+            at = end + 1;
+            let operand = strip_comments(&list[start..end]);
+            let name = operand
+                .rsplit(|c: char| c.is_ascii_whitespace() || c == '/')
+                .next()
+                .unwrap_or("")
+                .trim_start_matches('%');
+            if !name.is_empty() {
+                return Some(name);
+            }
+        }
+        None
+    })
+}
+
+/// `text` without a trailing `/* ... */` comment and surrounding spaces.
+fn strip_comments(text: &str) -> &str {
+    let mut t = text.trim();
+    // A comment written before the operand: `/*index=5*/%f`.
+    while let Some(rest) = t.strip_prefix("/*") {
+        t = rest.find("*/").map_or("", |i| rest[i + 2..].trim_start());
+    }
+    t
+}
+
+/// A shape index `{}`, `{0,1}` at the start of `text`, and the rest.
+fn shape_index(text: &str) -> Option<(Vec<i64>, &str)> {
+    let inner = text.trim_start().strip_prefix('{')?;
+    let close = inner.find('}')?;
+    let index = inner[..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().ok())
+        .collect::<Option<Vec<i64>>>()?;
+    Some((index, &inner[close + 1..]))
+}
+
+/// The entries of `{ {0}: (1, {}, may-alias), ... }` (input-output and
+/// output-operand aliasing): output index, number, index and whether the
+/// kind is `must-alias`. `None` for text written otherwise.
+#[allow(clippy::type_complexity)]
+fn alias_entries(value: &str) -> Option<Vec<(Vec<i64>, i64, Vec<i64>, bool)>> {
+    let mut rest = value.trim().strip_prefix('{')?.trim_start();
+    let mut out = Vec::new();
+    loop {
+        if let Some(after) = rest.strip_prefix('}') {
+            return after.trim().is_empty().then_some(out);
+        }
+        let (output_index, after) = shape_index(rest)?;
+        let after = after.trim_start().strip_prefix(':')?.trim_start();
+        let after = after.strip_prefix('(')?;
+        let close = after.find(')')?;
+        let inside = &after[..close];
+        let (number, tail) = inside.split_once(',')?;
+        let (index, tail) = shape_index(tail)?;
+        let kind = tail.trim().trim_start_matches(',').trim();
+        if !matches!(kind, "" | "may-alias" | "must-alias") {
+            return None;
+        }
+        out.push((
+            output_index,
+            number.trim().parse().ok()?,
+            index,
+            kind == "must-alias",
+        ));
+        rest = after[close + 1..].trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+    }
+}
+
+/// The entries of `buffer_donor={ (0, {}), (1, {1}) }`.
+fn donor_entries(value: &str) -> Option<Vec<BufferDonor>> {
+    let mut rest = value.trim().strip_prefix('{')?.trim_start();
+    let mut out = Vec::new();
+    loop {
+        if let Some(after) = rest.strip_prefix('}') {
+            return after.trim().is_empty().then_some(out);
+        }
+        let after = rest.strip_prefix('(')?;
+        let close = after.find(')')?;
+        let (number, tail) = after[..close].split_once(',')?;
+        let (parameter_index, tail) = shape_index(tail)?;
+        if !tail.trim().is_empty() {
+            return None;
+        }
+        out.push(BufferDonor {
+            parameter_number: number.trim().parse().ok()?,
+            parameter_index,
+        });
+        rest = after[close + 1..].trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
     }
 }
 
@@ -334,7 +602,7 @@ impl TextReader {
         };
         match self.state {
             State::BeforeHeader { in_comment } => self.before_header(line, in_comment),
-            State::Body => self.body(line),
+            State::Body | State::Table => self.body(line),
             State::Computation => {
                 let trimmed = text.trim();
                 if trimmed.is_empty() {
@@ -390,7 +658,7 @@ impl TextReader {
                     *location,
                 ))
             }
-            State::Body => Ok(()),
+            State::Body | State::Table => Ok(()),
         }
     }
 
@@ -433,27 +701,79 @@ impl TextReader {
             return Err(expects_module(line.at(at)));
         }
         let name_at = skip_spaces(bytes, at + "HloModule".len());
-        let name = &line.text[name_at..name_end(bytes, name_at)];
-        const ECL: &str = "entry_computation_layout={";
+        let end = name_end(bytes, name_at);
+        let name = &line.text[name_at..end];
         self.state = State::Body;
-        let entry_computation_layout = match line.text.find(ECL) {
-            Some(i) => self.layout(line, i + ECL.len())?,
-            None => None,
-        };
+        let (mut entry_computation_layout, mut is_scheduled) = (None, false);
+        let (mut input_output_alias, mut buffer_donors) = (Vec::new(), Vec::new());
+        for (key, value, value_at) in attributes(&line.text[end..]) {
+            let value_at = end + value_at;
+            match key {
+                "entry_computation_layout" => {
+                    let open = value.len() - value.trim_start().len();
+                    if !value.trim_start().starts_with('{') {
+                        return Err(parse_error("expects '{'", line.at(value_at + open)));
+                    }
+                    entry_computation_layout = self.layout(line, value_at + open + 1)?;
+                }
+                "is_scheduled" => is_scheduled = value.trim() == "true",
+                "input_output_alias" => {
+                    input_output_alias = alias_entries(value)
+                        .ok_or_else(|| {
+                            parse_error(
+                                "expects {output_index}: (parameter, {index}[, kind]) entries",
+                                line.at(value_at),
+                            )
+                        })?
+                        .into_iter()
+                        .map(
+                            |(output_index, parameter_number, parameter_index, must_alias)| {
+                                InputOutputAlias {
+                                    output_index,
+                                    parameter_number,
+                                    parameter_index,
+                                    must_alias,
+                                }
+                            },
+                        )
+                        .collect();
+                }
+                "buffer_donor" => {
+                    buffer_donors = donor_entries(value).ok_or_else(|| {
+                        parse_error("expects (parameter, {index}) entries", line.at(value_at))
+                    })?;
+                }
+                _ => {}
+            }
+        }
         Ok(TextLine::Header {
             name,
             entry_computation_layout,
+            is_scheduled,
+            input_output_alias,
+            buffer_donors,
         })
     }
 
     fn body<'a>(&'a mut self, line: Line<'a>) -> Result<TextLine<'a>> {
         let trimmed = line.text.trim();
-        let starts_computation = !line.text.starts_with([' ', '\t'])
-            && trimmed.ends_with('{')
-            && (trimmed.starts_with('%') || trimmed.starts_with("ENTRY "));
-        if !starts_computation {
+        // Blank lines and comments.
+        if trimmed.is_empty() || trimmed.starts_with("//") || is_comment(trimmed) {
             return Ok(TextLine::Other);
         }
+        // The stack-frame tables of newer dumps: a title, then numbered
+        // entries (`1 "file.py"`, `1 {file_name_id=1 ...}`).
+        if matches!(
+            trimmed,
+            "FileNames" | "FunctionNames" | "FileLocations" | "StackFrames"
+        ) {
+            self.state = State::Table;
+            return Ok(TextLine::Other);
+        }
+        if self.state == State::Table && trimmed.starts_with(|c: char| c.is_ascii_digit()) {
+            return Ok(TextLine::Other);
+        }
+        self.state = State::Body;
         let bytes = line.text.as_bytes();
         let entry = trimmed.starts_with("ENTRY ");
         let mut at = skip_spaces(bytes, if entry { 6 } else { 0 });
@@ -461,15 +781,21 @@ impl TextReader {
             at += 1;
         }
         let end = name_end(bytes, at);
+        let starts_computation =
+            !line.text.starts_with([' ', '\t']) && trimmed.ends_with('{') && end > at;
+        if !starts_computation {
+            return Err(parse_error(
+                "expects a computation: '[ENTRY] %name (parameters) -> shape {' or 'name {'",
+                line.at(skip_spaces(bytes, 0)),
+            ));
+        }
         let name = &line.text[at..end];
         let location = line.at(0);
-        let signature = if entry {
-            let paren = skip_spaces(bytes, end);
-            if bytes.get(paren) == Some(&b'(') {
-                Some(self.signature(line, paren)?)
-            } else {
-                None
-            }
+        let paren = skip_spaces(bytes, end);
+        let signature = if bytes.get(paren) == Some(&b'(') {
+            let signature = self.signature(line, paren)?;
+            // Only the entry's signature is kept.
+            Some(signature).filter(|_| entry)
         } else {
             None
         };
@@ -646,12 +972,16 @@ impl TextReader {
                 line.at(opcode_end),
             )
         })?;
+        // The operands are a slice of the line from after the '('.
+        let attributes_at = opcode_end + 1 + operands.len() + 1;
         Ok(InstructionLine {
             name: &text[at..name_end],
             opcode: &text[opcode_at..opcode_end],
             operands,
             root,
             location: line.at(shape_at),
+            attributes: &text[attributes_at..],
+            attributes_at: line.at(attributes_at),
             shape,
         })
     }
@@ -670,6 +1000,11 @@ fn shifted(error: crate::Error, by: usize) -> crate::Error {
         })
         .collect();
     error.with_diagnostics(diagnostics)
+}
+
+/// Whether a whole trimmed line is a `/* ... */` comment.
+fn is_comment(trimmed: &str) -> bool {
+    trimmed.starts_with("/*") && trimmed.ends_with("*/")
 }
 
 /// XLA's `ParseHloModule` error for text that is not a module.
@@ -742,6 +1077,11 @@ pub(super) fn read(text: &str) -> Result<HloModule> {
         program_shape: None,
         entry_computation_layout: None,
         source: ModuleSource::Text,
+        is_scheduled: false,
+        schedule: Vec::new(),
+        input_output_alias: Vec::new(),
+        buffer_donors: Vec::new(),
+        buffer_assignment: None,
     };
     for (line, start) in lines(text) {
         match reader.line(line, start)? {
@@ -749,9 +1089,15 @@ pub(super) fn read(text: &str) -> Result<HloModule> {
             TextLine::Header {
                 name,
                 entry_computation_layout,
+                is_scheduled,
+                input_output_alias,
+                buffer_donors,
             } => {
                 module.name = name.to_owned();
                 module.entry_computation_layout = entry_computation_layout;
+                module.is_scheduled = is_scheduled;
+                module.input_output_alias = input_output_alias;
+                module.buffer_donors = buffer_donors;
             }
             TextLine::Computation {
                 name,
@@ -781,7 +1127,7 @@ pub(super) fn read(text: &str) -> Result<HloModule> {
                 if i.root {
                     c.root = Some(c.instructions.len());
                 }
-                c.instructions.push(i.to_instruction());
+                c.instructions.push(i.to_instruction()?);
             }
             TextLine::End => {
                 let c = module

@@ -17,12 +17,19 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::{HloComputation, HloInstruction, HloModule, ModuleSource, Rejected};
+use super::assignment::{self, BufferAssignment};
+use super::{
+    BufferDonor, HloComputation, HloInstruction, HloModule, InputOutputAlias, ModuleSource,
+    OutputOperandAlias, Rejected, ScheduleSequence,
+};
 use crate::error::{Error, ErrorContext, ErrorKind, Result};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::{ProgramShape, Shape};
-use crate::protobuf::fields::{hlo_computation, hlo_instruction, hlo_module, hlo_wrapper};
-use crate::protobuf::{DECODE_CONTEXT, Reader, WireResult, WireType};
+use crate::protobuf::fields::{
+    buffer_donor, hlo_computation, hlo_instruction, hlo_module, hlo_proto, hlo_schedule,
+    hlo_wrapper, input_output_alias, map_entry, output_operand_aliasing,
+};
+use crate::protobuf::{DECODE_CONTEXT, Reader, WireResult, WireType, each_field};
 
 /// The message of `xla/service/hlo.proto` that holds a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,21 +69,173 @@ impl ModuleMessage {
     }
 }
 
+/// How many length-delimited fields `wanted` the top level of `bytes`
+/// holds, counted by skipping over every value (0 for bytes that are not a
+/// message: the walk reports them).
+pub(super) fn count_fields(bytes: &[u8], wanted: u32) -> usize {
+    let mut n = 0;
+    let mut r = Reader::new(bytes);
+    while !r.at_end() {
+        let Ok((number, wire)) = r.key() else { break };
+        n += usize::from((number, wire) == (wanted, WireType::LengthDelimited));
+        if r.skip(number, wire, 0, MAX_NESTING_DEPTH).is_err() {
+            break;
+        }
+    }
+    n
+}
+
 /// The values of the length-delimited fields 1 at the top level of `bytes`
 /// (`HloProto.hlo_module`, `HloSnapshot.hlo`), in order, if they are a
 /// well-formed message. Field 1 with another wire type is an unknown field.
 fn field_one(bytes: &[u8]) -> WireResult<Vec<&[u8]>> {
+    fields_numbered(bytes, hlo_wrapper::WRAPPED)
+}
+
+/// The values of the length-delimited fields `wanted` at the top level of
+/// `bytes`, in order.
+fn fields_numbered(bytes: &[u8], wanted: u32) -> WireResult<Vec<&[u8]>> {
     let mut found = Vec::new();
     let mut r = Reader::new(bytes);
     while !r.at_end() {
         let (number, wire) = r.key()?;
-        if (number, wire) == (hlo_wrapper::WRAPPED, WireType::LengthDelimited) {
+        if (number, wire) == (wanted, WireType::LengthDelimited) {
             found.push(r.len_delimited()?);
         } else {
             r.skip(number, wire, 0, MAX_NESTING_DEPTH)?;
         }
     }
     Ok(found)
+}
+
+/// What the top level of `bytes` holds, for the error about bytes that hold
+/// no module: each field number with its wire type and count, in order of
+/// first occurrence (at most 8 of them).
+fn top_fields(bytes: &[u8]) -> String {
+    let mut seen: Vec<(u32, WireType, usize)> = Vec::new();
+    let mut r = Reader::new(bytes);
+    while !r.at_end() {
+        let Ok((number, wire)) = r.key() else { break };
+        match seen.iter_mut().find(|(n, w, _)| (*n, *w) == (number, wire)) {
+            Some(s) => s.2 += 1,
+            None => seen.push((number, wire, 1)),
+        }
+        if r.skip(number, wire, 0, MAX_NESTING_DEPTH).is_err() {
+            break;
+        }
+    }
+    if seen.is_empty() {
+        return "no field".to_owned();
+    }
+    let wire_name = |w: WireType| match w {
+        WireType::Varint => "varint",
+        WireType::SixtyFourBit => "64-bit",
+        WireType::LengthDelimited => "length-delimited",
+        WireType::StartGroup | WireType::EndGroup => "group",
+        WireType::ThirtyTwoBit => "32-bit",
+    };
+    let mut out: Vec<String> = seen
+        .iter()
+        .take(8)
+        .map(|&(n, w, count)| match count {
+            1 => format!("{n} ({})", wire_name(w)),
+            _ => format!("{n} ({}, {count} times)", wire_name(w)),
+        })
+        .collect();
+    if seen.len() > 8 {
+        out.push(format!("and {} more", seen.len() - 8));
+    }
+    format!(
+        "{} {}",
+        if seen.len() == 1 { "field" } else { "fields" },
+        out.join(", ")
+    )
+}
+
+/// Reads the length-delimited fields `wanted` of a message at depth 1,
+/// each with `entry` (depth 2): the entries of a repeated field.
+fn entries<'a>(
+    bytes: &'a [u8],
+    wanted: u32,
+    mut entry: impl FnMut(&'a [u8]) -> WireResult<()>,
+) -> WireResult<()> {
+    each_field(bytes, 1, |r, number, wire| {
+        if (number, wire) != (wanted, WireType::LengthDelimited) {
+            return Ok(false);
+        }
+        entry(r.len_delimited()?)?;
+        Ok(true)
+    })
+}
+
+/// Reads an `HloInputOutputAliasProto` (depth 1): its entries.
+fn io_aliases(into: &mut Vec<InputOutputAlias>, bytes: &[u8]) -> WireResult<()> {
+    use input_output_alias as f;
+    entries(bytes, f::ENTRIES, |entry| {
+        let mut alias = InputOutputAlias {
+            output_index: Vec::new(),
+            parameter_number: 0,
+            parameter_index: Vec::new(),
+            must_alias: false,
+        };
+        each_field(entry, 2, |e, number, wire| match (number, wire) {
+            (f::OUTPUT_SHAPE_INDEX, _) => e.repeated_varint(wire, &mut alias.output_index),
+            (f::PARAMETER_SHAPE_INDEX, _) => e.repeated_varint(wire, &mut alias.parameter_index),
+            (f::PARAMETER_NUMBER, WireType::Varint) => {
+                alias.parameter_number = e.varint()? as i64;
+                Ok(true)
+            }
+            (f::KIND, WireType::Varint) => {
+                // An enum is an int32: the low 32 bits of the varint.
+                alias.must_alias = e.varint()? as u32 as u64 == f::MUST_ALIAS;
+                Ok(true)
+            }
+            _ => Ok(false),
+        })?;
+        into.push(alias);
+        Ok(())
+    })
+}
+
+/// Reads an `HloBufferDonorProto` (depth 1): its entries.
+fn donors(into: &mut Vec<BufferDonor>, bytes: &[u8]) -> WireResult<()> {
+    use buffer_donor as f;
+    entries(bytes, f::ENTRIES, |entry| {
+        let mut donor = BufferDonor {
+            parameter_number: 0,
+            parameter_index: Vec::new(),
+        };
+        each_field(entry, 2, |e, number, wire| match (number, wire) {
+            (f::PARAMETER_SHAPE_INDEX, _) => e.repeated_varint(wire, &mut donor.parameter_index),
+            (f::PARAMETER_NUMBER, WireType::Varint) => {
+                donor.parameter_number = e.varint()? as i64;
+                Ok(true)
+            }
+            _ => Ok(false),
+        })?;
+        into.push(donor);
+        Ok(())
+    })
+}
+
+/// Reads an `OutputOperandAliasing` of an instruction (depth 3).
+fn operand_alias(bytes: &[u8]) -> WireResult<OutputOperandAlias> {
+    use output_operand_aliasing as f;
+    let mut alias = OutputOperandAlias {
+        output_index: Vec::new(),
+        operand: 0,
+        operand_index: Vec::new(),
+    };
+    each_field(bytes, 3, |r, number, wire| match (number, wire) {
+        (f::OUTPUT_SHAPE_INDEX, _) => r.repeated_varint(wire, &mut alias.output_index),
+        (f::OPERAND_SHAPE_INDEX, _) => r.repeated_varint(wire, &mut alias.operand_index),
+        (f::OPERAND_INDEX, WireType::Varint) => {
+            alias.operand = r.varint()? as i64;
+            Ok(true)
+        }
+        _ => Ok(false),
+    })?;
+    Ok(alias)
 }
 
 /// Whether a field-1 value reads as a module name rather than a message.
@@ -200,6 +359,13 @@ struct ModuleWalk<'a> {
     program_shapes: Vec<Merged<'a>>,
     /// Each distinct shape's answer, by its exact bytes.
     shapes: HashMap<Cow<'a, [u8]>, ShapeAnswer, foldhash::fast::RandomState>,
+    /// `schedule` was given.
+    scheduled: bool,
+    /// `schedule.sequences`, one entry per key (the last wins, as for a
+    /// map).
+    schedule: Vec<ScheduleSequence>,
+    input_output_alias: Vec<InputOutputAlias>,
+    buffer_donors: Vec<BufferDonor>,
 }
 
 impl<'a> ModuleWalk<'a> {
@@ -233,8 +399,56 @@ impl<'a> ModuleWalk<'a> {
                         place.field("entry_computation_id");
                         self.entry_computation_id = r.varint()? as i64;
                     }
+                    (hlo_module::SCHEDULE, WireType::LengthDelimited) => {
+                        place.field("schedule");
+                        self.scheduled = true;
+                        self.schedule_proto(r.len_delimited()?)?;
+                    }
+                    (hlo_module::INPUT_OUTPUT_ALIAS, WireType::LengthDelimited) => {
+                        place.field("input_output_alias");
+                        io_aliases(&mut self.input_output_alias, r.len_delimited()?)?;
+                    }
+                    (hlo_module::BUFFER_DONOR, WireType::LengthDelimited) => {
+                        place.field("buffer_donor");
+                        donors(&mut self.buffer_donors, r.len_delimited()?)?;
+                    }
                     _ => r.skip(number, wire, 0, MAX_NESTING_DEPTH)?,
                 }
+            }
+            Ok(())
+        })
+    }
+
+    /// Reads an `HloScheduleProto` (depth 1): its map of sequences.
+    fn schedule_proto(&mut self, bytes: &[u8]) -> WireResult<()> {
+        entries(bytes, hlo_schedule::SEQUENCES, |entry| {
+            // A map entry (depth 2): key, then the sequence (depth 3),
+            // merged when given twice.
+            let (mut key, mut ids) = (0i64, Vec::new());
+            each_field(entry, 2, |e, number, wire| match (number, wire) {
+                (map_entry::KEY, WireType::Varint) => {
+                    key = e.varint()? as i64;
+                    Ok(true)
+                }
+                (map_entry::VALUE, WireType::LengthDelimited) => {
+                    each_field(e.len_delimited()?, 3, |v, number, wire| {
+                        if number == hlo_schedule::INSTRUCTION_IDS {
+                            v.repeated_varint(wire, &mut ids)
+                        } else {
+                            Ok(false)
+                        }
+                    })?;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            })?;
+            // A key given again replaces its entry, as in a map.
+            match self.schedule.iter_mut().find(|s| s.computation_id == key) {
+                Some(s) => s.instruction_ids = ids,
+                None => self.schedule.push(ScheduleSequence {
+                    computation_id: key,
+                    instruction_ids: ids,
+                }),
             }
             Ok(())
         })
@@ -247,7 +461,10 @@ impl<'a> ModuleWalk<'a> {
             let mut name: &[u8] = &[];
             let (mut id, mut root_id) = (0i64, 0i64);
             let mut program_shape = None;
-            let mut instructions = Vec::new();
+            // Room for every instruction at once: a large computation would
+            // otherwise be moved each time its vector grows.
+            let mut instructions =
+                Vec::with_capacity(count_fields(bytes, hlo_computation::INSTRUCTIONS));
             let mut r = Reader::new(bytes);
             while !r.at_end() {
                 *place = Place::default();
@@ -303,6 +520,10 @@ impl<'a> ModuleWalk<'a> {
             let mut shape = None;
             let mut id = 0i64;
             let mut operand_ids = Vec::new();
+            let mut called_computation_ids = Vec::new();
+            let (mut parameter_number, mut tuple_index) = (0i64, 0i64);
+            let mut fusion_kind: &[u8] = &[];
+            let mut output_operand_aliasing = Vec::new();
             let mut r = Reader::new(bytes);
             while !r.at_end() {
                 *place = Place::default();
@@ -333,6 +554,30 @@ impl<'a> ModuleWalk<'a> {
                         place.field("operand_ids");
                         r.repeated_varint(wire, &mut operand_ids)?
                     }
+                    (hlo_instruction::CALLED_COMPUTATION_IDS, _) => {
+                        place.field("called_computation_ids");
+                        r.repeated_varint(wire, &mut called_computation_ids)?
+                    }
+                    (hlo_instruction::PARAMETER_NUMBER, WireType::Varint) => {
+                        place.field("parameter_number");
+                        parameter_number = r.varint()? as i64;
+                        true
+                    }
+                    (hlo_instruction::TUPLE_INDEX, WireType::Varint) => {
+                        place.field("tuple_index");
+                        tuple_index = r.varint()? as i64;
+                        true
+                    }
+                    (hlo_instruction::FUSION_KIND, WireType::LengthDelimited) => {
+                        place.field("fusion_kind");
+                        fusion_kind = r.len_delimited()?;
+                        true
+                    }
+                    (hlo_instruction::OUTPUT_OPERAND_ALIASING, WireType::LengthDelimited) => {
+                        place.field("output_operand_aliasing");
+                        output_operand_aliasing.push(operand_alias(r.len_delimited()?)?);
+                        true
+                    }
                     _ => false,
                 };
                 if !known {
@@ -346,7 +591,11 @@ impl<'a> ModuleWalk<'a> {
             let opcode = utf8(opcode)?.to_owned();
             place.field("shape");
             let shape = self.shape(shape.unwrap_or(Cow::Borrowed(&[])))?;
+            place.field("fusion_kind");
+            let fusion_kind = utf8(fusion_kind)?;
             Ok(HloInstruction {
+                parameter_number: (opcode == "parameter").then_some(parameter_number),
+                tuple_index: (opcode == "get-tuple-element").then_some(tuple_index),
                 name,
                 opcode,
                 shape,
@@ -354,6 +603,10 @@ impl<'a> ModuleWalk<'a> {
                 operand_ids,
                 operands: None,
                 location: None,
+                called_computation_ids,
+                called_computations: Vec::new(),
+                fusion_kind: (!fusion_kind.is_empty()).then(|| fusion_kind.to_owned()),
+                output_operand_aliasing,
             })
         })
     }
@@ -387,8 +640,14 @@ impl<'a> ModuleWalk<'a> {
             host_program_shape,
             computations,
             program_shapes,
+            scheduled,
+            mut schedule,
+            input_output_alias,
+            buffer_donors,
             ..
         } = self;
+        // A map has no order: the view's is the keys'.
+        schedule.sort_by_key(|s| s.computation_id);
         let entry = computations.iter().position(|c| {
             if entry_computation_id != 0 || entry_computation_name.is_empty() {
                 c.id == Some(entry_computation_id)
@@ -423,6 +682,11 @@ impl<'a> ModuleWalk<'a> {
             entry_computation_layout: program_shape(host_program_shape.as_ref())
                 .map_err(in_module("host_program_shape"))?,
             source: ModuleSource::Proto(message),
+            is_scheduled: scheduled,
+            schedule,
+            input_output_alias,
+            buffer_donors,
+            buffer_assignment: None,
         })
     }
 }
@@ -431,26 +695,63 @@ pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
     // `HloProto.hlo_module` and `HloSnapshot.hlo` are field 1. Every
     // occurrence is a part of the one message they hold, merged in order:
     // the module is walked over its parts in turn, as over their
-    // concatenation. Nothing is copied.
+    // concatenation. Nothing is copied. `HloProto.buffer_assignment`
+    // likewise, every occurrence merged.
     let wrappers = wrappers(message);
     let mut parts = vec![bytes];
+    let mut assignment_parts = Vec::new();
     for (depth, &(wrapper, _)) in wrappers.iter().enumerate() {
         let mut inner = Vec::with_capacity(parts.len());
         for part in parts {
-            let found = field_one(part).map_err(|e| {
+            let in_wrapper = |e: crate::protobuf::WireError| {
                 let e = Error::from(e).in_context(ErrorContext::new(wrapper));
                 within(e, &wrappers[..depth])
-            })?;
-            inner.extend(found);
+            };
+            if depth + 1 == wrappers.len() {
+                let found = fields_numbered(part, hlo_proto::BUFFER_ASSIGNMENT);
+                assignment_parts.extend(found.map_err(in_wrapper)?);
+            }
+            inner.extend(field_one(part).map_err(in_wrapper)?);
         }
         parts = inner;
     }
     let mut module = ModuleWalk::default();
-    let view = parts
+    let mut view = parts
         .into_iter()
         .try_for_each(|part| module.module(part))
-        .and_then(|()| module.into_view(message));
-    view.map_err(|e| within(e, wrappers))
+        .and_then(|()| module.into_view(message))
+        .map_err(|e| within(e, wrappers))?;
+    if view.instructions().next().is_none() {
+        // Well-formed bytes of another message (a `ShapeProto`, a
+        // memory-usage report) read as a module hold no instruction: every
+        // module XLA writes has at least its entry's root.
+        return Err(Error::new(
+            ErrorKind::Decode,
+            format!(
+                "not an HLO module: {} bytes read as {} hold no instruction \
+                 ({} computations; top level: {})",
+                bytes.len(),
+                message.full_name(),
+                view.computations.len(),
+                top_fields(bytes)
+            ),
+        ));
+    }
+    if !assignment_parts.is_empty() {
+        // In `HloProto.buffer_assignment`, inside the wrappers around it.
+        let proto_level = wrappers.len() - 1;
+        let mut buffers = BufferAssignment::default();
+        for part in assignment_parts {
+            assignment::read(&mut buffers, part, wrappers.len()).map_err(|e| {
+                let e = Error::from(e)
+                    .in_context(ErrorContext::new("xla.BufferAssignmentProto"))
+                    .in_context(ErrorContext::new("xla.HloProto").in_field("buffer_assignment"));
+                within(e, &wrappers[..proto_level])
+            })?;
+        }
+        view.buffer_assignment = Some(buffers);
+    }
+    Ok(view)
 }
 
 /// A `ShapeProto` as written: protobuf text format on one line (unknown

@@ -26,4 +26,6 @@ mod read;
 pub(crate) mod write;
 
 pub(crate) use prost::encoding::WireType;
-pub(crate) use read::{DECODE_CONTEXT, Reader, VarintSink, WireError, WireResult, key_of};
+pub(crate) use read::{
+    DECODE_CONTEXT, Reader, VarintSink, WireError, WireResult, each_field, key_of,
+};

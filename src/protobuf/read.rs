@@ -230,6 +230,24 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Reads every field of the message `bytes`, which sits `depth` messages
+/// deep: `f` reads the fields it knows and says so; any other field is
+/// skipped as an unknown field (a group counts towards the nesting limit).
+pub(crate) fn each_field<'a>(
+    bytes: &'a [u8],
+    depth: usize,
+    mut f: impl FnMut(&mut Reader<'a>, u32, WireType) -> WireResult<bool>,
+) -> WireResult<()> {
+    let mut r = Reader::new(bytes);
+    while !r.at_end() {
+        let (number, wire) = r.key()?;
+        if !f(&mut r, number, wire)? {
+            r.skip(number, wire, depth, crate::limits::MAX_NESTING_DEPTH)?;
+        }
+    }
+    Ok(())
+}
+
 /// The key of field `number` with `wire`, as a varint's value: what
 /// [`Reader::raw_key`] reads and `write::key` writes.
 #[inline(always)]

@@ -79,6 +79,7 @@ replay_tests!(
     hlo_proto,
     any_message,
     stablehlo_text,
+    memory,
 );
 
 /// The binary modules of the golden data, which Google's runtime wrote,

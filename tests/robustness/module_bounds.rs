@@ -146,6 +146,71 @@ fn stablehlo_text_is_read_in_memory_linear_in_its_size() {
     within("StableHLO signature", text.len(), peak, 1);
 }
 
+/// Memory analysis, exact: a golden `HloProto` of the memory corpus
+/// (jaxlib 0.10.2's dump, with its buffer assignment) with its
+/// computations, buffers, allocations and heap traces repeated to `SIZE`
+/// bytes. Estimated: an entry computation of `SIZE` bytes of instructions,
+/// each adding the two before it.
+#[test]
+fn memory_analysis_is_held_to_a_multiple_of_the_input() {
+    use prost::Message;
+    use xla_shape::memory::{self, EstimateOptions};
+    use xla_shape::proto::HloProto;
+    let pb = std::fs::read(common::data_path("memory/lstm_scan_grad/hlo.pb")).unwrap();
+    let mut proto = HloProto::decode(pb.as_slice()).unwrap();
+    fn repeat<T: Clone>(v: &mut Vec<T>, times: usize) {
+        *v = std::iter::repeat_n(v.as_slice(), times)
+            .flatten()
+            .cloned()
+            .collect();
+    }
+    let times = SIZE / pb.len() + 1;
+    repeat(&mut proto.hlo_module.as_mut().unwrap().computations, times);
+    let b = proto.buffer_assignment.as_mut().unwrap();
+    repeat(&mut b.logical_buffers, times);
+    repeat(&mut b.buffer_allocations, times);
+    repeat(&mut b.heap_simulator_traces, times);
+    let bytes = proto.encode_to_vec();
+    let (analysis, peak) = peak_memory(|| {
+        let module = HloModule::read(&bytes)?;
+        memory::analyze(&module).map(|a| a.peak())
+    });
+    assert!(analysis.unwrap() > 0);
+    within(
+        "memory of an HloProto (view and exact)",
+        bytes.len(),
+        peak,
+        BOUND_MEMORY_EXACT,
+    );
+
+    let mut text = String::from(
+        "HloModule m\n\nENTRY e {\n  a0 = f32[1024]{0} parameter(0)\n  a1 = f32[1024]{0} negate(a0)\n",
+    );
+    let mut k = 2;
+    while text.len() < SIZE {
+        text.push_str(&format!(
+            "  a{k} = f32[1024]{{0}} add(a{}, a{})\n",
+            k - 1,
+            k - 2
+        ));
+        k += 1;
+    }
+    text.push_str(&format!(
+        "  ROOT r = f32[1024]{{0}} negate(a{})\n}}\n",
+        k - 1
+    ));
+    let module = HloModule::from_text(&text).unwrap();
+    let (analysis, peak) =
+        peak_memory(|| memory::estimate(&module, &EstimateOptions::default()).map(|a| a.peak()));
+    assert!(analysis.unwrap() > 0);
+    within(
+        "memory estimate of module text (beyond the view)",
+        text.len(),
+        peak,
+        BOUND_MEMORY_ESTIMATE,
+    );
+}
+
 // The bounds, per input byte: about twice what was measured on these
 // inputs (XLA_SHAPE_PRINT_MEMORY=1 prints the figures): module text 4.4,
 // .pb 8.0, the report 12 to 15 (the view and the JSON document), the
@@ -162,3 +227,8 @@ const BOUND_MESSAGE: usize = 24;
 /// StableHLO text: every operation keeps its name, results, types and
 /// location.
 const BOUND_STABLEHLO: usize = 8;
+// Memory analysis (measured 6.2 and 4.5): the view of an `HloProto` with
+// its buffer assignment and the exact analysis; the estimate's own tables
+// beside a view it is given.
+const BOUND_MEMORY_EXACT: usize = 16;
+const BOUND_MEMORY_ESTIMATE: usize = 12;

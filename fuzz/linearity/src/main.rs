@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use xla_shape::formats::{self, JsonOptions, LosslessMessage, ProtoFormats};
 use xla_shape::hlo::{HloModule, MemoryReport};
+use xla_shape::memory::{self, EstimateOptions};
 use xla_shape::proto::ShapeProto;
 use xla_shape::stablehlo::StableHloModule;
 use xla_shape::text::shapes_in_hlo;
@@ -36,6 +37,38 @@ fn fill(prefix: &str, unit: &str, separator: &str, suffix: &str, size: usize) ->
     }
     s.push_str(suffix);
     s
+}
+
+/// The top-level fields of `HloProto` bytes: its module (field 1) and its
+/// buffer assignment (field 3), each with its key and length.
+fn split_hlo_proto(bytes: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let varint = |at: &mut usize| {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = bytes[*at];
+            *at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                break;
+            }
+        }
+        v
+    };
+    let (mut module, mut assignment) = (Vec::new(), Vec::new());
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let key = varint(&mut at);
+        assert_eq!(key & 7, 2, "HloProto's fields are length-delimited");
+        let len = varint(&mut at) as usize;
+        at += len;
+        match key >> 3 {
+            1 => module.extend_from_slice(&bytes[start..at]),
+            3 => assignment.extend_from_slice(&bytes[start..at]),
+            _ => {}
+        }
+    }
+    (module, assignment)
 }
 
 fn best_of_three(f: &mut dyn FnMut()) -> Duration {
@@ -106,6 +139,37 @@ fn main() {
             }
             s.into_bytes()
         })
+    };
+    // Memory analysis: a golden HloProto (jaxlib 0.10.2's dump of an LSTM's
+    // gradient, with its buffer assignment) whose module is kept once and
+    // whose buffer assignment (field 3) is given again and again: the
+    // occurrences merge, so its buffers, allocations and heap traces
+    // append. And a module text whose entry adds the two instructions
+    // before each one.
+    let hlo_proto = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/memory/lstm_scan_grad/hlo.pb"
+    ))
+    .unwrap();
+    let (module_field, assignment_field) = split_hlo_proto(&hlo_proto);
+    let memory_proto = move |size: usize| {
+        let mut out = module_field.clone();
+        while out.len() < size {
+            out.extend_from_slice(&assignment_field);
+        }
+        out
+    };
+    let chain_text = |size: usize| {
+        let mut text = String::from(
+            "HloModule m\n\nENTRY e {\n  a0 = f32[1024]{0} parameter(0)\n  a1 = f32[1024]{0} negate(a0)\n",
+        );
+        let mut k = 2;
+        while text.len() < size {
+            text.push_str(&format!("  a{k} = f32[1024]{{0}} add(a{}, a{})\n", k - 1, k - 2));
+            k += 1;
+        }
+        text.push_str(&format!("  ROOT r = f32[1024]{{0}} negate(a{})\n}}\n", k - 1));
+        text.into_bytes()
     };
     let pb_as_text = pb_as.clone();
     let pb_as_text_long = pb_as.clone();
@@ -245,6 +309,23 @@ fn main() {
             }),
             run: text(|t| {
                 let _ = black_box(StableHloModule::from_text(t));
+            }),
+        },
+        Family {
+            name: "memory: HloProto (view, exact analysis)",
+            make: Box::new(memory_proto),
+            run: Box::new(|b| {
+                let m = HloModule::read(b).unwrap();
+                black_box(memory::analyze(&m).unwrap().peak());
+            }),
+        },
+        Family {
+            name: "memory: module text (view, estimate)",
+            make: Box::new(chain_text),
+            run: text(|t| {
+                let m = HloModule::from_text(t).unwrap();
+                let options = EstimateOptions::default();
+                black_box(memory::estimate(&m, &options).unwrap().peak());
             }),
         },
         Family {
