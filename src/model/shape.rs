@@ -237,6 +237,29 @@ impl ArrayShape {
         !self.dynamic.iter().any(|&d| d)
     }
 
+    /// The number of elements, the product of the dimensions (a bounded
+    /// dynamic dimension counts its bound; a scalar has 1): XLA's
+    /// `ShapeUtil::ElementsIn`, whose public spelling is
+    /// [`shape_util::elements_in`](crate::shape_util::elements_in). Here
+    /// so that the layers under `shape_util` (`index_util`) count
+    /// elements too.
+    ///
+    /// # Errors
+    ///
+    /// An unbounded dimension (the count is undefined), or a product past
+    /// `i64`.
+    pub(crate) fn element_count(&self) -> Result<i64> {
+        if self.dimensions.contains(&Self::UNBOUNDED_SIZE) {
+            return Err(Error::invalid_argument(format!(
+                "ElementsIn is undefined for the unbounded dynamic shape {self:#}"
+            )));
+        }
+        self.dimensions
+            .iter()
+            .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| Error::overflow(format!("element count of {self} overflows int64")))
+    }
+
     pub(crate) fn equal_with(&self, other: &ArrayShape, o: &ShapeEqual) -> bool {
         if !o.ignore_element_type {
             let same = if o.ignore_fp_precision {
