@@ -28,7 +28,9 @@
 use crate::error::{Error, Result};
 use crate::model::display::index_string;
 use crate::model::validate;
-use crate::model::{ArrayShape, Layout, LayoutEqual, ProgramShape, Shape, SplitConfig};
+use crate::model::{
+    ArrayShape, Layout, LayoutEqual, PrimitiveType, ProgramShape, Shape, SplitConfig,
+};
 
 /// The array's layout, or XLA's "does not have a layout" error (XLA
 /// `CHECK`-fails where a function needs one).
@@ -751,7 +753,7 @@ pub fn memory_space(shape: &Shape) -> i64 {
 pub fn byte_strides_is_major_to_minor(
     byte_strides: &[i64],
     dims: &[i64],
-    element_type: crate::PrimitiveType,
+    element_type: PrimitiveType,
 ) -> bool {
     assert_eq!(
         byte_strides.len(),

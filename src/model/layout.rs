@@ -437,7 +437,7 @@ mod tests {
         assert_eq!(format!("{plain:?}"), format!("{boxed:?}"));
         assert_eq!(plain.to_string(), boxed.to_string());
         let array = |l: &Layout| {
-            crate::ArrayShape::new(PrimitiveType::F32, [2, 3])
+            crate::model::ArrayShape::new(PrimitiveType::F32, [2, 3])
                 .unwrap()
                 .with_layout(Some(l.clone()))
                 .unwrap()

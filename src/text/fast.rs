@@ -452,8 +452,9 @@ mod tests {
         let originals = corpus.len();
         let corpus =
             crate::test_support::with_mutations(corpus, originals * 40, 3, Some(EDITS), 0x5EED);
-        let outcome =
-            |r: crate::Result<Shape>| r.map(|s| s.to_proto_bytes()).map_err(|e| e.to_string());
+        let outcome = |r: crate::error::Result<Shape>| {
+            r.map(|s| s.to_proto_bytes()).map_err(|e| e.to_string())
+        };
         let mut errors = 0;
         for bytes in &corpus {
             let text = String::from_utf8_lossy(bytes);
