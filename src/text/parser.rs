@@ -13,12 +13,12 @@ use std::borrow::Cow;
 use crate::error::{Diagnostic, Error, ErrorKind, Location, Nesting, too_deep_message};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::display;
-use crate::model::inline::{Dims, DynamicFlags, Tiles};
+use crate::model::inline::{Dims, DynamicFlags};
 use crate::model::layout::{Layout, Rare};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
-use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
+use crate::model::tile::{SplitConfig, Tile, Tiles, check_tile_bounds};
 use crate::model::validate;
 use crate::text::lexer::{Lexer, Tok};
 
