@@ -4,7 +4,7 @@
 //! split into two rows 16 at a time ([`split_pairs`]), groups of four
 //! 1-byte elements into four rows likewise ([`split_quads`]).
 
-use super::direct::Block;
+use super::Block;
 use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
     __m256, __m256i, _mm_storeu_si128, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,

@@ -7,7 +7,7 @@
 //! quadruples of bytes split into four rows of whole lines
 //! ([`split_quads`]).
 
-use super::direct::Block;
+use super::Block;
 use super::sse::{Lanes, transpose_lanes};
 use std::arch::x86_64::{
     __m512i, _mm_loadu_si128, _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_inserti32x4,

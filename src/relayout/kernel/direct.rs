@@ -48,7 +48,7 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use super::{Axis, Batch, box_span};
+use super::{Axis, Batch, Block, box_span};
 
 /// The most positions on the short side of a transpose copied by
 /// [`Tr::narrow`].
@@ -196,25 +196,6 @@ enum Order {
     /// destination lines, by blocks that write whole lines with
     /// non-temporal stores (`avx512::Quads`).
     Direct,
-}
-
-/// Code that copies one square block of `SIZE x SIZE` elements.
-pub(super) trait Block {
-    const SIZE: usize;
-
-    /// Whether `copy` writes each destination row as one whole line with
-    /// a non-temporal store (the rows then 64-byte aligned), so that a
-    /// gathered block needs no buffer on its way to the destination.
-    const STREAMS: bool = false;
-
-    /// `pt[c*st + r*E ..][..E] = pa[r*sa + c*E ..][..E]` for `r`, `c` <
-    /// `SIZE`, `E`-byte elements (the transpose's).
-    ///
-    /// # Safety
-    ///
-    /// The rows read and written lie in the buffers and do not
-    /// overlap, plus what the implementation asks.
-    unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize);
 }
 
 /// A transpose `dst[d + ii*E + jj*j.d] = src[s + ii*i.s + jj*E]` of

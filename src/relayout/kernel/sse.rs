@@ -10,7 +10,7 @@
 //! bytes use) and of three 4-byte elements ([`split_triples`],
 //! [`merge_triples`]).
 
-use super::direct::Block;
+use super::Block;
 use std::arch::x86_64::{
     __m128, __m128i, _mm_loadu_ps, _mm_loadu_si128, _mm_packs_epi32, _mm_setr_epi8,
     _mm_setzero_si128, _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_storeu_ps,
