@@ -13,7 +13,7 @@
 //! ([`Shape::from_proto_bytes`](crate::Shape::from_proto_bytes)), and
 //! prost's own [`prost::Message::decode`] / `encode_to_vec` for the
 //! generated messages (its `DecodeError` converts into
-//! [`Error`](crate::Error) with `?`).
+//! [`Error`] with `?`).
 //!
 //! | format | write | read |
 //! | --- | --- | --- |

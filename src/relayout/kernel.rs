@@ -2,7 +2,7 @@
 //! destination stride in bytes, copied as contiguous runs, as a blocked
 //! 2-D transpose, or element by element.
 //!
-//! Every offset a block touches was checked against the buffers before the
+//! Every offset a box touches was checked against the buffers before the
 //! loops run ([`BoxCopy::bounds`]); the loops index slices, so a bug here
 //! panics instead of reading out of bounds. The one exception, the direct
 //! transposes on x86_64 ([`direct`]), checks the bounds of its whole box
@@ -14,8 +14,10 @@
 //! it), `avx` (8 x 8 blocks of 4-byte elements with AVX, the squares
 //! of other sizes two at a time with AVX2) and `avx512` (streamed blocks
 //! whose squares go four at a time, each register a whole destination
-//! line, and the bands of 1-byte transposes), with [`direct`] choosing
-//! between them.
+//! line, and the bands of 1-byte transposes). [`direct`] chooses between
+//! them for each transpose, by what the CPU has (`cpu`): blocks laid over
+//! the transpose by the transposer (`transposer`), or, for a transpose
+//! with a short side, a copy position by position (`narrow`).
 
 /// Aligns the frame of the function it is written in to 64 bytes, so
 /// that the vector registers the compiler spills there sit on whole
@@ -56,10 +58,16 @@ mod avx;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
+mod cpu;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod direct;
+#[cfg(target_arch = "x86_64")]
+mod narrow;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod sse;
+#[cfg(target_arch = "x86_64")]
+mod transposer;
 
 use crate::index_util::next_row_major;
 
@@ -410,7 +418,7 @@ impl BoxCopy {
             [] => (&[][..], [one, one]),
         };
         #[cfg(target_arch = "x86_64")]
-        let kernel = direct::Kernel::best();
+        let kernel = cpu::Kernel::best();
         #[cfg(not(target_arch = "x86_64"))]
         let _ = stream;
         for_each_position(outer, self.src, self.dst, |s, d| {
