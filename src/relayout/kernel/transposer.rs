@@ -105,6 +105,31 @@ fn rows_per_sweep(stride: isize, b: usize) -> usize {
     (SPAN / stride.unsigned_abs().max(1) / b * b).max(b)
 }
 
+/// The tiles of rows `rows` by columns `cols` (whole blocks of `b`
+/// elements) a streamed transpose is copied in, a row of tiles at a time:
+/// [`TILE`] x [`TILE`] elements (a multiple of `b`), so that the source
+/// rows and the destination rows a tile visits (`2 * TILE` pages at most
+/// when both are a page or more apart) stay in the TLB, and each is
+/// visited for `TILE` elements in a row. Within a tile, a band of source
+/// rows from left to right.
+fn tiles(
+    rows: Range<usize>,
+    cols: Range<usize>,
+    b: usize,
+) -> impl Iterator<Item = (Range<usize>, Range<usize>)> {
+    let t = (TILE / b * b).max(b);
+    let (r_end, (c_start, c_end)) = (rows.end, (cols.start, cols.end));
+    rows.step_by(t).flat_map(move |ib| {
+        (c_start..c_end)
+            .step_by(t)
+            .map(move |jb| (ib..r_end.min(ib + t), jb..c_end.min(jb + t)))
+    })
+}
+
+/// A gather of a streamed transpose: the first row of its band, its
+/// first column, and its number of blocks (at most [`GATHER`]).
+type Gather = (usize, usize, usize);
+
 impl<'a, const E: usize> Tr<'a, E> {
     /// The transpose at `s`, `d`, and the others `x * batch[0].s + y *
     /// batch[1].s` and `x * batch[0].d + y * batch[1].d` bytes further
@@ -205,7 +230,7 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// ([`Block::STREAMS`]) only with those two orders.
     ///
     /// Kept out of the caller, one function per block, as
-    /// [`narrow`](Self::narrow) is.
+    /// [`narrow`](Self::narrow) is; its steps are inlined into it.
     #[inline(never)]
     pub(super) unsafe fn grid<B: Block>(
         &mut self,
@@ -219,83 +244,131 @@ impl<'a, const E: usize> Tr<'a, E> {
         if r_end == r.start || c_end == c.start {
             return (r.start, c.start);
         }
+        let (rows, cols) = (r.start..r_end, c.start..c_end);
+        // SAFETY: `rows` and `cols` are whole blocks within `r` and `c`,
+        // so within the transpose; the caller vouches for what `B::copy`
+        // asks in this order.
+        unsafe {
+            match order {
+                Order::Destination => self.in_destination_order::<B>(rows, cols),
+                Order::Direct => self.straight::<B>(rows, cols),
+                Order::Gathered => self.gathered::<B>(rows, cols),
+            }
+        }
+        (r_end, c_end)
+    }
+
+    /// Block `B` at element `(ii, jj)` (its source and destination
+    /// offsets `(so, dof)`, from [`at`](Self::at)), copied by `B::copy`.
+    ///
+    /// # Safety
+    ///
+    /// The block's rows `ii..ii + B::SIZE` and columns `jj..jj +
+    /// B::SIZE` lie within the transpose; what [`grid`](Self::grid) asks
+    /// of `B` holds.
+    #[inline(always)]
+    unsafe fn block<B: Block>(&mut self, (so, dof): (isize, isize)) {
         let (sa, st) = (self.i.s, self.j.d);
         let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
-        let copy = |(so, dof): (isize, isize)| {
-            // SAFETY: the block starting at element `(ii, jj)` covers
-            // rows `ii..ii + b` <= `i.n` and columns `jj..jj + b` <=
-            // `j.n`, all of whose bytes `Tr::new` checked to lie in
-            // `src` and `dst` (so `so`, `dof` are not negative);
-            // `src` is shared and `dst` borrowed mutably, so they do
-            // not overlap. The caller vouches for the rest.
-            unsafe { B::copy(ps.add(so as usize), sa, pd.add(dof as usize), st) }
-        };
-        if order == Order::Destination {
-            let per = rows_per_sweep(sa, b);
-            for rm in (r.start..r_end).step_by(per) {
-                for jj in (c.start..c_end).step_by(b) {
-                    for ii in (rm..r_end.min(rm + per)).step_by(b) {
-                        copy(self.at(ii, jj));
-                    }
+        // SAFETY: the block starting at element `(ii, jj)` covers rows
+        // `ii..ii + b` <= `i.n` and columns `jj..jj + b` <= `j.n`, as the
+        // caller vouches, all of whose bytes `Tr::new` checked to lie in
+        // `src` and `dst` (so `so`, `dof` are not negative); `src` is
+        // shared and `dst` borrowed mutably, so they do not overlap. The
+        // caller vouches for the rest.
+        unsafe { B::copy(ps.add(so as usize), sa, pd.add(dof as usize), st) }
+    }
+
+    /// [`Order::Destination`]: the blocks of rows `rows`, columns `cols`
+    /// (whole blocks) in destination order, the source rows a sweep
+    /// visits limited to about [`SPAN`] bytes.
+    ///
+    /// # Safety
+    ///
+    /// As [`block`](Self::block) for each block of `rows` x `cols`.
+    #[inline(always)]
+    unsafe fn in_destination_order<B: Block>(&mut self, rows: Range<usize>, cols: Range<usize>) {
+        let b = B::SIZE;
+        let per = rows_per_sweep(self.i.s, b);
+        for rm in rows.clone().step_by(per) {
+            for jj in cols.clone().step_by(b) {
+                for ii in (rm..rows.end.min(rm + per)).step_by(b) {
+                    // SAFETY: a block of `rows` x `cols`, as the caller
+                    // vouches.
+                    unsafe { self.block::<B>(self.at(ii, jj)) };
                 }
             }
-            return (r_end, c_end);
         }
-        // Tiles of `TILE x TILE` elements: the source rows and the
-        // destination rows a tile visits (`2 * TILE` pages at most when
-        // both are a page or more apart) stay in the TLB, and each is
-        // visited for `TILE` elements in a row. Within a tile, a band of
-        // source rows from left to right.
-        let t = (TILE / b * b).max(b);
-        let tiles = (r.start..r_end).step_by(t).flat_map(|ib| {
-            (c.start..c_end)
-                .step_by(t)
-                .map(move |jb| (ib..r_end.min(ib + t), jb..c_end.min(jb + t)))
-        });
-        if order == Order::Direct {
-            // Blocks of 8-byte elements two down at a time, so that each
-            // destination row gets two adjacent lines at once: f64 ran at
-            // 13.5-14.9 GiB/s against 8.4-9.8 one block at a time at 16
-            // MiB, 12.7 against 10.2 at 64 MiB, 11.5 against 10.5 at 128
-            // MiB and 11.1-12.1 against 11.1-11.5 at 256 MiB.
-            //
-            // Blocks of 2- and 4-byte elements (32 and 16 source rows)
-            // go two down where the source is in the last-level cache and
-            // the destination rows are a multiple of 512 bytes apart.
-            // Best of two runs each on a CPU with 32 MiB of that cache,
-            // in GiB/s, two down against one:
-            // - f32 with destination rows 4-16 KiB apart: 14.0-14.1 against
-            //   8.2-8.5 at 8 MiB, 12.1-12.2 against 9.2-9.4 at 16 MiB,
-            //   11.2-11.4 against 9.5-9.8 at 24 MiB, 9.6-10.5 against
-            //   9.7-9.8 at 32 MiB, 9.5-9.6 against 9.9-10.0 at 64 MiB
-            //   (and earlier 8.6-8.7 against 9.1-9.4 at 256 MiB);
-            // - at 8-16 MiB, rows 6, 7, 7.5 or 8 KiB apart (f32): 14.5-14.7
-            //   against 8.6-9.2; 2, 3, 3.5, 4 or 5 KiB (s16): 11.2-14.1
-            //   against 7.8-9.1;
-            // - rows not a multiple of 512 bytes apart, at 12-16 MiB:
-            //   slower or level for f32 rows 5.9 and 7.9 KiB apart
-            //   (16.8-17.6 against 19.8-20.9) and s16 rows 3.9 and 5.9
-            //   KiB apart (11.6-16.5 against 14.2-16.5); faster only for
-            //   f32 rows 11.8 KiB apart (19.9 against 15.2) and s16 rows
-            //   3.75 KiB apart (15.2 against 13.1), where one down
-            //   already copies at 0.74x of a memory copy or more.
-            let two = E == 8 || self.j.d % 512 == 0 && self.cached;
-            let down = if two { 2 } else { 1 };
-            for (rows, cols) in tiles {
-                let mut ii = rows.start;
-                while ii < rows.end {
-                    // The rows left that fill no pair: a block at a time.
-                    let k = if ii + down * b <= rows.end { down } else { 1 };
-                    for jj in cols.clone().step_by(b) {
-                        for u in 0..k {
-                            copy(self.at(ii + u * b, jj));
-                        }
+    }
+
+    /// [`Order::Direct`]: the blocks of rows `rows`, columns `cols`
+    /// (whole blocks) tile by tile ([`tiles`]), straight from the source
+    /// rows, two down at a time where that was measured faster.
+    ///
+    /// # Safety
+    ///
+    /// As [`block`](Self::block) for each block of `rows` x `cols`.
+    #[inline(always)]
+    unsafe fn straight<B: Block>(&mut self, rows: Range<usize>, cols: Range<usize>) {
+        let b = B::SIZE;
+        // Blocks of 8-byte elements two down at a time, so that each
+        // destination row gets two adjacent lines at once: f64 ran at
+        // 13.5-14.9 GiB/s against 8.4-9.8 one block at a time at 16
+        // MiB, 12.7 against 10.2 at 64 MiB, 11.5 against 10.5 at 128
+        // MiB and 11.1-12.1 against 11.1-11.5 at 256 MiB.
+        //
+        // Blocks of 2- and 4-byte elements (32 and 16 source rows)
+        // go two down where the source is in the last-level cache and
+        // the destination rows are a multiple of 512 bytes apart.
+        // Best of two runs each on a CPU with 32 MiB of that cache,
+        // in GiB/s, two down against one:
+        // - f32 with destination rows 4-16 KiB apart: 14.0-14.1 against
+        //   8.2-8.5 at 8 MiB, 12.1-12.2 against 9.2-9.4 at 16 MiB,
+        //   11.2-11.4 against 9.5-9.8 at 24 MiB, 9.6-10.5 against
+        //   9.7-9.8 at 32 MiB, 9.5-9.6 against 9.9-10.0 at 64 MiB
+        //   (and earlier 8.6-8.7 against 9.1-9.4 at 256 MiB);
+        // - at 8-16 MiB, rows 6, 7, 7.5 or 8 KiB apart (f32): 14.5-14.7
+        //   against 8.6-9.2; 2, 3, 3.5, 4 or 5 KiB (s16): 11.2-14.1
+        //   against 7.8-9.1;
+        // - rows not a multiple of 512 bytes apart, at 12-16 MiB:
+        //   slower or level for f32 rows 5.9 and 7.9 KiB apart
+        //   (16.8-17.6 against 19.8-20.9) and s16 rows 3.9 and 5.9
+        //   KiB apart (11.6-16.5 against 14.2-16.5); faster only for
+        //   f32 rows 11.8 KiB apart (19.9 against 15.2) and s16 rows
+        //   3.75 KiB apart (15.2 against 13.1), where one down
+        //   already copies at 0.74x of a memory copy or more.
+        let two = E == 8 || self.j.d % 512 == 0 && self.cached;
+        let down = if two { 2 } else { 1 };
+        for (rows, cols) in tiles(rows, cols, b) {
+            let mut ii = rows.start;
+            while ii < rows.end {
+                // The rows left that fill no pair: a block at a time.
+                let k = if ii + down * b <= rows.end { down } else { 1 };
+                for jj in cols.clone().step_by(b) {
+                    for u in 0..k {
+                        // SAFETY: a block of the tile, so of `rows` x
+                        // `cols` (`ii + u * b + b <= rows.end`), as the
+                        // caller vouches.
+                        unsafe { self.block::<B>(self.at(ii + u * b, jj)) };
                     }
-                    ii += k * b;
                 }
+                ii += k * b;
             }
-            return (r_end, c_end);
         }
+    }
+
+    /// [`Order::Gathered`]: the blocks of rows `rows`, columns `cols`
+    /// (whole blocks) tile by tile ([`tiles`]), [`GATHER`] blocks at a
+    /// time, their source rows first copied whole into a buffer in L1
+    /// ([`fill`](Self::fill)), each block transposed from there
+    /// ([`gathered_block`](Self::gathered_block)).
+    ///
+    /// # Safety
+    ///
+    /// As [`gathered_block`](Self::gathered_block) for each block of
+    /// `rows` x `cols`.
+    #[inline(always)]
+    unsafe fn gathered<B: Block>(&mut self, rows: Range<usize>, cols: Range<usize>) {
         // Gathered: `GATHER` blocks at a time, their source rows first
         // copied whole into a buffer in L1, each row's `GATHER` lines in
         // one go, so that the rows (often a multiple of 4 KiB apart) do
@@ -307,83 +380,185 @@ impl<'a, const E: usize> Tr<'a, E> {
         // caches instead of stalling the shuffles. (Copied in one go
         // before its blocks, the gather and the shuffles took turns: at
         // 16 MiB, 1-byte elements ran at 4.8 GiB/s, 6.0 overlapped.)
-        assert_eq!(b * E, LINE, "streamed blocks have rows of a line");
+        assert_eq!(B::SIZE * E, LINE, "streamed blocks have rows of a line");
         let mut staged = MaybeUninit::<Staged>::uninit();
         let pc = staged.as_mut_ptr().cast::<u8>();
-        let w = GATHER * LINE;
-        let this = &*self;
-        // The gather `(ii, jg, g)` covers rows `ii..ii + b` and the `g *
-        // b` columns from `jg`, within the blocks `grid` copies, whose
-        // bytes `Tr::new` checked to lie in `src`; row `k < b <= 64` of
-        // it is `g * LINE` bytes (`b * E == LINE`), copied into row `k`
-        // (`w` bytes) of a buffer of `64 * w` bytes, distinct from `src`.
-        let fill = |buf: *mut u8, (ii, jg, g): (usize, usize, usize), ks: Range<usize>| {
-            let (so, _) = this.at(ii, jg);
-            for k in ks {
-                let k = k as isize;
-                // SAFETY: row `k` of the gather and of the buffer, as
-                // above.
-                unsafe {
-                    let from = ps.offset(so + k * sa);
-                    std::ptr::copy_nonoverlapping(from, buf.offset(k * w as isize), g * LINE);
-                }
+        // SAFETY: `staged` holds 64 lines, distinct from `src` and `dst`;
+        // the blocks are those of `rows` x `cols`, as the caller vouches.
+        unsafe {
+            if self.i.s.unsigned_abs() <= GATHER * LINE {
+                self.gathers_in_runs::<B>(rows, cols, pc);
+            } else {
+                self.gathers_overlapped::<B>(rows, cols, pc);
             }
-        };
-        // Block `q` of the gather from column `jg` of rows `ii..`, whose
-        // source rows `fill` copied into `from`.
-        let block = |from: *const u8, ii: usize, jg: usize, q: usize| {
-            let (_, dof) = this.at(ii, jg + q * b);
-            // SAFETY: as for `copy`, block `q` of the gather, whose source
-            // rows are in `from` (row `k` at `k * w`, the block's lines at
-            // `q * LINE`); its destination rows are 64-byte aligned, as
-            // the caller vouches, and written whole: straight from the
-            // block (`B::STREAMS`), or from the `b <= 64` lines of
-            // `staged` it is transposed into. The buffers are distinct
-            // from `src`, `dst` and each other; every byte read from them
-            // was just written.
+        }
+    }
+
+    /// Copies rows `ks` of the source rows of `gather` into `buf`: row `k`
+    /// of the gather (`g * LINE` bytes) into row `k` (`GATHER * LINE`
+    /// bytes) of the buffer.
+    ///
+    /// # Safety
+    ///
+    /// The gather `(ii, jg, g)` covers rows `ii..ii + b` and the `g * b`
+    /// columns from `jg` (`b * E == LINE`) of the transpose; `ks` lies
+    /// within `0..b`; `buf` holds 64 rows of `GATHER * LINE` bytes,
+    /// distinct from `src`.
+    #[inline(always)]
+    unsafe fn fill(&self, buf: *mut u8, (ii, jg, g): Gather, ks: Range<usize>) {
+        let (sa, w) = (self.i.s, (GATHER * LINE) as isize);
+        let ps = self.src.as_ptr();
+        let (so, _) = self.at(ii, jg);
+        for k in ks {
+            let k = k as isize;
+            // SAFETY: row `k < b <= 64` of the gather, `g * LINE` bytes
+            // that `Tr::new` checked to lie in `src`, copied into row `k`
+            // (`w` bytes) of the buffer, distinct from `src`, as the
+            // caller vouches.
             unsafe {
-                let (pa, pt) = (from.add(q * LINE), pd.add(dof as usize));
-                if B::STREAMS {
-                    B::copy(pa, w as isize, pt, st);
-                } else {
-                    B::copy(pa, w as isize, pc, LINE as isize);
-                    super::sse::stream_lines(pc, b, pt, st);
-                }
+                let from = ps.offset(so + k * sa);
+                std::ptr::copy_nonoverlapping(from, buf.offset(k * w), g * LINE);
             }
-        };
-        if sa.unsigned_abs() <= w {
-            // Rows no further apart than a gather's width are one run of
-            // memory, which the hardware prefetches by itself: each gather
-            // is copied in one go before its blocks, into one buffer
-            // (NHWC -> NCHW with 64 channels at 256 MiB: 8.0-8.6 GiB/s
-            // overlapped; copied in one go, 9.4-10.4 within the
-            // overlapped loop, 10.5-10.9 in this loop of its own).
-            // (Nested loops: through the `gathers` iterator this case ran
-            // at 8.9-9.2 GiB/s, in these loops 10.4-10.8.)
-            let mut one = MaybeUninit::<Lines>::uninit();
-            let pg = one.as_mut_ptr().cast::<u8>();
-            for (rows, cols) in tiles {
-                for ii in rows.step_by(b) {
-                    for jg in cols.clone().step_by(GATHER * b) {
-                        let g = ((cols.end - jg) / b).min(GATHER);
-                        fill(pg, (ii, jg, g), 0..b);
+        }
+    }
+
+    /// Prefetches rows `ks` of the source rows of `gather` into L1, line
+    /// by line.
+    ///
+    /// # Safety
+    ///
+    /// As [`fill`](Self::fill) for the gather and `ks`.
+    #[inline(always)]
+    unsafe fn prefetch(&self, (ii, jg, g): Gather, ks: Range<usize>) {
+        let (so, _) = self.at(ii, jg);
+        for k in ks {
+            for l in 0..g {
+                let at = so + k as isize * self.i.s + (l * LINE) as isize;
+                // The hint is into L1: into L2 only (`T1`) measured
+                // slower. Compiled out under Miri: a prefetch has no
+                // effect a test could see.
+                #[cfg(not(miri))]
+                // SAFETY: a line of row `k` of the gather, which lies in
+                // `src` as the caller vouches (a prefetch reads nothing in
+                // any case); SSE is part of the x86_64 baseline.
+                unsafe {
+                    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+                    _mm_prefetch::<_MM_HINT_T0>(self.src.as_ptr().offset(at).cast());
+                }
+                #[cfg(miri)]
+                let _ = at;
+            }
+        }
+    }
+
+    /// Block `q` of the gather from column `jg` of rows `ii..`, whose
+    /// source rows [`fill`](Self::fill) copied into `from`, written to the
+    /// destination whole: straight from the block (`B::STREAMS`), or
+    /// through the lines of `staged` it is transposed into.
+    ///
+    /// # Safety
+    ///
+    /// The block lies within the transpose and `from` holds its source
+    /// rows as `fill` copies them; `staged` holds 64 lines, distinct from
+    /// `src`, `dst` and `from`; what [`grid`](Self::grid) asks of `B` in
+    /// [`Order::Gathered`] holds (the destination rows are 64-byte
+    /// aligned).
+    #[inline(always)]
+    unsafe fn gathered_block<B: Block>(
+        &mut self,
+        from: *const u8,
+        staged: *mut u8,
+        (ii, jg): (usize, usize),
+        q: usize,
+    ) {
+        let (b, w, st) = (B::SIZE, (GATHER * LINE) as isize, self.j.d);
+        let (_, dof) = self.at(ii, jg + q * b);
+        let pd = self.dst.as_mut_ptr();
+        // SAFETY: as for [`block`](Self::block), block `q` of the gather,
+        // whose source rows are in `from` (row `k` at `k * w`, the block's
+        // lines at `q * LINE`); its destination rows are 64-byte aligned,
+        // as the caller vouches, and written whole: straight from the
+        // block (`B::STREAMS`), or from the `b <= 64` lines of `staged` it
+        // is transposed into. The buffers are distinct from `src`, `dst`
+        // and each other; every byte read from them was just written.
+        unsafe {
+            let (pa, pt) = (from.add(q * LINE), pd.add(dof as usize));
+            if B::STREAMS {
+                B::copy(pa, w, pt, st);
+            } else {
+                B::copy(pa, w, staged, LINE as isize);
+                super::sse::stream_lines(staged, b, pt, st);
+            }
+        }
+    }
+
+    /// The gathers of `rows` x `cols`, each copied in one go before its
+    /// blocks, into one buffer: for source rows no further apart than a
+    /// gather's width, which are one run of memory that the hardware
+    /// prefetches by itself (NHWC -> NCHW with 64 channels at 256 MiB:
+    /// 8.0-8.6 GiB/s overlapped; copied in one go, 9.4-10.4 within the
+    /// overlapped loop, 10.5-10.9 in this loop of its own). (Nested
+    /// loops: through the `gathers` iterator this case ran at 8.9-9.2
+    /// GiB/s, in these loops 10.4-10.8.)
+    ///
+    /// # Safety
+    ///
+    /// As [`gathered_block`](Self::gathered_block) for each block of
+    /// `rows` x `cols`, with `staged`.
+    #[inline(always)]
+    unsafe fn gathers_in_runs<B: Block>(
+        &mut self,
+        rows: Range<usize>,
+        cols: Range<usize>,
+        staged: *mut u8,
+    ) {
+        let b = B::SIZE;
+        let mut one = MaybeUninit::<Lines>::uninit();
+        let pg = one.as_mut_ptr().cast::<u8>();
+        for (rows, cols) in tiles(rows, cols, b) {
+            for ii in rows.step_by(b) {
+                for jg in cols.clone().step_by(GATHER * b) {
+                    let g = ((cols.end - jg) / b).min(GATHER);
+                    // SAFETY: a gather of the tile, so of `rows` x `cols`,
+                    // its source rows copied into `one` (64 rows of
+                    // `GATHER * LINE` bytes, distinct from the rest) and
+                    // its blocks transposed from there; the caller
+                    // vouches for the rest.
+                    unsafe {
+                        self.fill(pg, (ii, jg, g), 0..b);
                         for q in 0..g {
-                            block(pg, ii, jg, q);
+                            self.gathered_block::<B>(pg, staged, (ii, jg), q);
                         }
                     }
                 }
             }
-            return (r_end, c_end);
         }
+    }
+
+    /// The gathers of `rows` x `cols` overlapped with the blocks: the
+    /// source rows of the next gather copied into the other of two buffers
+    /// a row range after each block of the current one, and those of the
+    /// gather after it prefetched likewise.
+    ///
+    /// # Safety
+    ///
+    /// As [`gathered_block`](Self::gathered_block) for each block of
+    /// `rows` x `cols`, with `staged`.
+    #[inline(always)]
+    unsafe fn gathers_overlapped<B: Block>(
+        &mut self,
+        rows: Range<usize>,
+        cols: Range<usize>,
+        staged: *mut u8,
+    ) {
+        let b = B::SIZE;
         let mut lines = [
             MaybeUninit::<Lines>::uninit(),
             MaybeUninit::<Lines>::uninit(),
         ];
         let [l0, l1] = &mut lines;
         let bufs = [l0.as_mut_ptr().cast::<u8>(), l1.as_mut_ptr().cast::<u8>()];
-        // Each gather: the band's first row, its first column and its
-        // number of blocks (at most `GATHER`).
-        let mut gathers = tiles.flat_map(|(rows, cols)| {
+        let mut gathers = tiles(rows, cols, b).flat_map(|(rows, cols)| {
             rows.step_by(b).flat_map(move |ii| {
                 let end = cols.end;
                 cols.clone()
@@ -391,51 +566,41 @@ impl<'a, const E: usize> Tr<'a, E> {
                     .map(move |jg| (ii, jg, ((end - jg) / b).min(GATHER)))
             })
         });
+        // Every gather below is of a tile, so of `rows` x `cols`; each row
+        // range `ks` lies within `0..b`; the two buffers hold 64 rows of
+        // `GATHER * LINE` bytes each, distinct from `src`, `dst`, `staged`
+        // and each other.
         let (mut cur, mut next, mut after) = (gathers.next(), gathers.next(), gathers.next());
-        let prefetch = |(ii, jg, g): (usize, usize, usize), ks: Range<usize>| {
-            let (so, _) = this.at(ii, jg);
-            for k in ks {
-                for l in 0..g {
-                    let at = so + k as isize * sa + (l * LINE) as isize;
-                    // The hint is into L1: into L2 only (`T1`) measured
-                    // slower. Compiled out under Miri: a prefetch has no
-                    // effect a test could see.
-                    #[cfg(not(miri))]
-                    // SAFETY: a line of row `k` of the gather, as above
-                    // (a prefetch reads nothing in any case); SSE is part
-                    // of the x86_64 baseline.
-                    unsafe {
-                        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-                        _mm_prefetch::<_MM_HINT_T0>(ps.offset(at).cast());
-                    }
-                    #[cfg(miri)]
-                    let _ = at;
-                }
-            }
-        };
         if let Some(first) = cur {
-            fill(bufs[0], first, 0..b);
+            // SAFETY: as above.
+            unsafe { self.fill(bufs[0], first, 0..b) };
         }
         if let Some(second) = next {
-            prefetch(second, 0..b);
+            // SAFETY: as above.
+            unsafe { self.prefetch(second, 0..b) };
         }
         let mut t = 0;
         while let Some((ii, jg, g)) = cur {
             let (from, to) = (bufs[t % 2], bufs[(t + 1) % 2]);
             for q in 0..g {
-                block(from, ii, jg, q);
+                // SAFETY: as above; `from` holds the current gather's
+                // source rows, all of them copied (before the loop, or
+                // over the blocks of the gather before); the caller
+                // vouches for the rest.
+                unsafe { self.gathered_block::<B>(from, staged, (ii, jg), q) };
                 let ks = q * b / g..(q + 1) * b / g;
                 if let Some(n) = next {
-                    fill(to, n, ks.clone());
+                    // SAFETY: as above.
+                    unsafe { self.fill(to, n, ks.clone()) };
                 }
                 if let Some(n) = after {
-                    prefetch(n, ks);
+                    // SAFETY: as above.
+                    unsafe { self.prefetch(n, ks) };
                 }
             }
             (cur, next, after) = (next, after, gathers.next());
             t += 1;
         }
-        (r_end, c_end)
     }
 
     /// As many bands of 64 rows of `r` (within `0..i.n`) by whole lines
