@@ -5,7 +5,7 @@
 //! 1-byte elements into four rows likewise ([`split_quads`]).
 
 use super::Block;
-use super::sse::{Lanes, transpose_lanes};
+use super::sse::{Lanes, impl_lanes, transpose_lanes};
 use std::arch::x86_64::{
     __m256, __m256i, _mm_storeu_si128, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
     _mm256_extracti128_si256, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps,
@@ -145,26 +145,15 @@ unsafe fn pairs<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
     }
 }
 
-impl Lanes for __m256i {
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller vouches for AVX.
-        unsafe { _mm256_setzero_si256() }
-    }
-
-    #[inline(always)]
-    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: the caller vouches for AVX2; no memory is touched.
-        unsafe {
-            match E {
-                1 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
-                2 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
-                4 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
-                _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
-            }
-        }
-    }
-}
+// With AVX (`zero`) and AVX2 (`unpack`), as the callers vouch.
+impl_lanes!(
+    __m256i,
+    _mm256_setzero_si256,
+    [_mm256_unpacklo_epi8, _mm256_unpackhi_epi8],
+    [_mm256_unpacklo_epi16, _mm256_unpackhi_epi16],
+    [_mm256_unpacklo_epi32, _mm256_unpackhi_epi32],
+    [_mm256_unpacklo_epi64, _mm256_unpackhi_epi64],
+);
 
 /// Two squares side by side: `n = 16 / E` rows of 32 bytes at `pa`
 /// (`sa` bytes apart), the first `n` elements of each row one square and

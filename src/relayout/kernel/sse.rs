@@ -301,27 +301,48 @@ pub(super) trait Lanes: Copy {
     unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self);
 }
 
-impl Lanes for __m128i {
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: SSE2 is part of the x86_64 baseline.
-        unsafe { _mm_setzero_si128() }
-    }
+/// `impl Lanes` for a register type, from its intrinsics: `zero`, and
+/// the low and high unpacks of 1-, 2-, 4- and 8-byte pieces. The same
+/// code for every width but for their names.
+macro_rules! impl_lanes {
+    ($v:ty, $zero:ident, [$lo8:ident, $hi8:ident], [$lo16:ident, $hi16:ident],
+     [$lo32:ident, $hi32:ident], [$lo64:ident, $hi64:ident] $(,)?) => {
+        impl Lanes for $v {
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                // SAFETY: the caller vouches for the register's
+                // instructions, as `Lanes::zero` asks.
+                unsafe { $zero() }
+            }
 
-    #[inline(always)]
-    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: SSE2 is part of the x86_64 baseline; no memory is
-        // touched.
-        unsafe {
-            match E {
-                1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
-                2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
-                4 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
-                _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
+            #[inline(always)]
+            unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
+                // SAFETY: the caller vouches for the register's
+                // instructions, as `Lanes::unpack` asks; no memory is
+                // touched.
+                unsafe {
+                    match E {
+                        1 => ($lo8(a, b), $hi8(a, b)),
+                        2 => ($lo16(a, b), $hi16(a, b)),
+                        4 => ($lo32(a, b), $hi32(a, b)),
+                        _ => ($lo64(a, b), $hi64(a, b)),
+                    }
+                }
             }
         }
-    }
+    };
 }
+pub(super) use impl_lanes;
+
+// SSE2, part of the x86_64 baseline: what `Lanes` asks always holds.
+impl_lanes!(
+    __m128i,
+    _mm_setzero_si128,
+    [_mm_unpacklo_epi8, _mm_unpackhi_epi8],
+    [_mm_unpacklo_epi16, _mm_unpackhi_epi16],
+    [_mm_unpacklo_epi32, _mm_unpackhi_epi32],
+    [_mm_unpacklo_epi64, _mm_unpackhi_epi64],
+);
 
 /// The rounds of the square transpose on the first `n = 16 / E`
 /// registers, in each 128-bit lane: each of `log2(n)` rounds interleaves

@@ -92,13 +92,6 @@ pub(super) struct Tr<'a, const E: usize> {
     pub(super) cached: bool,
 }
 
-/// Whether every byte `base + sum(x[k] * axes[k].1) + b` (`x[k] <
-/// axes[k].0`, `b < e`) lies in `0..len`.
-fn inside(base: isize, axes: [(usize, isize); 4], e: usize, len: usize) -> bool {
-    let (lo, hi) = box_span(base as i128, axes);
-    lo >= 0 && hi + e as i128 <= len as i128
-}
-
 /// How many of the rows `stride` bytes apart a sweep visits: a
 /// multiple of `b` spanning about [`SPAN`] bytes.
 fn rows_per_sweep(stride: isize, b: usize) -> usize {
@@ -112,11 +105,7 @@ fn rows_per_sweep(stride: isize, b: usize) -> usize {
 /// when both are a page or more apart) stay in the TLB, and each is
 /// visited for `TILE` elements in a row. Within a tile, a band of source
 /// rows from left to right.
-fn tiles(
-    rows: Range<usize>,
-    cols: Range<usize>,
-    b: usize,
-) -> impl Iterator<Item = (Range<usize>, Range<usize>)> {
+fn tiles(rows: Range<usize>, cols: Range<usize>, b: usize) -> impl Iterator<Item = Area> {
     let t = (TILE / b * b).max(b);
     let (r_end, (c_start, c_end)) = (rows.end, (cols.start, cols.end));
     rows.step_by(t).flat_map(move |ib| {
@@ -125,6 +114,9 @@ fn tiles(
             .map(move |jb| (ib..r_end.min(ib + t), jb..c_end.min(jb + t)))
     })
 }
+
+/// Rows and columns of a transpose.
+type Area = (Range<usize>, Range<usize>);
 
 /// A gather of a streamed transpose: the first row of its band, its
 /// first column, and its number of blocks (at most [`GATHER`]).
@@ -144,33 +136,21 @@ impl<'a, const E: usize> Tr<'a, E> {
         dst: &'a mut [u8],
         d: isize,
     ) -> Option<Self> {
+        // Whether every byte of the transposes lies in a buffer of `len`
+        // bytes, on the side whose offsets are `base`, the transpose's
+        // two axes there and the batch's strides there.
+        let inside = |base: isize, axes: [(usize, isize); 2], side: fn(&Axis) -> isize, len| {
+            let batch = batch.iter().map(|a| (a.n, side(a)));
+            let (lo, hi) = box_span(base as i128, axes.into_iter().chain(batch));
+            lo >= 0 && hi + E as i128 <= len as i128
+        };
         let fits = i.n > 0
             && j.n > 0
             && batch.iter().all(|a| a.n > 0)
             && i.d == E as isize
             && j.s == E as isize
-            && inside(
-                s,
-                [
-                    (i.n, i.s),
-                    (j.n, E as isize),
-                    (batch[0].n, batch[0].s),
-                    (batch[1].n, batch[1].s),
-                ],
-                E,
-                src.len(),
-            )
-            && inside(
-                d,
-                [
-                    (j.n, j.d),
-                    (i.n, E as isize),
-                    (batch[0].n, batch[0].d),
-                    (batch[1].n, batch[1].d),
-                ],
-                E,
-                dst.len(),
-            );
+            && inside(s, [(i.n, i.s), (j.n, E as isize)], |a| a.s, src.len())
+            && inside(d, [(j.n, j.d), (i.n, E as isize)], |a| a.d, dst.len());
         fits.then(|| Tr {
             i,
             j,
@@ -383,13 +363,15 @@ impl<'a, const E: usize> Tr<'a, E> {
         assert_eq!(B::SIZE * E, LINE, "streamed blocks have rows of a line");
         let mut staged = MaybeUninit::<Staged>::uninit();
         let pc = staged.as_mut_ptr().cast::<u8>();
+        let tiles = tiles(rows, cols, B::SIZE);
         // SAFETY: `staged` holds 64 lines, distinct from `src` and `dst`;
-        // the blocks are those of `rows` x `cols`, as the caller vouches.
+        // the blocks are those of the tiles of `rows` x `cols`, as the
+        // caller vouches.
         unsafe {
             if self.i.s.unsigned_abs() <= GATHER * LINE {
-                self.gathers_in_runs::<B>(rows, cols, pc);
+                self.gathers_in_runs::<B>(tiles, pc);
             } else {
-                self.gathers_overlapped::<B>(rows, cols, pc);
+                self.gathers_overlapped::<B>(tiles, pc);
             }
         }
     }
@@ -492,7 +474,7 @@ impl<'a, const E: usize> Tr<'a, E> {
         }
     }
 
-    /// The gathers of `rows` x `cols`, each copied in one go before its
+    /// The gathers of `tiles`, each copied in one go before its
     /// blocks, into one buffer: for source rows no further apart than a
     /// gather's width, which are one run of memory that the hardware
     /// prefetches by itself (NHWC -> NCHW with 64 channels at 256 MiB:
@@ -504,23 +486,20 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// # Safety
     ///
     /// As [`gathered_block`](Self::gathered_block) for each block of
-    /// `rows` x `cols`, with `staged`.
+    /// `tiles`, with `staged`.
     #[inline(always)]
     unsafe fn gathers_in_runs<B: Block>(
         &mut self,
-        rows: Range<usize>,
-        cols: Range<usize>,
+        tiles: impl Iterator<Item = Area>,
         staged: *mut u8,
     ) {
-        let b = B::SIZE;
         let mut one = MaybeUninit::<Lines>::uninit();
-        let pg = one.as_mut_ptr().cast::<u8>();
-        for (rows, cols) in tiles(rows, cols, b) {
+        let (pg, b) = (one.as_mut_ptr().cast::<u8>(), B::SIZE);
+        for (rows, cols) in tiles {
             for ii in rows.step_by(b) {
                 for jg in cols.clone().step_by(GATHER * b) {
                     let g = ((cols.end - jg) / b).min(GATHER);
-                    // SAFETY: a gather of the tile, so of `rows` x `cols`,
-                    // its source rows copied into `one` (64 rows of
+                    // SAFETY: a gather of the tile, its source rows copied into `one` (64 rows of
                     // `GATHER * LINE` bytes, distinct from the rest) and
                     // its blocks transposed from there; the caller
                     // vouches for the rest.
@@ -535,7 +514,7 @@ impl<'a, const E: usize> Tr<'a, E> {
         }
     }
 
-    /// The gathers of `rows` x `cols` overlapped with the blocks: the
+    /// The gathers of `tiles` overlapped with the blocks: the
     /// source rows of the next gather copied into the other of two buffers
     /// a row range after each block of the current one, and those of the
     /// gather after it prefetched likewise.
@@ -543,12 +522,11 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// # Safety
     ///
     /// As [`gathered_block`](Self::gathered_block) for each block of
-    /// `rows` x `cols`, with `staged`.
+    /// `tiles`, with `staged`.
     #[inline(always)]
     unsafe fn gathers_overlapped<B: Block>(
         &mut self,
-        rows: Range<usize>,
-        cols: Range<usize>,
+        tiles: impl Iterator<Item = Area>,
         staged: *mut u8,
     ) {
         let b = B::SIZE;
@@ -558,7 +536,7 @@ impl<'a, const E: usize> Tr<'a, E> {
         ];
         let [l0, l1] = &mut lines;
         let bufs = [l0.as_mut_ptr().cast::<u8>(), l1.as_mut_ptr().cast::<u8>()];
-        let mut gathers = tiles(rows, cols, b).flat_map(|(rows, cols)| {
+        let mut gathers = tiles.flat_map(|(rows, cols)| {
             rows.step_by(b).flat_map(move |ii| {
                 let end = cols.end;
                 cols.clone()
@@ -566,7 +544,7 @@ impl<'a, const E: usize> Tr<'a, E> {
                     .map(move |jg| (ii, jg, ((end - jg) / b).min(GATHER)))
             })
         });
-        // Every gather below is of a tile, so of `rows` x `cols`; each row
+        // Every gather below is of a tile; each row
         // range `ks` lies within `0..b`; the two buffers hold 64 rows of
         // `GATHER * LINE` bytes each, distinct from `src`, `dst`, `staged`
         // and each other.
