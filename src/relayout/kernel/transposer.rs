@@ -127,6 +127,7 @@ impl<'a, const E: usize> Tr<'a, E> {
     /// batch[1].s` and `x * batch[0].d + y * batch[1].d` bytes further
     /// (`x < batch[0].n`, `y < batch[1].n`), all checked to lie in the
     /// buffers.
+    #[inline]
     pub(super) fn new(
         i: Axis,
         j: Axis,
@@ -139,9 +140,9 @@ impl<'a, const E: usize> Tr<'a, E> {
         // Whether every byte of the transposes lies in a buffer of `len`
         // bytes, on the side whose offsets are `base`, the transpose's
         // two axes there and the batch's strides there.
-        let inside = |base: isize, axes: [(usize, isize); 2], side: fn(&Axis) -> isize, len| {
-            let batch = batch.iter().map(|a| (a.n, side(a)));
-            let (lo, hi) = box_span(base as i128, axes.into_iter().chain(batch));
+        let inside = |base: isize, [a, b]: [(usize, isize); 2], side: fn(&Axis) -> isize, len| {
+            let [x, y] = batch.map(|c| (c.n, side(&c)));
+            let (lo, hi) = box_span(base as i128, [a, b, x, y]);
             lo >= 0 && hi + E as i128 <= len as i128
         };
         let fits = i.n > 0
