@@ -6,13 +6,15 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 use prost_reflect::{
     DynamicMessage, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,
 };
 
 use crate::formats::elide::{Edit, unused_stem};
+
+use ControlFlow::{Break, Continue};
 
 /// The index of the quote that closes the string opening at `start` (or
 /// the input's length, for a string left open).
@@ -92,260 +94,349 @@ enum JsonFrame {
     Array(JsonType),
 }
 
-/// Walks `json` with the schema of `descriptor` (after [`scan_json`], so
-/// the nesting is bounded) and plans the reader's edits: the first key or
-/// enum value of `long_token` bytes or more that the message or enum in
-/// its place does not know becomes a placeholder (the walk stops there:
-/// the parser fails at it), and every empty `Any` gets a sentinel `@type` naming a message of the pool (its
-/// payload is then empty) for [`JsonPlan::parse`] to clear, also in an
-/// `Any`'s payload. Malformed
-/// input ends the walk where the parser will fail.
+/// Walks `json` with the schema of `descriptor` (after the reader's
+/// first pass, `scan_json`, so the nesting is bounded) and plans the
+/// reader's edits: the first key or enum value of `long_token` bytes or
+/// more that the message or enum in its place does not know becomes a
+/// placeholder (the walk stops there: the parser fails at it), and every
+/// empty `Any` gets a sentinel `@type` naming a message of the pool (its
+/// payload is then empty) for `JsonPlan::parse` to clear, also in an
+/// `Any`'s payload. Malformed input ends the walk where the parser will
+/// fail.
 pub(super) fn plan_edits<'a>(
     descriptor: &MessageDescriptor,
     json: &'a str,
     long_token: usize,
 ) -> JsonPlan<'a> {
-    let bytes = json.as_bytes();
-    let mut plan = JsonPlan {
-        edits: Vec::new(),
-        elided: None,
-        sentinel: None,
-        buffered: Vec::new(),
+    let mut walk = EditWalk {
+        descriptor,
+        json,
+        long_token,
+        plan: JsonPlan {
+            edits: Vec::new(),
+            elided: None,
+            sentinel: None,
+            buffered: Vec::new(),
+        },
+        stack: Vec::new(),
+        top_taken: false,
+        late_urls: None,
     };
-    let mut stack: Vec<JsonFrame> = Vec::new();
-    let mut top_taken = false;
-    // The `@type` of each `Any` that does not start with it, found on
-    // first need.
-    let mut late_urls: Option<HashMap<usize, Range<usize>>> = None;
     for (i, byte, end) in json_structure(json) {
-        match byte {
-            b'"' => {
-                let (start, i) = (i, end);
-                // The string as the parser decodes it (escapes: one copy),
-                // when it is needed; `None` where the parser fails.
-                let raw = &json[start + 1..i];
-                let decode = || json_string(json, start + 1..i);
-                let long = raw.len() >= long_token;
-                if let Some(JsonFrame::Object {
-                    of,
-                    value,
-                    expect_key: expect_key @ true,
-                    keys,
-                    start: object,
-                    comma,
-                    hoisted,
-                }) = stack.last_mut()
-                {
-                    let Some(text) = decode() else {
-                        break;
-                    };
-                    *expect_key = false;
-                    *keys += 1;
-                    if text == "@type"
-                        && let Some(url) = hoisted.take()
-                    {
-                        // The late `@type` written at the object's start:
-                        // removed here, with the `,` before it.
-                        plan.edits.push(Edit {
-                            at: *comma,
-                            removed: url.end - *comma,
-                            inserted: String::new(),
-                        });
-                    }
-                    if matches!(of, JsonType::Any) && !(*keys == 1 && text == "@type") {
-                        // An `Any` whose first key is not `@type`: prost-reflect
-                        // buffers the keys before its `@type` and reads them,
-                        // and the rest, as fields of the message it names.
-                        let urls = late_urls.get_or_insert_with(|| late_type_urls(json));
-                        *of = match urls.get(object) {
-                            Some(url) => {
-                                let Some(url_text) = json_string(json, url.clone()) else {
-                                    break;
-                                };
-                                match any_payload(descriptor, &url_text) {
-                                    JsonType::Message(m) => {
-                                        // prost-reflect buffers the keys before
-                                        // a late `@type` in a hash map and reads
-                                        // them in its order: of two bad keys,
-                                        // either may be the one its error
-                                        // quotes. With the `@type` written first
-                                        // the keys are read in the input's order
-                                        // and the first bad one is quoted, as
-                                        // json_format.Parse quotes it.
-                                        let quoted = url.start - 1..url.end + 1;
-                                        plan.edits.push(Edit {
-                                            at: *object + 1,
-                                            removed: 0,
-                                            inserted: format!(
-                                                "\"@type\":{},",
-                                                &json[quoted.clone()]
-                                            ),
-                                        });
-                                        plan.buffered.push(*object..quoted.end);
-                                        *hoisted = Some(quoted);
-                                        JsonType::Message(m)
-                                    }
-                                    JsonType::Any if url.len() >= long_token => {
-                                        // The `@type` names no message: the
-                                        // parser fails at it, quoting the name.
-                                        plan.elide_type_url(
-                                            json,
-                                            url.start,
-                                            url.len(),
-                                            url_text,
-                                            descriptor,
-                                        );
-                                        break;
-                                    }
-                                    _ => JsonType::Other,
-                                }
-                            }
-                            None => JsonType::Other,
-                        };
-                    }
-                    *value = match of {
-                        JsonType::Message(m) => {
-                            match m
-                                .get_field_by_json_name(&text)
-                                .or_else(|| m.get_field_by_name(&text))
-                            {
-                                Some(f) => JsonType::Field(f),
-                                // An `Any`'s own `@type` (after other keys) is not a
-                                // field of its payload; it is never long.
-                                None if long
-                                    && text != "@type"
-                                    && m.get_extension_by_json_name(&text).is_none() =>
-                                {
-                                    let known = |p: &str| {
-                                        m.get_field_by_json_name(p).is_some()
-                                            || m.get_field_by_name(p).is_some()
-                                            || m.get_extension_by_json_name(p).is_some()
-                                    };
-                                    plan.elide(json, start + 1, raw.len(), "", text, known);
-                                    break;
-                                }
-                                None => JsonType::Other,
-                            }
-                        }
-                        JsonType::Any if *keys == 1 && text == "@type" => JsonType::TypeUrl,
-                        JsonType::Field(map) => match map.kind() {
-                            Kind::Message(entry) => {
-                                JsonType::of_value(&entry.map_entry_value_field())
-                            }
-                            _ => JsonType::Other,
-                        },
-                        _ => JsonType::Other,
-                    };
-                } else {
-                    let value = match value_type(&mut stack, descriptor, &mut top_taken) {
-                        JsonType::Field(f) if !f.is_list() && !f.is_map() => JsonType::of_value(&f),
-                        t => t,
-                    };
-                    match value {
-                        JsonType::Enum(e) if long => {
-                            let Some(text) = decode() else {
-                                break;
-                            };
-                            if e.get_value_by_name(&text).is_none() {
-                                let known = |p: &str| e.get_value_by_name(p).is_some();
-                                plan.elide(json, start + 1, raw.len(), "", text, known);
-                                break;
-                            }
-                        }
-                        JsonType::TypeUrl => {
-                            let Some(text) = decode() else {
-                                break;
-                            };
-                            // prost-reflect reads the rest of the `Any` as the
-                            // fields of the message its `@type` names.
-                            let payload = match any_payload(descriptor, &text) {
-                                JsonType::Message(m) => JsonType::Message(m),
-                                JsonType::Any if long => {
-                                    plan.elide_type_url(
-                                        json,
-                                        start + 1,
-                                        raw.len(),
-                                        text,
-                                        descriptor,
-                                    );
-                                    break;
-                                }
-                                _ => JsonType::Other,
-                            };
-                            if let Some(JsonFrame::Object { of, .. }) = stack.last_mut() {
-                                *of = payload;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
+        let step = match byte {
+            b'"' if walk.expects_key() => walk.key(i, end),
+            b'"' => walk.string_value(i, end),
             b'{' => {
-                let of = match value_type(&mut stack, descriptor, &mut top_taken) {
-                    JsonType::Field(f) if f.is_map() => JsonType::Field(f),
-                    JsonType::Field(f) if !f.is_list() => JsonType::of_value(&f),
-                    t @ (JsonType::Message(_) | JsonType::Any) => t,
-                    _ => JsonType::Other,
-                };
-                stack.push(JsonFrame::Object {
-                    of,
-                    value: JsonType::Other,
-                    expect_key: true,
-                    keys: 0,
-                    start: i,
-                    comma: i,
-                    hoisted: None,
-                });
+                walk.open_object(i);
+                Continue(())
             }
             b'[' => {
-                let element = match value_type(&mut stack, descriptor, &mut top_taken) {
-                    JsonType::Field(f) if f.is_list() => JsonType::of_value(&f),
-                    _ => JsonType::Other,
-                };
-                stack.push(JsonFrame::Array(element));
+                walk.open_array();
+                Continue(())
             }
-            b'}' | b']' => {
-                if let Some(JsonFrame::Object {
-                    of: JsonType::Any,
-                    keys: 0,
-                    start,
-                    ..
-                }) = stack.pop()
-                    && byte == b'}'
-                    && bytes[start + 1..i]
-                        .iter()
-                        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-                {
-                    match plan.sentinel_for(descriptor, json) {
-                        Some(url) => {
-                            let inserted = format!("\"@type\":\"{url}\"");
-                            plan.edits.push(Edit {
-                                at: start + 1,
-                                removed: 0,
-                                inserted,
-                            });
-                        }
-                        None => break,
-                    }
+            b'}' | b']' => walk.close(i, byte),
+            b',' => {
+                walk.comma(i);
+                Continue(())
+            }
+            _ => Continue(()),
+        };
+        if step.is_break() {
+            break;
+        }
+    }
+    walk.plan
+}
+
+/// Whether [`plan_edits`] goes on (`Continue`) or stops where the parser
+/// will fail (`Break`).
+type Step<T = ()> = ControlFlow<(), T>;
+
+/// `Continue` with what was found, or `Break` where the parser fails.
+fn found<T>(value: Option<T>) -> Step<T> {
+    value.map_or(Break(()), Continue)
+}
+
+/// The state of [`plan_edits`]: the schema, the input, the plan so far,
+/// and the objects and arrays open where the walk is.
+struct EditWalk<'a, 'd> {
+    descriptor: &'d MessageDescriptor,
+    json: &'a str,
+    long_token: usize,
+    plan: JsonPlan<'a>,
+    stack: Vec<JsonFrame>,
+    /// Whether the outermost value has begun.
+    top_taken: bool,
+    /// The `@type` of each `Any` that does not start with it, found on
+    /// first need.
+    late_urls: Option<HashMap<usize, Range<usize>>>,
+}
+
+impl<'a> EditWalk<'a, '_> {
+    /// Whether the next string is a key of the object on top.
+    fn expects_key(&self) -> bool {
+        matches!(
+            self.stack.last(),
+            Some(JsonFrame::Object {
+                expect_key: true,
+                ..
+            })
+        )
+    }
+
+    /// A key of the object on top, from the quote at `start` to the one
+    /// at `end`: its value's type, and for an `Any` the edits its keys
+    /// need.
+    fn key(&mut self, start: usize, end: usize) -> Step {
+        let json = self.json;
+        // The string as the parser decodes it (escapes: one copy); `None`
+        // where the parser fails.
+        let Some(text) = json_string(json, start + 1..end) else {
+            return Break(());
+        };
+        let Some(JsonFrame::Object {
+            of,
+            value,
+            expect_key,
+            keys,
+            start: object,
+            comma,
+            hoisted,
+        }) = self.stack.last_mut()
+        else {
+            return Continue(());
+        };
+        *expect_key = false;
+        *keys += 1;
+        if text == "@type"
+            && let Some(url) = hoisted.take()
+        {
+            // The late `@type` written at the object's start: removed
+            // here, with the `,` before it.
+            self.plan.edits.push(Edit {
+                at: *comma,
+                removed: url.end - *comma,
+                inserted: String::new(),
+            });
+        }
+        if matches!(of, JsonType::Any) && !(*keys == 1 && text == "@type") {
+            // An `Any` whose first key is not `@type`: prost-reflect
+            // buffers the keys before its `@type` and reads them, and the
+            // rest, as fields of the message it names.
+            let urls = self.late_urls.get_or_insert_with(|| late_type_urls(json));
+            *of = match urls.get(object) {
+                Some(url) => self.plan.late_type_url(
+                    self.descriptor,
+                    json,
+                    (*object, url.clone()),
+                    hoisted,
+                    self.long_token,
+                )?,
+                None => JsonType::Other,
+            };
+        }
+        let long = end - (start + 1) >= self.long_token;
+        *value = match of {
+            JsonType::Message(m) => {
+                self.plan
+                    .field_of_key(m, json, (start + 1, end - (start + 1)), text, long)?
+            }
+            JsonType::Any if *keys == 1 && text == "@type" => JsonType::TypeUrl,
+            JsonType::Field(map) => match map.kind() {
+                Kind::Message(entry) => JsonType::of_value(&entry.map_entry_value_field()),
+                _ => JsonType::Other,
+            },
+            _ => JsonType::Other,
+        };
+        Continue(())
+    }
+
+    /// A string value, from the quote at `start` to the one at `end`: an
+    /// enum's value (elided if long and unknown) or an `Any`'s leading
+    /// `@type`, which names the type of the rest of the `Any`.
+    fn string_value(&mut self, start: usize, end: usize) -> Step {
+        let json = self.json;
+        let decode = || json_string(json, start + 1..end);
+        let (at, len) = (start + 1, end - (start + 1));
+        let long = len >= self.long_token;
+        let value = match value_type(&mut self.stack, self.descriptor, &mut self.top_taken) {
+            JsonType::Field(f) if !f.is_list() && !f.is_map() => JsonType::of_value(&f),
+            t => t,
+        };
+        match value {
+            JsonType::Enum(e) if long => {
+                let text = found(decode())?;
+                if e.get_value_by_name(&text).is_none() {
+                    let known = |p: &str| e.get_value_by_name(p).is_some();
+                    self.plan.elide(json, at, len, "", text, known);
+                    return Break(());
                 }
             }
-            b',' => {
-                if let Some(JsonFrame::Object {
-                    expect_key,
-                    value,
-                    comma,
-                    ..
-                }) = stack.last_mut()
-                {
-                    *expect_key = true;
-                    *value = JsonType::Other;
-                    *comma = i;
+            JsonType::TypeUrl => {
+                let text = found(decode())?;
+                // prost-reflect reads the rest of the `Any` as the fields
+                // of the message its `@type` names.
+                let payload = match any_payload(self.descriptor, &text) {
+                    JsonType::Message(m) => JsonType::Message(m),
+                    JsonType::Any if long => {
+                        self.plan
+                            .elide_type_url(json, at, len, text, self.descriptor);
+                        return Break(());
+                    }
+                    _ => JsonType::Other,
+                };
+                if let Some(JsonFrame::Object { of, .. }) = self.stack.last_mut() {
+                    *of = payload;
                 }
             }
             _ => {}
         }
+        Continue(())
     }
-    plan
+
+    /// A `{` at `i`: an object of the type in its place.
+    fn open_object(&mut self, i: usize) {
+        let of = match value_type(&mut self.stack, self.descriptor, &mut self.top_taken) {
+            JsonType::Field(f) if f.is_map() => JsonType::Field(f),
+            JsonType::Field(f) if !f.is_list() => JsonType::of_value(&f),
+            t @ (JsonType::Message(_) | JsonType::Any) => t,
+            _ => JsonType::Other,
+        };
+        self.stack.push(JsonFrame::Object {
+            of,
+            value: JsonType::Other,
+            expect_key: true,
+            keys: 0,
+            start: i,
+            comma: i,
+            hoisted: None,
+        });
+    }
+
+    /// A `[`: an array of the list field in its place.
+    fn open_array(&mut self) {
+        let element = match value_type(&mut self.stack, self.descriptor, &mut self.top_taken) {
+            JsonType::Field(f) if f.is_list() => JsonType::of_value(&f),
+            _ => JsonType::Other,
+        };
+        self.stack.push(JsonFrame::Array(element));
+    }
+
+    /// A `}` or `]` (`byte`) at `i`: an empty `Any` (`{}`, white space
+    /// allowed) gets the sentinel `@type`.
+    fn close(&mut self, i: usize, byte: u8) -> Step {
+        if let Some(JsonFrame::Object {
+            of: JsonType::Any,
+            keys: 0,
+            start,
+            ..
+        }) = self.stack.pop()
+            && byte == b'}'
+            && self.json.as_bytes()[start + 1..i]
+                .iter()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            let url = found(self.plan.sentinel_for(self.descriptor, self.json))?;
+            self.plan.edits.push(Edit {
+                at: start + 1,
+                removed: 0,
+                inserted: format!("\"@type\":\"{url}\""),
+            });
+        }
+        Continue(())
+    }
+
+    /// A `,` at `i`: in an object, a key comes next.
+    fn comma(&mut self, i: usize) {
+        if let Some(JsonFrame::Object {
+            expect_key,
+            value,
+            comma,
+            ..
+        }) = self.stack.last_mut()
+        {
+            *expect_key = true;
+            *value = JsonType::Other;
+            *comma = i;
+        }
+    }
+}
+
+impl<'a> JsonPlan<'a> {
+    /// The type an `Any` that begins at `object` is read as, given its
+    /// late `@type` (the string's contents at `url`): the message it
+    /// names, with the `@type` written at the object's start (and
+    /// `hoisted`, for [`EditWalk::key`] to remove where it stands); or,
+    /// for a long URL that names no message, the placeholder that
+    /// replaces it (and the walk stops).
+    fn late_type_url(
+        &mut self,
+        descriptor: &MessageDescriptor,
+        json: &'a str,
+        (object, url): (usize, Range<usize>),
+        hoisted: &mut Option<Range<usize>>,
+        long_token: usize,
+    ) -> Step<JsonType> {
+        let url_text = found(json_string(json, url.clone()))?;
+        Continue(match any_payload(descriptor, &url_text) {
+            JsonType::Message(m) => {
+                // prost-reflect buffers the keys before a late `@type` in
+                // a hash map and reads them in its order: of two bad keys,
+                // either may be the one its error quotes. With the `@type`
+                // written first the keys are read in the input's order and
+                // the first bad one is quoted, as json_format.Parse quotes
+                // it.
+                let quoted = url.start - 1..url.end + 1;
+                self.edits.push(Edit {
+                    at: object + 1,
+                    removed: 0,
+                    inserted: format!("\"@type\":{},", &json[quoted.clone()]),
+                });
+                self.buffered.push(object..quoted.end);
+                *hoisted = Some(quoted);
+                JsonType::Message(m)
+            }
+            JsonType::Any if url.len() >= long_token => {
+                // The `@type` names no message: the parser fails at it,
+                // quoting the name.
+                self.elide_type_url(json, url.start, url.len(), url_text, descriptor);
+                return Break(());
+            }
+            _ => JsonType::Other,
+        })
+    }
+
+    /// The type of the value of key `text` (`len` bytes at `at` in
+    /// `json`) of message `m`: its field's, or, for a `long` key that
+    /// names no field, the placeholder that replaces it (and the walk
+    /// stops).
+    fn field_of_key(
+        &mut self,
+        m: &MessageDescriptor,
+        json: &str,
+        (at, len): (usize, usize),
+        text: Cow<'a, str>,
+        long: bool,
+    ) -> Step<JsonType> {
+        let known = |p: &str| {
+            m.get_field_by_json_name(p).is_some()
+                || m.get_field_by_name(p).is_some()
+                || m.get_extension_by_json_name(p).is_some()
+        };
+        match m
+            .get_field_by_json_name(&text)
+            .or_else(|| m.get_field_by_name(&text))
+        {
+            Some(f) => Continue(JsonType::Field(f)),
+            // An `Any`'s own `@type` (after other keys) is not a field of
+            // its payload; it is never long.
+            None if long && text != "@type" && !known(&text) => {
+                self.elide(json, at, len, "", text, known);
+                Break(())
+            }
+            None => Continue(JsonType::Other),
+        }
+    }
 }
 
 /// The type of the payload an `Any`'s `@type` names, as prost-reflect
