@@ -101,7 +101,7 @@ pub fn to_json_with<M: ReflectMessage>(message: &M, options: &JsonOptions) -> St
     lossless_to_json(&LosslessMessage::from_message(message), options)
 }
 
-pub(crate) fn lossless_to_json(message: &LosslessMessage, options: &JsonOptions) -> String {
+fn lossless_to_json(message: &LosslessMessage, options: &JsonOptions) -> String {
     let mut out = Vec::with_capacity(128);
     let view = JsonView {
         message,
