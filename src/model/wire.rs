@@ -20,7 +20,7 @@ use crate::model::raw::{RawLayout, RawProgramShape, RawShape};
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
-use crate::protobuf::fields::{layout, program_shape, shape, split_config, tile};
+use crate::proto::fields::{layout, program_shape, shape, split_config, tile};
 use crate::protobuf::write::{self, MAX_FIELD, MAX_VARINT, Writer};
 use crate::protobuf::{Reader, VarintSink, WireError, WireResult, WireType};
 
@@ -107,7 +107,7 @@ pub(crate) fn decode_valid_shape_into(buf: &[u8], out: &mut Shape) -> Option<()>
 /// decoder takes: XLA's packed runs, and single values as Google's runtimes
 /// also accept them.
 mod keys {
-    use crate::protobuf::fields::{layout, shape, tile};
+    use crate::proto::fields::{layout, shape, tile};
     use crate::protobuf::{WireType, key_of};
     const V: WireType = WireType::Varint;
     const LEN: WireType = WireType::LengthDelimited;
