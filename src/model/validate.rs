@@ -254,23 +254,21 @@ fn layout_for_array_in_full(
             layout.tail_padding_alignment()
         )));
     }
-    if layout.has_index_primitive_type() {
-        return Err(Error::invalid_layout(format!(
-            "layout has a index_primitive_type, but is not a sparse array: {}",
-            shape()
-        )));
-    }
-    if layout.has_pointer_primitive_type() {
-        return Err(Error::invalid_layout(format!(
-            "layout has a pointer_primitive_type, but is not a sparse array: {}",
-            shape()
-        )));
-    }
-    if layout.has_physical_shape() {
-        return Err(Error::invalid_layout(format!(
-            "layout has a physical_shape, but is not a sparse array: {}",
-            shape()
-        )));
+    // The attributes only sparse arrays may have, in XLA's order.
+    for (has, what) in [
+        (layout.has_index_primitive_type(), "index_primitive_type"),
+        (
+            layout.has_pointer_primitive_type(),
+            "pointer_primitive_type",
+        ),
+        (layout.has_physical_shape(), "physical_shape"),
+    ] {
+        if has {
+            return Err(Error::invalid_layout(format!(
+                "layout has a {what}, but is not a sparse array: {}",
+                shape()
+            )));
+        }
     }
     if layout.has_invalid_tiles() {
         return Err(Error::invalid_layout(format!(
@@ -285,6 +283,13 @@ fn layout_for_array_in_full(
         )));
     }
     Ok(())
+}
+
+/// XLA's error for dynamic flags that are not one per dimension.
+fn dynamic_size_mismatch(flags: usize, rank: usize) -> Error {
+    Error::invalid_argument(format!(
+        "dynamic dimensions size {flags} did not match number of dimensions {rank}"
+    ))
 }
 
 /// The error for a non-array element type given where an array is needed
@@ -310,11 +315,7 @@ fn make_validated_array(
     dynamic: DynamicFlags,
 ) -> Result<ArrayShape> {
     if dynamic.len() != dimensions.len() {
-        return Err(Error::invalid_argument(format!(
-            "dynamic dimensions size {} did not match number of dimensions {}",
-            dynamic.len(),
-            dimensions.len()
-        )));
+        return Err(dynamic_size_mismatch(dynamic.len(), dimensions.len()));
     }
     require_array_type(t)?;
     let mut product = t.byte_width().unwrap_or(1);
@@ -408,11 +409,7 @@ impl ArrayShape {
         if dynamic.is_empty() {
             dynamic = dimensions.iter().map(|_| false).collect();
         } else if dynamic.len() != dimensions.len() {
-            return Err(Error::invalid_argument(format!(
-                "dynamic dimensions size {} did not match number of dimensions {}",
-                dynamic.len(),
-                dimensions.len()
-            )));
+            return Err(dynamic_size_mismatch(dynamic.len(), dimensions.len()));
         }
         validate_array_dimensions(t, &dimensions, &dynamic)?;
         if let Some(l) = &layout {
