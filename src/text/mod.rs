@@ -15,7 +15,7 @@
 //!   HLO module.
 //!
 //! Errors are [`ErrorKind::Parse`](crate::ErrorKind::Parse) with XLA's text
-//! and position and a [`Location`](crate::Location):
+//! and position and a [`Location`]:
 //!
 //! ```
 //! use xla_shape::{Layout, Shape};
