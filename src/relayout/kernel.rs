@@ -418,12 +418,14 @@ impl BoxCopy {
             [] => (&[][..], [one, one]),
         };
         #[cfg(target_arch = "x86_64")]
-        let kernel = cpu::Kernel::best();
+        let (kernel, direct) = (cpu::Kernel::best(), direct::transpose_for(e));
         #[cfg(not(target_arch = "x86_64"))]
         let _ = stream;
         for_each_position(outer, self.src, self.dst, |s, d| {
             #[cfg(target_arch = "x86_64")]
-            if direct::transpose(kernel, e, i, j, batch, src, s, dst, d, stream) {
+            if let Some(transpose) = direct
+                && transpose(kernel, i, j, batch, src, s, dst, d, stream)
+            {
                 return;
             }
             for_each_position(&batch, s, d, |s, d| {

@@ -49,42 +49,36 @@ use super::narrow::NARROW;
 use super::transposer::{GATHER, LINE, Order, Tr};
 use super::{Axis, Batch};
 
-/// Copies the transpose `dst[d + ii*e + jj*j.d] = src[s + ii*i.s +
-/// jj*e]` (`ii < i.n`, `jj < j.n`) of `e`-byte elements with `kernel`,
+/// The direct transpose of `e`-byte elements ([`transpose`]), or `None`
+/// when `e` is not 1, 2, 4 or 8. Chosen once for all the transposes of a
+/// copy.
+pub(crate) fn transpose_for(e: usize) -> Option<Transpose> {
+    Some(match e {
+        1 => transpose::<1>,
+        2 => transpose::<2>,
+        4 => transpose::<4>,
+        8 => transpose::<8>,
+        _ => return None,
+    })
+}
+
+/// [`transpose`] of one element size.
+pub(crate) type Transpose =
+    fn(Kernel, Axis, Axis, Batch, &[u8], isize, &mut [u8], isize, bool) -> bool;
+
+/// Copies the transpose `dst[d + ii*E + jj*j.d] = src[s + ii*i.s +
+/// jj*E]` (`ii < i.n`, `jj < j.n`) of `E`-byte elements with `kernel`,
 /// and again at every other position of the two `batch` axes (one call
 /// for the innermost two loops around the transpose: the bounds checked
-/// and the loops chosen once), streaming the destination if
-/// `stream` and it can. `false` (nothing copied) when `e` is not 1, 2, 4
-/// or 8, the transpose is too small for the blocks, or does not lie in
+/// and the loops chosen once), streaming the destination if `stream` and
+/// it can: blocks whose rows are 64-byte lines (`64 / E` elements
+/// square), AVX 8 x 8 ones for 4-byte elements and AVX2 pairs of squares
+/// for the others where the kernel has them. `false` (nothing copied)
+/// when the transpose is too small for the blocks, or does not lie in
 /// the buffers (for the caller's indexed copy to report). After its last
 /// call that streamed, the caller runs [`fence`].
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn transpose(
-    kernel: Kernel,
-    e: usize,
-    i: Axis,
-    j: Axis,
-    batch: Batch,
-    src: &[u8],
-    s: isize,
-    dst: &mut [u8],
-    d: isize,
-    stream: bool,
-) -> bool {
-    match e {
-        1 => transpose_e::<1>(kernel, i, j, batch, src, s, dst, d, stream),
-        2 => transpose_e::<2>(kernel, i, j, batch, src, s, dst, d, stream),
-        4 => transpose_e::<4>(kernel, i, j, batch, src, s, dst, d, stream),
-        8 => transpose_e::<8>(kernel, i, j, batch, src, s, dst, d, stream),
-        _ => false,
-    }
-}
-
-/// [`transpose`] of `E`-byte elements: blocks whose rows are 64-byte
-/// lines (`64 / E` elements square), AVX 8 x 8 ones for 4-byte elements
-/// and AVX2 pairs of squares for the others where the kernel has them.
-#[allow(clippy::too_many_arguments)]
-fn transpose_e<const E: usize>(
+pub(crate) fn transpose<const E: usize>(
     kernel: Kernel,
     i: Axis,
     j: Axis,
@@ -257,7 +251,7 @@ pub(crate) fn fence() {
 mod tests {
     use super::super::Axis;
     use super::super::transposer::{BAND, GATHER, TILE};
-    use super::{Kernel, fence, transpose};
+    use super::{Kernel, fence, transpose_for};
 
     /// Every kernel, streaming or not, at several alignments of the
     /// destination, on a transpose of `rows x cols` `e`-byte elements
@@ -334,7 +328,9 @@ mod tests {
                     let offset = [0usize, 4, 16, 52, 1, past[0], past[1], past[2], past[3]][k];
                     let one = [Axis { n: 1, s: 0, d: 0 }; 2];
                     let at = offset as isize;
-                    let done = transpose(kernel, e, i, j, one, src, first, &mut dst, at, stream);
+                    let done = transpose_for(e).unwrap()(
+                        kernel, i, j, one, src, first, &mut dst, at, stream,
+                    );
                     assert!(done, "{kernel:?} {e} {rows}x{cols}");
                     fence();
                     let mut expected = vec![0xA5u8; len];
@@ -494,9 +490,8 @@ mod tests {
             },
         );
         let (src, mut dst) = (vec![0u8; b * b * e], vec![0u8; b * b * e]);
-        assert!(!transpose(
+        assert!(!transpose_for(e).unwrap()(
             Kernel::sse(),
-            e,
             i,
             j,
             [Axis { n: 1, s: 0, d: 0 }; 2],
