@@ -252,8 +252,8 @@ impl<'a, const E: usize> Tr<'a, E> {
         let (sa, st) = (self.i.s, self.j.d);
         let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
         // SAFETY: the block starting at element `(ii, jj)` covers rows
-        // `ii..ii + b` <= `i.n` and columns `jj..jj + b` <= `j.n`, as the
-        // caller vouches, all of whose bytes `Tr::new` checked to lie in
+        // `ii..ii + B::SIZE` <= `i.n` and columns `jj..jj + B::SIZE` <=
+        // `j.n`, as the caller vouches, all of whose bytes `Tr::new` checked to lie in
         // `src` and `dst` (so `so`, `dof` are not negative); `src` is
         // shared and `dst` borrowed mutably, so they do not overlap. The
         // caller vouches for the rest.
@@ -266,7 +266,8 @@ impl<'a, const E: usize> Tr<'a, E> {
     ///
     /// # Safety
     ///
-    /// As [`block`](Self::block) for each block of `rows` x `cols`.
+    /// `rows` x `cols` (whole blocks) lie within the transpose; as
+    /// [`block`](Self::block) for each of their blocks.
     #[inline(always)]
     unsafe fn in_destination_order<B: Block>(&mut self, rows: Range<usize>, cols: Range<usize>) {
         let b = B::SIZE;
@@ -288,7 +289,8 @@ impl<'a, const E: usize> Tr<'a, E> {
     ///
     /// # Safety
     ///
-    /// As [`block`](Self::block) for each block of `rows` x `cols`.
+    /// `rows` x `cols` (whole blocks) lie within the transpose; as
+    /// [`block`](Self::block) for each of their blocks.
     #[inline(always)]
     unsafe fn straight<B: Block>(&mut self, rows: Range<usize>, cols: Range<usize>) {
         let b = B::SIZE;
