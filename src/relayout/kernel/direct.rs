@@ -17,9 +17,10 @@
 //! at 16 MiB; two, at 0.61-0.64x: medians of three paired runs each.)
 //!
 //! A large destination is written with non-temporal stores (whole
-//! lines, never read first), in tiles of [`TILE`](super::transposer::TILE) x `TILE` elements
-//! so that the pages of the rows a tile visits on both sides stay in
-//! the TLB; within a tile, a band of source rows from left to right.
+//! lines, never read first), in tiles of `TILE` x `TILE` elements
+//! ([`TILE`](super::transposer::TILE)) so that the pages of the rows a
+//! tile visits on both sides stay in the TLB; within a tile, a band of
+//! source rows from left to right.
 //! With AVX-512, blocks of 2-, 4- and 8-byte elements whose source rows
 //! are long, or whose source is in the last-level cache, go straight from
 //! the source, each register a whole destination line stored as it is
