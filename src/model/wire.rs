@@ -22,7 +22,7 @@ use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
 use crate::proto::fields::{layout, program_shape, shape, split_config, tile};
 use crate::protobuf::write::{self, MAX_FIELD, MAX_VARINT, Writer};
-use crate::protobuf::{Reader, Varint, VarintSink, WireError, WireResult, WireType};
+use crate::protobuf::{Reader, Varint, VarintSink, WireError, WireResult, WireType, each_field};
 
 /// Decodes `ShapeProto` bytes with Google's semantics into a raw tree.
 pub(crate) fn decode_shape(buf: &[u8]) -> Result<RawShape> {
@@ -343,25 +343,18 @@ impl VarintSink for Tile {
     }
 }
 
-/// Reads the fields of one nested message with `field`, skipping (at
-/// `depth`) those `field` does not take.
+/// Reads the fields of one nested message at `depth` with `field`
+/// ([`each_field`]), once its depth is checked against the limit.
 #[inline]
-fn nested(
-    bytes: &[u8],
+fn nested<'a>(
+    bytes: &'a [u8],
     depth: usize,
-    mut field: impl FnMut(&mut Reader<'_>, u32, WireType) -> WireResult<bool>,
+    field: impl FnMut(&mut Reader<'a>, u32, WireType) -> WireResult<bool>,
 ) -> WireResult<()> {
     if depth > MAX_NESTING_DEPTH {
         return Err(WireError::TooDeep);
     }
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        if !field(&mut r, number, wire)? {
-            r.skip(number, wire, depth, MAX_NESTING_DEPTH)?;
-        }
-    }
-    Ok(())
+    each_field(bytes, depth, field)
 }
 
 /// Reads the fields of a `ShapeProto` at `depth` into `p` (merging into
