@@ -249,7 +249,11 @@ impl<'a> HloShapes<'a> {
         let mut p = Parser::new(self.text, start, &self.options);
         // `start` is on the current line (a type keyword or `(` before
         // `pos`, or `pos` itself).
-        p.origin = (start, self.line, self.line_start);
+        p.origin = Location {
+            line: self.line,
+            column: start - self.line_start,
+            offset: start,
+        };
         match p.parse_shape(0) {
             Ok(shape) if p.invalid_arrays == 0 => Ok((shape, p.lx.prev_end, p.lx.kind)),
             Ok(_) => {
