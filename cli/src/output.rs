@@ -1,6 +1,7 @@
-//! What the commands write: errors as text or JSON objects, numbers, and
-//! the failures that set the exit status.
+//! What the commands write: errors as text or JSON objects, numbers and
+//! lists, JSON lines, and the failures that set the exit status.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
@@ -167,12 +168,27 @@ impl Numbers {
     }
 }
 
-/// `text` fit for a terminal and for line formats: control characters
-/// (escape sequences, line breaks) written as Rust escapes (`\u{1b}`,
-/// `\n`), the rest as it is.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+/// `[a, b, c]`.
+pub fn list(values: &[i64]) -> String {
+    format!("{values:?}")
+}
+
+/// `a,b,c`.
+pub fn comma_list(values: &[i64]) -> String {
+    values
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Text for a terminal or a line format: control characters (escape
+/// sequences, line breaks) written as Rust escapes (`\u{1b}`, `\n`), so
+/// that names from the input cannot move the cursor or forge lines; the
+/// rest as it is.
+pub fn printable(text: &str) -> Cow<'_, str> {
     if !text.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(text);
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
@@ -182,7 +198,25 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
             out.push(c);
         }
     }
-    std::borrow::Cow::Owned(out)
+    Cow::Owned(out)
+}
+
+/// `s` cut to `width` characters, ending in `…` when cut.
+pub fn cut(s: &str, width: usize) -> Cow<'_, str> {
+    if s.len() <= width || s.chars().count() <= width {
+        return Cow::Borrowed(s);
+    }
+    let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+    t.push('…');
+    Cow::Owned(t)
+}
+
+/// `text` for XML text and attribute values.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Writes one JSON value on its own line.

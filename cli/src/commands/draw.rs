@@ -10,19 +10,32 @@ use std::io::Write;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, Shape, Tile};
 
-use crate::convert::{Format, read_array};
-use crate::input::{self, Limits};
-use crate::output::{Failure, Problem};
+use crate::Context;
+use crate::input::Format;
+use crate::output::{Failure, Problem, comma_list, escape};
 
-/// What to draw.
-pub struct Options {
-    /// `0,:,:`-style choice of the drawn dimensions (`:`) and the index of
-    /// the others; by default the last two dimensions at index 0.
+/// The arguments of `draw`: what to draw, and how much of it.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// An array shape with its layout (standard input when absent or '-').
+    pub input: Option<String>,
+    /// The input format (detected when absent).
+    #[arg(long, value_enum)]
+    pub from: Option<Format>,
+    /// For rank 3 and up, the 2-D slice drawn: ':' for the two drawn
+    /// dimensions, an index for each other one (default: the last two
+    /// dimensions at index 0, such as 0,:,:).
+    #[arg(long)]
     pub slice: Option<String>,
-    /// The most rows and columns drawn.
+    /// The most rows drawn (whole tiles where they fit).
+    #[arg(long, default_value_t = 16)]
     pub max_rows: i64,
+    /// The most columns drawn (whole tiles where they fit).
+    #[arg(long, default_value_t = 16)]
     pub max_cols: i64,
-    /// Draw a 1-D array this many elements a row.
+    /// Draw a 1-D array N elements a row, as a linearised array is
+    /// pictured (up to --max-rows rows).
+    #[arg(long, value_name = "N")]
     pub wrap: Option<i64>,
 }
 
@@ -131,14 +144,6 @@ fn axis(array: &ArrayShape, dims: &[i64], dim: usize, max: i64) -> Axis {
     }
 }
 
-/// `text` for XML text and attribute values.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// The most rows or columns `--max-rows` and `--max-cols` allow.
 pub const MAX_DRAWN: i64 = 1024;
 
@@ -181,14 +186,6 @@ struct Grid {
     summary: String,
 }
 
-fn joined(index: &[i64]) -> String {
-    index
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 /// `{drawn} of {total} tiles[ (cut at the edge)][, N more not drawn]`.
 fn tile_count(drawn: i64, total: i64, cut: bool) -> String {
     let mut s = format!("{drawn} of {total} tiles");
@@ -203,7 +200,7 @@ fn tile_count(drawn: i64, total: i64, cut: bool) -> String {
 }
 
 /// The grid of a 1-D or 2-D array, or of a 2-D slice.
-fn grid(array: &ArrayShape, tiled: &TiledLayout, options: &Options) -> Result<Grid, Problem> {
+fn grid(array: &ArrayShape, tiled: &TiledLayout, options: &Args) -> Result<Grid, Problem> {
     let dims = tiled.dimensions().to_vec();
     let slice = parse_slice(options.slice.as_deref(), &dims)?;
     let drawn: Vec<usize> = (0..dims.len()).filter(|&d| slice[d].is_none()).collect();
@@ -234,12 +231,14 @@ fn grid(array: &ArrayShape, tiled: &TiledLayout, options: &Options) -> Result<Gr
                 && cols.as_ref().is_none_or(|a| c < a.size);
             cells.push(if inside {
                 Cell::Element {
-                    at: joined(&index),
+                    at: comma_list(&index),
                     offset: tiled.offset(&index)?,
                     tile: tile_of(&rows, r) + tile_of(&cols, c),
                 }
             } else {
-                Cell::Padding { at: joined(&index) }
+                Cell::Padding {
+                    at: comma_list(&index),
+                }
             });
         }
     }
@@ -413,7 +412,7 @@ fn wrapped_grid(
 }
 
 /// The SVG picture of `array`.
-pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
+pub fn svg(array: &ArrayShape, options: &Args) -> Result<String, Problem> {
     let tiled = TiledLayout::new(array)?;
     let grid = match options.wrap {
         Some(per_row) => wrapped_grid(array, &tiled, per_row, options.max_rows)?,
@@ -622,22 +621,16 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
     s
 }
 
-/// `draw`: writes the SVG picture of SHAPE.
-pub fn run(
-    input: Option<&str>,
-    from: Option<Format>,
-    options: &Options,
-    limits: &Limits,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
+/// `draw`: writes the SVG picture of INPUT.
+pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let allowed = 1..=MAX_DRAWN;
-    let wrap_ok = options.wrap.is_none_or(|w| allowed.contains(&w));
-    if !allowed.contains(&options.max_rows) || !allowed.contains(&options.max_cols) || !wrap_ok {
+    let wrap_ok = args.wrap.is_none_or(|w| allowed.contains(&w));
+    if !allowed.contains(&args.max_rows) || !allowed.contains(&args.max_cols) || !wrap_ok {
         return Err(Failure::Usage(format!(
             "--max-rows, --max-cols and --wrap must be from 1 to {MAX_DRAWN}"
         )));
     }
-    let array = read_array(&input::read_all(input, limits.max_input)?, from)?;
-    out.write_all(svg(&array, options)?.as_bytes())?;
+    let array = cx.read_array(args.input.as_deref(), args.from)?;
+    cx.out.write_all(svg(&array, args)?.as_bytes())?;
     Ok(())
 }

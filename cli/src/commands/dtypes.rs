@@ -7,7 +7,8 @@ use serde_json::{Value as Json, json};
 use xla_shape::PrimitiveType;
 use xla_shape::interop::{dlpack, numpy, pjrt, safetensors, tensorflow};
 
-use crate::output::{Failure, write_json};
+use crate::Context;
+use crate::output::Failure;
 
 /// The names of `t` in NumPy, DLPack, PJRT, safetensors and TensorFlow,
 /// each `None` where that system has none.
@@ -74,12 +75,12 @@ pub fn names_json(t: PrimitiveType) -> Json {
 }
 
 /// Prints the table: one row per element type of HLO text.
-pub fn run(json_out: bool, out: &mut impl Write) -> Result<(), Failure> {
+pub fn run(cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let types = PrimitiveType::ALL
         .iter()
         .copied()
         .filter(|t| *t != PrimitiveType::Invalid);
-    if json_out {
+    if cx.json {
         let rows: Vec<Json> = types
             .map(|t| {
                 let mut row = names_json(t);
@@ -87,7 +88,7 @@ pub fn run(json_out: bool, out: &mut impl Write) -> Result<(), Failure> {
                 row
             })
             .collect();
-        write_json(out, &json!({ "dtypes": rows }))?;
+        cx.write_json(&json!({ "dtypes": rows }))?;
         return Ok(());
     }
     let dash = |s: Option<String>| s.unwrap_or_else(|| "-".to_string());
@@ -128,7 +129,7 @@ pub fn run(json_out: bool, out: &mut impl Write) -> Result<(), Failure> {
                 line.push_str(&format!("{cell:<w$}  "));
             }
         }
-        writeln!(out, "{}", line.trim_end())?;
+        writeln!(cx.out, "{}", line.trim_end())?;
     }
     Ok(())
 }
