@@ -5,73 +5,44 @@ use std::io::Write;
 
 use serde_json::{Value as Json, json};
 use xla_shape::PrimitiveType;
-use xla_shape::interop::{dlpack, numpy, pjrt, safetensors, tensorflow};
+use xla_shape::interop::{ElementType, System};
 
 use crate::Context;
 use crate::output::Failure;
 
-/// The names of `t` in NumPy, DLPack, PJRT, safetensors and TensorFlow,
-/// each `None` where that system has none.
-struct Names {
-    numpy: Option<&'static str>,
-    dlpack: Option<dlpack::DLDataType>,
-    pjrt: Option<i32>,
-    safetensors: Option<&'static str>,
-    tensorflow: Option<i32>,
-}
-
-fn names(t: PrimitiveType) -> Names {
-    Names {
-        // A tuple's `object` dtype is jaxlib's, but no element type.
-        numpy: numpy::dtype_name(t).filter(|_| t.is_array_type()),
-        dlpack: dlpack::to_dl_data_type(t).ok(),
-        pjrt: pjrt::to_buffer_type(t)
-            .ok()
-            .filter(|&n| n != pjrt::PJRT_BUFFER_TYPE_INVALID),
-        safetensors: safetensors::dtype_name(t),
-        tensorflow: tensorflow::to_data_type(t).ok(),
-    }
-}
-
-fn pjrt_text(n: i32) -> String {
-    format!("{} = {n}", pjrt::buffer_type_name(n).unwrap_or_default())
-}
-
-fn tensorflow_text(n: i32) -> String {
-    format!(
-        "{} = {n}",
-        tensorflow::data_type_name(n).unwrap_or_default()
-    )
-}
-
 /// `NumPy bfloat16, DLPack kDLBfloat bits=16 lanes=1, ...`, or `None`
 /// when no system names `t`.
 pub fn known_as(t: PrimitiveType) -> Option<String> {
-    let n = names(t);
-    let parts: Vec<String> = [
-        n.numpy.map(|s| format!("NumPy {s}")),
-        n.dlpack.map(|d| format!("DLPack {d}")),
-        n.pjrt.map(|p| format!("PJRT {}", pjrt_text(p))),
-        n.safetensors.map(|s| format!("safetensors {s}")),
-        n.tensorflow
-            .map(|d| format!("TensorFlow {}", tensorflow_text(d))),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let parts: Vec<String> = System::ALL
+        .iter()
+        .filter_map(|s| Some(format!("{} {}", s.name(), s.element_type(t)?)))
+        .collect();
     (!parts.is_empty()).then(|| parts.join(", "))
 }
 
-/// The names of `t` as a JSON object (`null` where a system has none).
+/// An element type of another system as JSON: a name, a number, or
+/// DLPack's `{code, bits, lanes}`.
+fn element_type_json(e: ElementType) -> Json {
+    match e {
+        ElementType::Numpy(d) => json!(d.name),
+        ElementType::Dlpack(d) => json!({"code": d.code, "bits": d.bits, "lanes": d.lanes}),
+        ElementType::Pjrt(n) | ElementType::Tensorflow(n) => json!(n),
+        ElementType::Safetensors(name) => json!(name),
+        _ => json!(e.to_string()),
+    }
+}
+
+/// The names of `t` as a JSON object, one key per system (`null` where a
+/// system has none).
 pub fn names_json(t: PrimitiveType) -> Json {
-    let n = names(t);
-    json!({
-        "numpy": n.numpy,
-        "dlpack": n.dlpack.map(|d| json!({"code": d.code, "bits": d.bits, "lanes": d.lanes})),
-        "pjrt": n.pjrt,
-        "safetensors": n.safetensors,
-        "tensorflow": n.tensorflow,
-    })
+    let names: serde_json::Map<String, Json> = System::ALL
+        .iter()
+        .map(|s| {
+            let name = s.element_type(t).map_or(Json::Null, element_type_json);
+            (s.as_str().to_owned(), name)
+        })
+        .collect();
+    Json::Object(names)
 }
 
 /// Prints the table: one row per element type of HLO text.
@@ -91,30 +62,20 @@ pub fn run(cx: &mut Context<impl Write>) -> Result<(), Failure> {
         cx.write_json(&json!({ "dtypes": rows }))?;
         return Ok(());
     }
-    let dash = |s: Option<String>| s.unwrap_or_else(|| "-".to_string());
-    let rows: Vec<[String; 6]> = types
-        .map(|t| {
-            let n = names(t);
-            [
-                t.lowercase_name().to_string(),
-                dash(n.numpy.map(str::to_string)),
-                dash(n.dlpack.map(|d| d.to_string())),
-                dash(n.pjrt.map(pjrt_text)),
-                dash(n.safetensors.map(str::to_string)),
-                dash(n.tensorflow.map(tensorflow_text)),
-            ]
-        })
+    let row = |t: PrimitiveType| -> Vec<String> {
+        std::iter::once(t.lowercase_name().to_string())
+            .chain(System::ALL.iter().map(|s| {
+                s.element_type(t)
+                    .map_or_else(|| "-".to_string(), |e| e.to_string())
+            }))
+            .collect()
+    };
+    let header: Vec<String> = std::iter::once("xla")
+        .chain(System::ALL.iter().map(|s| s.as_str()))
+        .map(String::from)
         .collect();
-    let header = [
-        "xla",
-        "numpy",
-        "dlpack",
-        "pjrt",
-        "safetensors",
-        "tensorflow",
-    ]
-    .map(String::from);
-    let mut widths = [0usize; 6];
+    let rows: Vec<Vec<String>> = types.map(row).collect();
+    let mut widths = vec![0usize; header.len()];
     for row in std::iter::once(&header).chain(&rows) {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.len());
@@ -122,7 +83,7 @@ pub fn run(cx: &mut Context<impl Write>) -> Result<(), Failure> {
     }
     for row in std::iter::once(&header).chain(&rows) {
         let mut line = String::new();
-        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+        for (i, (cell, &w)) in row.iter().zip(&widths).enumerate() {
             if i + 1 == row.len() {
                 line.push_str(cell);
             } else {

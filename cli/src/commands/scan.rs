@@ -19,16 +19,6 @@ pub struct Args {
     pub input: Option<String>,
 }
 
-fn role(role: ShapeRole) -> &'static str {
-    match role {
-        ShapeRole::InstructionResult => "instruction_result",
-        ShapeRole::Operand => "operand",
-        ShapeRole::Parameter => "parameter",
-        ShapeRole::ComputationResult => "computation_result",
-        _ => "other",
-    }
-}
-
 /// One line per shape: `LINE:COLUMN` (both 1-based), the byte size (XLA's
 /// `ByteSizeOf`, 8-byte pointers; `?` when it has none), the shape and what
 /// it belongs to (`result of add.1 in main`, `parameter of
@@ -190,7 +180,7 @@ fn scan_text(
             let place = Place {
                 text: format!("{line}:{column}"),
                 json: json!({
-                    "line": line, "column": column, "role": role(found.role), "text": found.text,
+                    "line": line, "column": column, "role": found.role.as_str(), "text": found.text,
                 }),
             };
             let shape = found.shape.as_ref().map_err(|e| (e, found.text));
