@@ -421,39 +421,77 @@ pub fn svg(array: &ArrayShape, options: &Args) -> Result<String, Problem> {
     Ok(render(array, &grid))
 }
 
-/// Draws `grid`.
-fn render(array: &ArrayShape, grid: &Grid) -> String {
-    let (shown_rows, shown_cols) = (grid.rows, grid.cols);
-    let widest = grid
-        .cells
-        .iter()
-        .filter_map(|c| match c {
-            Cell::Element { offset, .. } => Some(offset.to_string().len()),
-            _ => None,
-        })
-        .chain(grid.col_labels.iter().map(String::len))
-        .max()
-        .unwrap_or(1) as i64;
-    let cell_width = (widest * 8 + 16).max(32);
-    let grid_width = shown_cols * cell_width;
-    let grid_height = shown_rows * CELL_HEIGHT;
-    let shape_text = Shape::Array(array.clone()).to_string();
-    let summary = &grid.summary;
-    let cut = grid.outlines.iter().any(|o| o.cut_right || o.cut_bottom);
+/// Where the parts of the picture go, in pixels.
+struct Frame {
+    /// The width of a cell: its widest label, and room around it.
+    cell_width: i64,
+    /// The grid's width.
+    grid_width: i64,
+    /// The length of the row axis: the grid's height, or its label's.
+    row_axis_length: i64,
+    /// The height from the top of the grid to the text under it.
+    below: i64,
+    /// The picture's width and height.
+    width: i64,
+    height: i64,
+}
 
-    // The row axis is as long as the grid, or as its label.
-    let row_label = grid.row_axis.clone().unwrap_or_default();
-    let row_axis_length = grid_height.max(8 * row_label.len() as i64 + 8);
-    // Monospace text of 13 pixels is about 8 pixels a character.
-    let text_width = 20 + 8 * summary.chars().count().max(shape_text.len() + 4) as i64;
-    let width = (LEFT + grid_width + 40).max(text_width).max(560);
-    let below = if grid.row_axis.is_some() {
-        row_axis_length
-    } else {
-        grid_height
-    };
-    let height = TOP + below + 110;
+impl Frame {
+    /// The frame of `grid`, under the title `shape_text`.
+    fn of(grid: &Grid, shape_text: &str) -> Frame {
+        let widest = grid
+            .cells
+            .iter()
+            .filter_map(|c| match c {
+                Cell::Element { offset, .. } => Some(offset.to_string().len()),
+                _ => None,
+            })
+            .chain(grid.col_labels.iter().map(String::len))
+            .max()
+            .unwrap_or(1) as i64;
+        let cell_width = (widest * 8 + 16).max(32);
+        let grid_width = grid.cols * cell_width;
+        let grid_height = grid.rows * CELL_HEIGHT;
+        // The row axis is as long as the grid, or as its label.
+        let row_label_len = grid.row_axis.as_ref().map_or(0, String::len) as i64;
+        let row_axis_length = grid_height.max(8 * row_label_len + 8);
+        // Monospace text of 13 pixels is about 8 pixels a character.
+        let text_width = 20 + 8 * grid.summary.chars().count().max(shape_text.len() + 4) as i64;
+        let below = if grid.row_axis.is_some() {
+            row_axis_length
+        } else {
+            grid_height
+        };
+        Frame {
+            cell_width,
+            grid_width,
+            row_axis_length,
+            below,
+            width: (LEFT + grid_width + 40).max(text_width).max(560),
+            height: TOP + below + 110,
+        }
+    }
+}
+
+/// Draws `grid`: the heading, the axes, the cells, the tile outlines and
+/// the text under them, in that order.
+fn render(array: &ArrayShape, grid: &Grid) -> String {
+    let shape_text = Shape::Array(array.clone()).to_string();
+    let frame = Frame::of(grid, &shape_text);
     let mut s = String::new();
+    heading(&mut s, &frame, &shape_text);
+    axes(&mut s, &frame, grid);
+    cells(&mut s, &frame, grid);
+    outlines(&mut s, &frame, grid);
+    footer(&mut s, &frame, array, grid);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The `svg` element, its definitions (the padding hatch, the arrow
+/// head), the background and the title.
+fn heading(s: &mut String, frame: &Frame, shape_text: &str) {
+    let (width, height) = (frame.width, frame.height);
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="13">"#
@@ -472,20 +510,23 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
     let _ = writeln!(
         s,
         r#"<text x="10" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        escape(&shape_text)
+        escape(shape_text)
     );
     let _ = writeln!(
         s,
         r#"<text x="10" y="42">each element: its offset in memory, in elements, every tile applied</text>"#
     );
+}
 
-    // Axis arrows and labels.
+/// The axis arrows, their labels and the row and column numbers.
+fn axes(s: &mut String, frame: &Frame, grid: &Grid) {
+    let cell_width = frame.cell_width;
     if let Some(label) = &grid.col_axis {
         let y = TOP - 34;
         let _ = writeln!(
             s,
             r##"<line class="axis" x1="{LEFT}" y1="{y}" x2="{}" y2="{y}" stroke="#333333" marker-end="url(#arrow)"/>"##,
-            LEFT + grid_width.max(60)
+            LEFT + frame.grid_width.max(60)
         );
         let _ = writeln!(
             s,
@@ -502,12 +543,12 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             );
         }
     }
-    if grid.row_axis.is_some() {
+    if let Some(label) = &grid.row_axis {
         let x = 16;
         let _ = writeln!(
             s,
             r##"<line class="axis" x1="{x}" y1="{TOP}" x2="{x}" y2="{}" stroke="#333333" marker-end="url(#arrow)"/>"##,
-            TOP + row_axis_length
+            TOP + frame.row_axis_length
         );
         let _ = writeln!(
             s,
@@ -516,7 +557,7 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             TOP,
             x - 4,
             TOP,
-            escape(&row_label)
+            escape(label)
         );
         for (r, text) in grid.row_labels.iter().enumerate() {
             let _ = writeln!(
@@ -527,13 +568,16 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             );
         }
     }
+}
 
-    // Cells.
-    for r in 0..shown_rows {
-        for c in 0..shown_cols {
+/// Every cell: an element (its offset, coloured by tile) or padding.
+fn cells(s: &mut String, frame: &Frame, grid: &Grid) {
+    let cell_width = frame.cell_width;
+    for r in 0..grid.rows {
+        for c in 0..grid.cols {
             let x = LEFT + c * cell_width;
             let y = TOP + r * CELL_HEIGHT;
-            match &grid.cells[(r * shown_cols + c) as usize] {
+            match &grid.cells[(r * grid.cols + c) as usize] {
                 Cell::Element { at, offset, tile } => {
                     let fill = if tile % 2 == 0 { "#dbe8f5" } else { "#f7e6cc" };
                     let _ = writeln!(
@@ -553,8 +597,11 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             }
         }
     }
+}
 
-    // Tile outlines: a side where the drawing cuts a tile is dashed.
+/// The tile outlines: a side where the drawing cuts a tile is dashed.
+fn outlines(s: &mut String, frame: &Frame, grid: &Grid) {
+    let cell_width = frame.cell_width;
     for o in &grid.outlines {
         let (x0, y0) = (LEFT + o.col * cell_width, TOP + o.row * CELL_HEIGHT);
         let (x1, y1) = (x0 + o.cols * cell_width, y0 + o.rows * CELL_HEIGHT);
@@ -581,9 +628,12 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             );
         }
     }
+}
 
-    // The minor-to-major order, as an arrow from the most minor dimension.
-    let y = TOP + below + 30;
+/// Under the grid: the minor-to-major order as an arrow from the most
+/// minor dimension, the summary and the legend.
+fn footer(s: &mut String, frame: &Frame, array: &ArrayShape, grid: &Grid) {
+    let y = TOP + frame.below + 30;
     if let Some(layout) = array.layout() {
         let order: Vec<String> = layout
             .minor_to_major()
@@ -605,11 +655,11 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
         s,
         r#"<text class="summary" x="10" y="{}">{}</text>"#,
         y + 24,
-        escape(summary)
+        escape(&grid.summary)
     );
     let mut legend =
         String::from("hatched: padding, the slots of whole tiles that hold no element");
-    if cut {
+    if grid.outlines.iter().any(|o| o.cut_right || o.cut_bottom) {
         legend.push_str("; dashed: where the drawing stops");
     }
     let _ = writeln!(
@@ -617,8 +667,6 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
         r##"<text x="10" y="{}" fill="#666666">{legend}</text>"##,
         y + 48
     );
-    s.push_str("</svg>\n");
-    s
 }
 
 /// `draw`: writes the SVG picture of INPUT.
