@@ -121,7 +121,7 @@ fn describe_array(a: &ArrayShape, numbers: Numbers, out: &mut String, pad: &str)
         a.element_type(),
         a.element_type().bit_width().unwrap_or(0)
     );
-    if let Some(names) = super::dtypes::known_as(a.element_type()) {
+    if let Some(names) = crate::output::known_as(a.element_type()) {
         let _ = writeln!(out, "{pad}  known as:     {names}");
     }
     let _ = writeln!(out, "{pad}dimensions:     {}", dims_in_words(a));
@@ -268,7 +268,7 @@ fn array_json(a: &ArrayShape) -> Json {
         "shape": Shape::Array(a.clone()).to_string(),
         "element_type": a.element_type().to_string(),
         "element_bits": a.element_type().bit_width(),
-        "element_type_names": super::dtypes::names_json(a.element_type()),
+        "element_type_names": crate::output::names_json(a.element_type()),
         "dimensions": dimensions,
         "layout": a.layout().map(layout_json),
         "elements": shape_util::elements_in(a).ok(),

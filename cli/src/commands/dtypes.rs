@@ -5,45 +5,10 @@ use std::io::Write;
 
 use serde_json::{Value as Json, json};
 use xla_shape::PrimitiveType;
-use xla_shape::interop::{ElementType, System};
+use xla_shape::interop::System;
 
 use crate::Context;
-use crate::output::Failure;
-
-/// `NumPy bfloat16, DLPack kDLBfloat bits=16 lanes=1, ...`, or `None`
-/// when no system names `t`.
-pub fn known_as(t: PrimitiveType) -> Option<String> {
-    let parts: Vec<String> = System::ALL
-        .iter()
-        .filter_map(|s| Some(format!("{} {}", s.name(), s.element_type(t)?)))
-        .collect();
-    (!parts.is_empty()).then(|| parts.join(", "))
-}
-
-/// An element type of another system as JSON: a name, a number, or
-/// DLPack's `{code, bits, lanes}`.
-fn element_type_json(e: ElementType) -> Json {
-    match e {
-        ElementType::Numpy(d) => json!(d.name),
-        ElementType::Dlpack(d) => json!({"code": d.code, "bits": d.bits, "lanes": d.lanes}),
-        ElementType::Pjrt(n) | ElementType::Tensorflow(n) => json!(n),
-        ElementType::Safetensors(name) => json!(name),
-        _ => json!(e.to_string()),
-    }
-}
-
-/// The names of `t` as a JSON object, one key per system (`null` where a
-/// system has none).
-pub fn names_json(t: PrimitiveType) -> Json {
-    let names: serde_json::Map<String, Json> = System::ALL
-        .iter()
-        .map(|s| {
-            let name = s.element_type(t).map_or(Json::Null, element_type_json);
-            (s.as_str().to_owned(), name)
-        })
-        .collect();
-    Json::Object(names)
-}
+use crate::output::{Failure, names_json};
 
 /// Prints the table: one row per element type of HLO text.
 pub fn run(cx: &mut Context<impl Write>) -> Result<(), Failure> {
