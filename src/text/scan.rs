@@ -28,6 +28,20 @@ pub enum ShapeRole {
     Other,
 }
 
+impl ShapeRole {
+    /// The role in snake case, as tools write it: `instruction_result`,
+    /// `operand`, `parameter`, `computation_result`, `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShapeRole::InstructionResult => "instruction_result",
+            ShapeRole::Operand => "operand",
+            ShapeRole::Parameter => "parameter",
+            ShapeRole::ComputationResult => "computation_result",
+            ShapeRole::Other => "other",
+        }
+    }
+}
+
 /// One shape string found by [`shapes_in_hlo`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct HloShape<'a> {
