@@ -176,7 +176,7 @@ fn scan_text(
         };
         for found in shapes_in_hlo(text).from_line(number) {
             any = true;
-            let (line, column) = (found.location.line, found.location.column + 1);
+            let (line, column) = (found.location.line, found.location.one_based_column());
             let place = Place {
                 text: format!("{line}:{column}"),
                 json: json!({
@@ -325,12 +325,12 @@ fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, 
                 .and_then(|l| module.location_name(l));
             let at = a.location;
             let owner = format!("parameter {i} (%{}) of {function}", a.name);
-            write(at.line, at.column + 1, &a.ty, owner, name, out)?;
+            write(at.line, at.one_based_column(), &a.ty, owner, name, out)?;
         }
         for (i, r) in f.results.iter().enumerate() {
             let at = r.location;
             let owner = format!("result {i} of {function}");
-            write(at.line, at.column + 1, &r.ty, owner, None, out)?;
+            write(at.line, at.one_based_column(), &r.ty, owner, None, out)?;
         }
         for op in &f.operations {
             let name = op
@@ -345,7 +345,7 @@ fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, 
                     String::new()
                 };
                 let owner = format!("result{which} of {} {} in {function}", op.results, op.name);
-                write(at.line, at.column + 1, ty, owner, name.clone(), out)?;
+                write(at.line, at.one_based_column(), ty, owner, name.clone(), out)?;
             }
         }
     }
