@@ -368,6 +368,37 @@ fn scan_json_lists_what_the_text_lists() {
 }
 
 #[test]
+fn scan_json_keys_are_the_documented_ones() {
+    // docs/cli.md lists the keys of each line of `scan --json`: every key
+    // the tool writes, for a shape and for a shape that does not read.
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/cli.md")).unwrap();
+    let row = docs
+        .lines()
+        .find(|l| l.starts_with("| `scan` |"))
+        .expect("the scan row of docs/cli.md");
+    let good = json_lines(
+        &[
+            "scan",
+            "--json",
+            &format!("@{}", data_path("hlo/matmul_bf16.txt")),
+        ],
+        b"",
+        0,
+    );
+    let bad = json_lines(
+        &["scan", "--json"],
+        b"ENTRY e {\n  ROOT p = f32[2]{5} parameter(0)\n}\n",
+        1,
+    );
+    for o in good.iter().chain(&bad) {
+        for key in o.as_object().unwrap().keys() {
+            assert!(row.contains(&format!("\"{key}\"")), "{key} is not in {row}");
+        }
+    }
+}
+
+#[test]
 fn index_json_answers_every_line() {
     // Figure 1 of XLA's tiled-layout document, F32[3,5]{1,0:T(2,2)}:
     // (2,3) is at 17, slot 9 is padding, (2,4) is at 20.
