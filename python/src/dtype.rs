@@ -5,10 +5,10 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use xla_shape::PrimitiveType;
 use xla_shape::interop::numpy;
+use xla_shape::{ArrayShape, PrimitiveType};
 
-use crate::errors::IntoPyResult;
+use crate::errors::{IntoPyResult, invalid_argument};
 
 /// `numpy.dtype` of `t`, as jaxlib's `Shape.numpy_dtype()`.
 pub fn numpy_dtype(py: Python<'_>, t: PrimitiveType) -> PyResult<Bound<'_, PyAny>> {
@@ -34,4 +34,25 @@ pub fn element_type_of_dtype(value: &Bound<'_, PyAny>) -> PyResult<PrimitiveType
     let name = dtype.getattr("name")?;
     let name = name.downcast::<PyString>()?.to_cow()?;
     numpy::from_dtype_name(&name).py()
+}
+
+/// Refuses an array (anything with a `dtype`) whose dtype is neither the
+/// element type of `shape` nor `uint8` (raw bytes, as `relayout` returns
+/// tiled data); objects without a dtype (`bytes`, `bytearray`,
+/// `memoryview`) are bytes and pass. `what` names the argument.
+pub fn check_array_dtype(value: &Bound<'_, PyAny>, shape: &ArrayShape, what: &str) -> PyResult<()> {
+    if !value.hasattr("dtype")? {
+        return Ok(());
+    }
+    let dtype = value.getattr("dtype")?;
+    let t = shape.element_type();
+    match element_type_of_dtype(&dtype) {
+        Ok(u) if u == t || u == PrimitiveType::U8 => Ok(()),
+        _ => Err(invalid_argument(format!(
+            "{what} has dtype {}, which is not the element type {} of {shape} \
+             (pass its data as that type, or as uint8 bytes)",
+            dtype.str()?,
+            t.lowercase_name()
+        ))),
+    }
 }

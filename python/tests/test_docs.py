@@ -2,6 +2,7 @@
 the public names (and methods) the module has."""
 
 import ast
+import enum
 import inspect
 import pathlib
 
@@ -28,6 +29,12 @@ def stub_names(path):
                 n.name if not isinstance(n, ast.AnnAssign) else n.target.id
                 for n in node.body
                 if isinstance(n, (ast.FunctionDef, ast.AnnAssign))
+            } | {  # enum members
+                t.id
+                for n in node.body
+                if isinstance(n, ast.Assign)
+                for t in n.targets
+                if isinstance(t, ast.Name)
             }
         elif isinstance(node, ast.FunctionDef):
             names.add(node.name)
@@ -78,6 +85,11 @@ def test_stub_declares_the_package():
         if inspect.isclass(obj) and not issubclass(obj, BaseException):
             declared = methods[name]
             actual = set(public(obj))
+            if issubclass(obj, enum.Enum):
+                # An IntEnum: its members and its own methods, not int's.
+                actual = set(obj.__members__) | {
+                    n for n in vars(obj) if not n.startswith("_") and n not in obj.__members__
+                }
             assert actual <= declared, (name, actual - declared)
             assert declared - {"__new__", "__int__", "__eq__", "__hash__"} <= actual, (
                 name,

@@ -38,7 +38,6 @@ from ._xla_shape import (
     MemoryAnalysis,
     ParseError,
     PeakBuffer,
-    PrimitiveType,
     ProgramShape,
     Shape,
     SizeOverflowError,
@@ -48,6 +47,7 @@ from ._xla_shape import (
     relayout,
     scan_hlo,
 )
+from ._primitive_type import PrimitiveType
 from . import index_util, layout_util, shape_util, stablehlo, strides
 
 # Errors raised by the library carry these attributes; the class defaults
