@@ -28,6 +28,12 @@ impl<W: Write> Context<W> {
         input::read_all(input, self.limits.max_input)
     }
 
+    /// The whole of a module argument ([`Source::module`]: a plain path
+    /// to an existing file is the file), at most `--max-input` bytes.
+    pub fn read_module(&self, input: Option<&str>) -> Result<Vec<u8>, Failure> {
+        input::read_source(Source::module(input), self.limits.max_input)
+    }
+
     /// INPUT as a shape or a layout, in the format `from` or detected.
     pub fn read_value(&self, input: Option<&str>, from: Option<Format>) -> Result<Value, Failure> {
         Ok(input::read_value(&self.read_all(input)?, from)?)

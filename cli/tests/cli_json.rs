@@ -358,10 +358,8 @@ fn scan_json_lists_what_the_text_lists() {
     let line = String::from_utf8(out.stdout).unwrap();
     assert!(line.starts_with("2:12\terror: "), "{line}");
     assert!(line.trim_end().ends_with("\tf32[2]{5}\t-"), "{line}");
-    // A file name given without @ is text without shapes: the tool says
-    // how to read the file.
-    let err = fails(&["scan", &path], b"", 2);
-    assert!(err.contains(&format!("write @{path}")), "{err}");
+    // A file name given without @ is the file, as with @.
+    assert_eq!(ok(&["scan", &path], b""), text);
     // Not UTF-8.
     let doc = json_doc(&["scan", "--json"], b"\xff\xfe", 1);
     assert_eq!(error_of(&doc).0, "Format");

@@ -45,7 +45,7 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
         (false, false) => Form::Text,
     };
     let top = args.top;
-    let bytes = cx.read_all(args.input.as_deref())?;
+    let bytes = cx.read_module(args.input.as_deref())?;
     let module = HloModule::read(&bytes)?;
     drop(bytes);
     let analysis = memory::analyze(&module)?;

@@ -50,7 +50,7 @@ fn terminal_width() -> usize {
 /// `xla-shape report [INPUT] [--top N]`: the table, or with `--json` one
 /// JSON document.
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
-    let module = input::open_module(Source::of(args.input.as_deref()), cx.limits.max_input)?;
+    let module = input::open_module(Source::module(args.input.as_deref()), cx.limits.max_input)?;
     let width = args.width.unwrap_or_else(terminal_width);
     let max_line = cx.limits.max_line;
     let mut report = Report::new(&mut cx.out, args.top, width, cx.json);

@@ -31,8 +31,8 @@ pub struct Args {
 /// whole input. A binary module is read whole (up to `--max-input` bytes).
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let input = args.input.as_deref();
-    let Scanned { any, failed, blank } =
-        match input::open_module(Source::of(input), cx.limits.max_input)? {
+    let Scanned { failed, blank, .. } =
+        match input::open_module(Source::module(input), cx.limits.max_input)? {
             ModuleInput::Text(reader) => scan_text(reader, cx)?,
             ModuleInput::StableHlo(bytes) => {
                 let text = input::line_text(&bytes)?;
@@ -73,15 +73,6 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
         };
     if blank {
         return Err(input::no_input().into());
-    }
-    // `scan module.txt` reads the words `module.txt`: say how to read the file.
-    if let (false, Some(arg)) = (any, input)
-        && Source::of(Some(arg)) == Source::Literal(arg)
-        && std::path::Path::new(arg).is_file()
-    {
-        return Err(Failure::Usage(format!(
-            "{arg:?} is read as HLO text and holds no shape; to read the file, write @{arg}"
-        )));
     }
     if failed {
         Err(Failure::Reported)

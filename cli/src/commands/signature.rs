@@ -27,7 +27,7 @@ pub struct Args {
 /// StableHLO, the aliasing and what compilation applies; with `json`, one
 /// document `{"entry_computation_layout", "parameters", "result", ...}`.
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
-    let bytes = cx.read_all(args.input.as_deref())?;
+    let bytes = cx.read_module(args.input.as_deref())?;
     let (json, out) = (cx.json, &mut cx.out);
     if is_mlir_bytecode(&bytes) {
         return Err(bytecode_problem().into());

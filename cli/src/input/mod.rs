@@ -57,6 +57,17 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The source of a module argument (`report`, `scan`, `memory`,
+    /// `signature`): as [`of`](Self::of), and a plain argument that names
+    /// an existing file is that file (`report model.pb`), since no module
+    /// text is a file name. `@FILE` and `-` keep their meaning.
+    pub fn module(arg: Option<&'a str>) -> Self {
+        match Self::of(arg) {
+            Source::Literal(text) if std::path::Path::new(text).is_file() => Source::File(text),
+            source => source,
+        }
+    }
+
     /// The length of the file, for a file.
     pub fn size(self) -> Option<u64> {
         match self {
@@ -84,7 +95,11 @@ fn file_problem(path: &str, e: &io::Error) -> Failure {
 /// The whole input, at most `limit` bytes. Empty input (nothing, or only
 /// white space) is the error "no input".
 pub fn read_all(arg: Option<&str>, limit: u64) -> Result<Vec<u8>, Failure> {
-    let source = Source::of(arg);
+    read_source(Source::of(arg), limit)
+}
+
+/// The whole of `source`, as [`read_all`].
+pub fn read_source(source: Source<'_>, limit: u64) -> Result<Vec<u8>, Failure> {
     let bytes = match source {
         Source::Literal(text) => text.as_bytes().to_vec(),
         _ => {
