@@ -30,3 +30,61 @@ fn text_that_is_not_a_file_is_still_text() {
     let out = ok(&["signature", text], b"");
     assert!(out.starts_with("(f32[2]{0})->f32[2]{0}"), "{out}");
 }
+
+#[test]
+fn an_empty_line_in_hex_or_text_format_is_the_empty_message() {
+    // The empty ShapeProto: XLA reads it as `primitive_type_invalid[]`,
+    // JSON `{}` (golden record proto/0358, jaxlib 0.10.2), which this crate
+    // reads at the schema level (`--lossless`) and refuses, validated, with
+    // XLA's validation message (docs/differences.md).
+    let r = common::records("shapes.jsonl")
+        .into_iter()
+        .find(|r| r["id"] == "proto/0358")
+        .expect("record proto/0358");
+    assert_eq!(r["input"]["hex"], "");
+    let refused = common::held_without_validation("proto/0358").expect("held");
+    for from in ["hex", "pbtxt"] {
+        let json = ok(
+            &[
+                "convert",
+                "--lines",
+                "--lossless",
+                "--from",
+                from,
+                "--to",
+                "json",
+            ],
+            b"\n",
+        );
+        assert_eq!(json.trim_end(), r["json"], "{from}");
+        let hex = ok(
+            &[
+                "convert",
+                "--lines",
+                "--lossless",
+                "--from",
+                from,
+                "--to",
+                "hex",
+            ],
+            b"\n",
+        );
+        assert_eq!(hex.trim_end(), r["proto_hex"], "{from}");
+        let out = support::run(
+            &["convert", "--lines", "--from", from, "--to", "hlo"],
+            b"\n",
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let line = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(line.contains(refused), "{from}: {line}");
+    }
+    // Detected formats and JSON: an empty line is still no input.
+    for args in [
+        &["convert", "--lines", "--to", "hex"][..],
+        &["convert", "--lines", "--from", "json", "--to", "hex"],
+    ] {
+        let out = support::run(args, b"\n");
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("no input"));
+    }
+}
