@@ -316,3 +316,25 @@ def test_readme_says_which_json_is_message_to_json():
     s = xs.Shape("f32[2]{0}")
     assert ", " not in s.to_json() and ": " not in s.to_json()
     assert s.to_json(pretty=True).startswith('{\n  "elementType": "F32"')
+
+
+# Item: the float6 types through ml_dtypes (jaxlib 0.10.2 has no dtype for
+# them; jax lowers ml_dtypes' float6_e2m3fn to F6E2M3FN).
+
+
+@pytest.mark.parametrize("t, name", [("f6e2m3fn", "float6_e2m3fn"), ("f6e3m2fn", "float6_e3m2fn")])
+def test_float6_through_ml_dtypes(t, name):
+    np = pytest.importorskip("numpy")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    dtype = np.dtype(getattr(ml_dtypes, name))
+    s = xs.Shape(f"{t}[2,3]")
+    assert s.numpy_dtype() == dtype and s.element_type() == dtype
+    assert xs.Shape.array_shape(dtype, [2, 3]) == s
+    assert xs.Shape.array_shape(name, [2, 3]) == s
+    assert xs.PrimitiveType(dtype).lowercase_name() == t
+    # A relayout of float6 data gives an array of that dtype (one byte an
+    # element, as ml_dtypes stores them and XLA lays out F6 without E(6)).
+    a = np.arange(6, dtype=np.float32).astype(dtype).reshape(2, 3)
+    out = xs.relayout(a, xs.Shape(f"{t}[2,3]{{1,0}}"), xs.Shape(f"{t}[2,3]{{0,1}}"))
+    assert out.dtype == dtype
+    assert np.array_equal(out.astype(np.float32), a.T.astype(np.float32))

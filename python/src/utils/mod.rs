@@ -78,7 +78,7 @@ pub fn typed_view<'py>(
     let Some(layout) = shape.layout() else {
         return Ok(bytes.clone());
     };
-    let Some(d) = xla_shape::interop::numpy::dtype(shape.element_type()) else {
+    let Some(d) = xla_shape::interop::numpy::dtype_with_float6(shape.element_type()) else {
         return Ok(bytes.clone());
     };
     let elements = xla_shape::shape_util::elements_in(shape).py()?;
