@@ -34,6 +34,52 @@ impl<W: Write> Context<W> {
         input::read_source(Source::module(input), self.limits.max_input)
     }
 
+    /// Runs `each` on every module argument of `report`, `scan` or
+    /// `memory`: with none or one, on it alone, as always; with several,
+    /// one section per input, in order, each opened by a line naming it
+    /// (`==> INPUT <==`, after a blank line from the second on; with
+    /// `--json`, the object `{"input": INPUT}`). An input that fails is
+    /// reported in its section (on standard error, or as the error object
+    /// with `--json`) and the run goes on; it then ends with exit 1. A
+    /// usage error or a failed write ends it at once.
+    pub fn each_input(
+        &mut self,
+        inputs: &[String],
+        mut each: impl FnMut(Option<&str>, &mut Self) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        if inputs.len() < 2 {
+            return each(inputs.first().map(String::as_str), self);
+        }
+        let mut failed = false;
+        for (i, input) in inputs.iter().enumerate() {
+            if self.json {
+                self.write_json(&serde_json::json!({ "input": input }))?;
+            } else {
+                let gap = if i == 0 { "" } else { "\n" };
+                writeln!(self.out, "{gap}==> {input} <==")?;
+            }
+            match each(Some(input), self) {
+                Ok(()) => {}
+                Err(Failure::Reported) => failed = true,
+                Err(Failure::Input(problem)) => {
+                    failed = true;
+                    if self.json {
+                        self.write_json(&serde_json::json!({ "error": problem.to_json() }))?;
+                    } else {
+                        self.out.flush()?;
+                        eprintln!("xla-shape: {input}: {}", problem.message.trim_end());
+                    }
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        if failed {
+            Err(Failure::Reported)
+        } else {
+            Ok(())
+        }
+    }
+
     /// INPUT as a shape or a layout, in the format `from` or detected.
     pub fn read_value(&self, input: Option<&str>, from: Option<Format>) -> Result<Value, Failure> {
         Ok(input::read_value(&self.read_all(input)?, from)?)

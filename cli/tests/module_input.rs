@@ -88,3 +88,59 @@ fn an_empty_line_in_hex_or_text_format_is_the_empty_message() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("no input"));
     }
 }
+
+#[test]
+fn several_modules_are_one_section_each() {
+    let (a, b) = (data_path("hlo/int4.txt"), data_path("hlo/matmul_bf16.pb"));
+    for command in ["report", "scan", "memory"] {
+        let (one, two) = (ok(&[command, &a], b""), ok(&[command, &b], b""));
+        let both = ok(&[command, &a, &b], b"");
+        assert_eq!(
+            both,
+            format!("==> {a} <==\n{one}\n==> {b} <==\n{two}"),
+            "{command}"
+        );
+        // With --json, each section opens with {"input": ...}.
+        let (one, two) = (
+            ok(&[command, "--json", &a], b""),
+            ok(&[command, "--json", &b], b""),
+        );
+        let both = ok(&[command, "--json", &a, &b], b"");
+        let open = |p: &str| format!("{}\n", serde_json::json!({ "input": p }));
+        assert_eq!(
+            both,
+            format!("{}{one}{}{two}", open(&a), open(&b)),
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn a_module_that_fails_is_reported_in_its_section_and_the_run_goes_on() {
+    let (a, b) = (data_path("hlo/int4.txt"), data_path("hlo/matmul_bf16.pb"));
+    let bad = "HloModule";
+    let out = support::run(&["memory", &a, bad, &b], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!("==> {bad} <==\n\n==> {b} <==\n")),
+        "{text}"
+    );
+    assert!(text.ends_with(&ok(&["memory", &b], b"")));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with(&format!("xla-shape: {bad}: ")), "{err}");
+    // --json: the error object, in its section.
+    let out = support::run(&["memory", "--json", bad, &b], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["input"], bad);
+    assert!(lines[1]["error"]["kind"].is_string());
+    assert_eq!(lines[2]["input"], b.as_str());
+    assert_eq!(lines.len(), 4);
+    // One picture is one module.
+    support::fails(&["memory", "--svg", &a, &b], b"", 2);
+}

@@ -15,8 +15,9 @@ use crate::output::{Failure, Problem, printable, write_json};
 /// The arguments of `scan`.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct Args {
-    /// The module text (standard input when absent or '-').
-    pub input: Option<String>,
+    /// The modules (standard input when absent or '-'); several are
+    /// reported one after the other, a section each.
+    pub input: Vec<String>,
 }
 
 /// One line per shape: `LINE:COLUMN` (both 1-based), the byte size (XLA's
@@ -30,7 +31,11 @@ pub struct Args {
 /// longer one is an error line and the scan goes on), lines numbered in the
 /// whole input. A binary module is read whole (up to `--max-input` bytes).
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
-    let input = args.input.as_deref();
+    cx.each_input(&args.input, scan)
+}
+
+/// The scan of one module.
+fn scan(input: Option<&str>, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let Scanned { failed, blank, .. } =
         match input::open_module(Source::module(input), cx.limits.max_input)? {
             ModuleInput::Text(reader) => scan_text(reader, cx)?,
