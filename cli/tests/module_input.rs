@@ -44,32 +44,19 @@ fn an_empty_line_in_hex_or_text_format_is_the_empty_message() {
     assert_eq!(r["input"]["hex"], "");
     let refused = common::held_without_validation("proto/0358").expect("held");
     for from in ["hex", "pbtxt"] {
-        let json = ok(
-            &[
+        for (to, golden) in [("json", "json"), ("hex", "proto_hex")] {
+            let args = [
                 "convert",
                 "--lines",
                 "--lossless",
                 "--from",
                 from,
                 "--to",
-                "json",
-            ],
-            b"\n",
-        );
-        assert_eq!(json.trim_end(), r["json"], "{from}");
-        let hex = ok(
-            &[
-                "convert",
-                "--lines",
-                "--lossless",
-                "--from",
-                from,
-                "--to",
-                "hex",
-            ],
-            b"\n",
-        );
-        assert_eq!(hex.trim_end(), r["proto_hex"], "{from}");
+                to,
+            ];
+            let out = ok(&args, b"\n");
+            assert_eq!(out.trim_end(), r[golden], "{from} -> {to}");
+        }
         let out = support::run(
             &["convert", "--lines", "--from", from, "--to", "hlo"],
             b"\n",

@@ -44,6 +44,16 @@ def stub_names(path):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.ImportFrom) and node.level == 1 and node.module is None:
             names.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 1:
+            # A class of a private module (``_primitive_type.py``, typed in
+            # place): its declaration is that module's.
+            source = path.parent / f"{node.module}.py"
+            _, inner = stub_names(source)
+            for a in node.names:
+                names.add(a.asname or a.name)
+                if a.name in inner:
+                    public_names = {n for n in inner[a.name] if not n.startswith("_")}
+                    methods[a.asname or a.name] = public_names
     return names, methods
 
 

@@ -1,4 +1,3 @@
-import enum
 from typing import Any, ClassVar, List, Optional, Protocol, Sequence, Tuple, Union, final
 
 from . import index_util as index_util
@@ -6,6 +5,7 @@ from . import layout_util as layout_util
 from . import shape_util as shape_util
 from . import stablehlo as stablehlo
 from . import strides as strides
+from ._primitive_type import PrimitiveType as PrimitiveType
 
 __all__ = [
     "MAX_NESTING_DEPTH",
@@ -84,46 +84,6 @@ class InvalidArgumentError(XlaShapeError): ...
 class SizeOverflowError(XlaShapeError): ...
 class FormatError(XlaShapeError): ...
 class BufferSizeError(XlaShapeError): ...
-
-class PrimitiveType(enum.IntEnum):
-    PRIMITIVE_TYPE_INVALID = 0
-    PRED = 1
-    S1 = 30
-    S2 = 26
-    S4 = 21
-    S8 = 2
-    S16 = 3
-    S32 = 4
-    S64 = 5
-    U1 = 31
-    U2 = 27
-    U4 = 22
-    U8 = 6
-    U16 = 7
-    U32 = 8
-    U64 = 9
-    F16 = 10
-    F32 = 11
-    BF16 = 16
-    F64 = 12
-    F8E5M2 = 19
-    F8E4M3 = 28
-    F8E4M3FN = 20
-    F8E4M3B11FNUZ = 23
-    F8E3M4 = 29
-    F8E5M2FNUZ = 24
-    F8E4M3FNUZ = 25
-    F4E2M1FN = 32
-    F8E8M0FNU = 33
-    F6E3M2FN = 35
-    F6E2M3FN = 36
-    C64 = 15
-    C128 = 18
-    TUPLE = 13
-    OPAQUE_TYPE = 14
-    TOKEN = 17
-    BUFFER = 34
-    def lowercase_name(self) -> str: ...
 
 #: An element type: a PrimitiveType, a name ("F32", "f32"), an enum number,
 #: or a NumPy dtype (anything numpy.dtype() accepts).

@@ -13,6 +13,7 @@ and imports it when it first does.
 """
 
 import enum
+from typing import Optional
 
 
 class PrimitiveType(enum.IntEnum):
@@ -67,7 +68,7 @@ class PrimitiveType(enum.IntEnum):
     BUFFER = 34
 
     @classmethod
-    def _missing_(cls, value):
+    def _missing_(cls, value: object) -> Optional["PrimitiveType"]:
         # A name or a NumPy dtype: the extension's one reading of element
         # types (the numbers are this class's own).
         if isinstance(value, int):
@@ -79,16 +80,17 @@ class PrimitiveType(enum.IntEnum):
         except (TypeError, ValueError):
             return None
 
-    def lowercase_name(self):
+    def lowercase_name(self) -> str:
         """The lowercase name HLO text uses: ``"f32"``, ``"bf16"``,
         ``"token"`` (XLA's ``LowercasePrimitiveTypeName``)."""
         from ._xla_shape import _lowercase_name  # type: ignore[import-not-found]
 
-        return _lowercase_name(int(self))
+        name: str = _lowercase_name(int(self))
+        return name
 
     # jaxlib's str() and repr(): "PrimitiveType.F32" (also what format()
     # and f-strings give, on every Python version).
-    def __str__(self):
+    def __str__(self) -> str:
         return f"PrimitiveType.{self.name}"
 
     __repr__ = __str__
