@@ -207,13 +207,14 @@ pub fn cli_json(data: &[u8]) {
                 &strides::Args {
                     input: Some(arg),
                     from,
+                    ..Default::default()
                 },
                 &mut cx,
             );
             one_document(document(result, cx.out));
         }
         6 => {
-            let result = scan::run(&scan::Args { input: Some(arg) }, &mut cx);
+            let result = scan::run(&scan::Args { input: vec![arg] }, &mut cx);
             if let Some(doc) = document(result, cx.out) {
                 for r in json_lines(&doc) {
                     assert!(r.get("error").is_some() || r.get("shape").is_some(), "{r}");
@@ -222,7 +223,7 @@ pub fn cli_json(data: &[u8]) {
         }
         7 => {
             let args = report::Args {
-                input: Some(arg),
+                input: vec![arg],
                 top,
                 width: Some(80),
             };
@@ -231,7 +232,7 @@ pub fn cli_json(data: &[u8]) {
         }
         _ => {
             let args = |svg| memory::Args {
-                input: Some(arg.clone()),
+                input: vec![arg.clone()],
                 svg,
                 top,
             };
