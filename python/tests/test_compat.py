@@ -338,3 +338,23 @@ def test_float6_through_ml_dtypes(t, name):
     out = xs.relayout(a, xs.Shape(f"{t}[2,3]{{1,0}}"), xs.Shape(f"{t}[2,3]{{0,1}}"))
     assert out.dtype == dtype
     assert np.array_equal(out.astype(np.float32), a.T.astype(np.float32))
+
+
+# Item: installing brings NumPy; the wheel is one abi3 build.
+
+
+def test_installing_brings_numpy():
+    from importlib.metadata import requires
+
+    unconditional = [r for r in requires("xla-shape") or [] if "extra ==" not in r]
+    assert any(re.match(r"numpy\b", r) for r in unconditional), unconditional
+
+
+def test_the_extension_is_built_for_the_stable_abi():
+    # One wheel for every CPython from 3.9 (pyo3's abi3-py39); the built
+    # module's file name says so (`_xla_shape.abi3.so`).
+    manifest = (REPO / "python" / "Cargo.toml").read_text(encoding="utf-8")
+    assert re.search(r'^pyo3 = .*"abi3-py39"', manifest, re.M)
+    from xla_shape import _xla_shape
+
+    assert ".abi3." in pathlib.Path(_xla_shape.__file__).name
