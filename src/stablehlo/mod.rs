@@ -56,6 +56,7 @@
 
 mod bytecode;
 mod cursor;
+mod export;
 mod flow;
 mod parser;
 mod signature;
@@ -66,6 +67,7 @@ use std::collections::HashMap;
 use crate::error::{Location, Result};
 use crate::limits::MAX_NESTING_DEPTH;
 
+pub use export::{AbstractMesh, Aval, JaxExport, NamedSharding, Sharding, is_jax_export};
 pub use signature::{Alias, CompileLayout, LayoutMode, Signature, SignatureValue};
 pub use types::{DYNAMIC, ElementType, Encoding, FloatType, Signedness, TensorType, Type};
 

@@ -242,3 +242,91 @@ fn every_exports_module_is_its_text() {
         }
     }
 }
+
+/// `Exported.serialize()` read back: what jax read from the same bytes
+/// (`exports.jsonl`, `export.jsonl`), and the module is the artifact.
+#[test]
+fn serialized_exports_are_what_jax_reads() {
+    use xla_shape::stablehlo::{JaxExport, is_jax_export};
+    let strs = |v: &Value| -> Vec<Option<String>> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().map(str::to_owned))
+            .collect()
+    };
+    let mut checked = 0;
+    for (file, dir) in [
+        (
+            "stablehlo/bytecode/exports.jsonl",
+            "stablehlo/bytecode/exports",
+        ),
+        ("stablehlo/export.jsonl", "stablehlo/export"),
+    ] {
+        for r in common::records(file) {
+            let name = r["name"].as_str().unwrap();
+            let b = bytes(&format!("{dir}/{name}.bin"));
+            assert!(is_jax_export(&b), "{name}");
+            let e = JaxExport::from_bytes(&b).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let shown = |v: &[xla_shape::stablehlo::Aval]| -> Vec<Option<String>> {
+                v.iter().map(|a| Some(a.to_string())).collect()
+            };
+            assert_eq!(shown(&e.in_avals), strs(&r["in_avals"]), "{name}");
+            assert_eq!(shown(&e.out_avals), strs(&r["out_avals"]), "{name}");
+            if r.get("in_shardings").is_some() {
+                let shown = |v: &[Option<xla_shape::stablehlo::Sharding>]| -> Vec<Option<String>> {
+                    v.iter()
+                        .map(|s| s.as_ref().map(ToString::to_string))
+                        .collect()
+                };
+                assert_eq!(shown(&e.in_shardings), strs(&r["in_shardings"]), "{name}");
+                assert_eq!(shown(&e.out_shardings), strs(&r["out_shardings"]), "{name}");
+                assert_eq!(e.function_name, r["fun_name"].as_str().unwrap(), "{name}");
+                let kept: Vec<u64> = r["module_kept_var_idx"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap())
+                    .collect();
+                let got: Vec<u64> = e
+                    .module_kept_var_idx
+                    .iter()
+                    .map(|&v| u64::from(v))
+                    .collect();
+                assert_eq!(got, kept, "{name}");
+                assert_eq!(
+                    e.uses_global_constants,
+                    r["uses_global_constants"].as_bool().unwrap(),
+                    "{name}"
+                );
+            }
+            assert_eq!(
+                u64::from(e.nr_devices),
+                r["nr_devices"].as_u64().unwrap(),
+                "{name}"
+            );
+            let platforms: Vec<Option<String>> = e.platforms.iter().cloned().map(Some).collect();
+            assert_eq!(platforms, strs(&r["platforms"]), "{name}");
+            assert_eq!(
+                u64::from(e.calling_convention_version),
+                r["calling_convention_version"].as_u64().unwrap(),
+                "{name}"
+            );
+            assert!(
+                e.ordered_effects.is_empty() && e.unordered_effects.is_empty(),
+                "{name}"
+            );
+            assert_eq!(
+                e.mlir_module_serialized,
+                bytes(&format!("{dir}/{name}.mlirbc")),
+                "{name}"
+            );
+            let module = e.module().unwrap();
+            if r.get("error").is_none() {
+                check_signature(name, &module, &r);
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 21);
+}
