@@ -48,10 +48,9 @@ pub fn run(
         return Err(input::no_input().into());
     }
     let width = width.unwrap_or_else(terminal_width);
-    if let Some(bytes) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)? {
+    if let Some(module) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)?
+    {
         drop(reader);
-        let module = xla_shape::stablehlo::StableHloModule::from_text(input::line_text(&bytes)?)?;
-        drop(bytes);
         let mut report = Report::new(out, top, width, json);
         report_stablehlo(&module, &mut report)?;
         return report.finish();
@@ -62,6 +61,13 @@ pub fn run(
     } else {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
         drop(reader);
+        if xla_shape::stablehlo::is_jax_export(&bytes)
+            && let Some(module) = crate::signature::stablehlo_module(&bytes)?
+        {
+            drop(bytes);
+            report_stablehlo(&module, &mut report)?;
+            return report.finish();
+        }
         let module = HloModule::read(&bytes)?;
         drop(bytes);
         report_module(&module, &mut report)?;

@@ -40,14 +40,10 @@ pub fn run(
     let source = Source::of(input);
     let mut reader = source.open()?;
     let prefix = input::peek(&mut *reader)?;
-    if let Some(bytes) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)? {
+    if let Some(module) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)?
+    {
         drop(reader);
-        let text = input::line_text(&bytes)?;
-        return if crate::signature::scan(text, json, out)? {
-            Err(Failure::Reported)
-        } else {
-            Ok(())
-        };
+        return scan_stablehlo(&module, json, out);
     }
     let Scanned { any, failed, blank } = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text
     {
@@ -55,6 +51,11 @@ pub fn run(
     } else {
         let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
         drop(reader);
+        if xla_shape::stablehlo::is_jax_export(&bytes)
+            && let Some(module) = crate::signature::stablehlo_module(&bytes)?
+        {
+            return scan_stablehlo(&module, json, out);
+        }
         match HloModule::read(&bytes) {
             Ok(module) if matches!(module.source, ModuleSource::Proto(_)) => {
                 return scan_binary(&module, json, out);
@@ -271,4 +272,18 @@ fn write_shape(
         }
     }
     Ok(shape.is_err())
+}
+
+/// `scan` of a StableHLO module: an error once every line is written if a
+/// type had no shape.
+fn scan_stablehlo(
+    module: &xla_shape::stablehlo::StableHloModule,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    if crate::signature::scan(module, json, out)? {
+        Err(Failure::Reported)
+    } else {
+        Ok(())
+    }
 }

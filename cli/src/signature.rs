@@ -1,6 +1,7 @@
-//! `signature`: the entry computation layout of a module, StableHLO text
-//! (XLA's conversion, and what compilation adds), HLO text or a binary
-//! HLO module; and `scan` of StableHLO text.
+//! `signature`: the entry computation layout of a module, StableHLO (text,
+//! MLIR bytecode or a `jax.export` serialization: XLA's conversion, and
+//! what compilation adds), HLO text or a binary HLO module; and `scan` of
+//! StableHLO.
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -8,8 +9,8 @@ use std::io::Write;
 use serde_json::{Value, json};
 use xla_shape::hlo::HloModule;
 use xla_shape::stablehlo::{
-    CompileLayout, LayoutMode, Signature, SignatureValue, StableHloModule, is_mlir_bytecode,
-    looks_like_mlir,
+    CompileLayout, JaxExport, LayoutMode, Signature, SignatureValue, StableHloModule,
+    is_jax_export, is_mlir_bytecode, looks_like_mlir,
 };
 use xla_shape::{ProgramShape, Shape};
 
@@ -46,16 +47,12 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let bytes = input::read_all(input, limits.max_input)?;
-    if is_mlir_bytecode(&bytes) {
-        return Err(bytecode_problem().into());
-    }
-    match std::str::from_utf8(&bytes) {
-        Ok(text) if looks_like_mlir(text) => {
-            let module = StableHloModule::from_text(text)?;
+    match stablehlo_module(&bytes)? {
+        Some(module) => {
             let signature = module.signature()?;
             write_stablehlo(&signature, json, out)
         }
-        _ => {
+        None => {
             let module = HloModule::read(&bytes)?;
             let layout = module
                 .entry_computation_layout
@@ -252,31 +249,55 @@ fn write_stablehlo(signature: &Signature, json: bool, out: &mut impl Write) -> R
     Ok(())
 }
 
-/// `scan` of StableHLO text: one line per function argument, function
-/// result and operation result: `LINE:COLUMN` (1-based), the byte size
-/// (`?` without one), the XLA shape and what it belongs to; a type XLA has
-/// no shape for is `error: MESSAGE` and the type. With `json`, one object
-/// each. Whether a type had no shape.
-pub fn scan(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failure> {
-    let module = StableHloModule::from_text(text)?;
+/// StableHLO in any of the forms JAX writes: MLIR bytecode (a portable
+/// artifact), `jax.export`'s serialization (its module), or text; `None`
+/// for any other input.
+pub fn stablehlo_module(bytes: &[u8]) -> Result<Option<StableHloModule>, Failure> {
+    if is_mlir_bytecode(bytes) {
+        return Ok(Some(StableHloModule::from_bytecode(bytes)?));
+    }
+    if is_jax_export(bytes) {
+        return Ok(Some(JaxExport::from_bytes(bytes)?.module()?));
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) if looks_like_mlir(text) => Ok(Some(StableHloModule::from_text(text)?)),
+        _ => Ok(None),
+    }
+}
+
+/// `scan` of StableHLO: one line per function argument, function result
+/// and operation result: `LINE:COLUMN` (1-based; `@OFFSET` in bytecode),
+/// the byte size (`?` without one), the XLA shape and what it belongs to;
+/// a type XLA has no shape for is `error: MESSAGE` and the type. With
+/// `json`, one object each (`line` and `column`, or `offset`). Whether a
+/// type had no shape.
+pub fn scan(module: &StableHloModule, json: bool, out: &mut impl Write) -> Result<bool, Failure> {
     let mut failed = false;
-    let mut write = |line: usize,
-                     column: usize,
+    let mut write = |at: xla_shape::Location,
                      ty: &xla_shape::stablehlo::Type,
                      owner: String,
                      name: Option<String>,
                      out: &mut dyn Write|
      -> Result<(), Failure> {
+        // Bytecode has no lines: its places are byte offsets.
+        let (line, column) = (at.line, at.column + 1);
         let shape = ty.to_shape();
         let size = shape
             .as_ref()
             .ok()
             .and_then(|s| xla_shape::shape_util::byte_size_of(s, 8).ok());
         if json {
-            let mut v = json!({
-                "line": line, "column": column, "type": ty.to_string(),
-                "owner": owner, "byte_size": size,
-            });
+            let mut v = if line == 0 {
+                json!({
+                    "offset": at.offset, "type": ty.to_string(),
+                    "owner": owner, "byte_size": size,
+                })
+            } else {
+                json!({
+                    "line": line, "column": column, "type": ty.to_string(),
+                    "owner": owner, "byte_size": size,
+                })
+            };
             match &shape {
                 Ok(s) => v["shape"] = json!(s.to_string()),
                 Err(e) => {
@@ -290,17 +311,22 @@ pub fn scan(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failur
             write_json(&mut &mut *out, &v)?;
         } else {
             let size = size.map_or("?".to_string(), |n| n.to_string());
+            let place = if line == 0 {
+                format!("@{}", at.offset)
+            } else {
+                format!("{line}:{column}")
+            };
             let owner = printable(&owner);
             let named = name
                 .map(|n| format!(" ({})", printable(&n)))
                 .unwrap_or_default();
             match &shape {
-                Ok(s) => writeln!(out, "{line}:{column}\t{size}\t{s}\t{owner}{named}")?,
+                Ok(s) => writeln!(out, "{place}\t{size}\t{s}\t{owner}{named}")?,
                 Err(e) => {
                     failed = true;
                     writeln!(
                         out,
-                        "{line}:{column}\terror: {}\t{ty}\t{owner}{named}",
+                        "{place}\terror: {}\t{ty}\t{owner}{named}",
                         Problem::from(e).one_line()
                     )?;
                 }
@@ -315,14 +341,12 @@ pub fn scan(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failur
                 .debug_location
                 .as_deref()
                 .and_then(|l| module.location_name(l));
-            let at = a.location;
             let owner = format!("parameter {i} (%{}) of {function}", a.name);
-            write(at.line, at.column + 1, &a.ty, owner, name, out)?;
+            write(a.location, &a.ty, owner, name, out)?;
         }
         for (i, r) in f.results.iter().enumerate() {
-            let at = r.location;
             let owner = format!("result {i} of {function}");
-            write(at.line, at.column + 1, &r.ty, owner, None, out)?;
+            write(r.location, &r.ty, owner, None, out)?;
         }
         for op in &f.operations {
             let name = op
@@ -337,42 +361,35 @@ pub fn scan(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failur
                     String::new()
                 };
                 let owner = format!("result{which} of {} {} in {function}", op.results, op.name);
-                write(at.line, at.column + 1, ty, owner, name.clone(), out)?;
+                write(at, ty, owner, name.clone(), out)?;
             }
         }
     }
     Ok(failed)
 }
 
-/// For `scan` and `report`, which read HLO text one line at a time: MLIR
-/// bytecode is refused, and StableHLO text is read whole (an operation's
-/// types may follow its regions, lines later). `Some(bytes)` for
-/// StableHLO text, `None` for any other input.
+/// For `scan` and `report`, which read HLO text one line at a time:
+/// StableHLO is read whole (an operation's types may follow its regions,
+/// lines later), MLIR bytecode too. `Some(module)` for StableHLO text or
+/// bytecode, `None` for any other input (a `jax.export` serialization is
+/// found once a binary input is read: [`stablehlo_module`]).
 pub fn whole_stablehlo(
     prefix: &[u8],
     reader: &mut dyn std::io::BufRead,
     source: input::Source<'_>,
     limits: &Limits,
-) -> Result<Option<Vec<u8>>, Failure> {
+) -> Result<Option<StableHloModule>, Failure> {
     if is_mlir_bytecode(prefix) {
-        return Err(bytecode_problem().into());
+        let bytes = input::read_rest(reader, source.size(), limits.max_input)?;
+        return Ok(Some(StableHloModule::from_bytecode(&bytes)?));
     }
     if xla_shape::hlo::ModuleEncoding::detect(prefix) != xla_shape::hlo::ModuleEncoding::Text
         || !is_stablehlo(prefix)
     {
         return Ok(None);
     }
-    input::read_rest(reader, source.size(), limits.max_input).map(Some)
-}
-
-/// The error for MLIR bytecode, which the tool does not read yet.
-pub fn bytecode_problem() -> Problem {
-    Problem::new(
-        "Format",
-        "the input is MLIR bytecode (such as jax.export's mlir_module_serialized), which is not \
-         read yet; write it as text first (jax: `jax.export.deserialize(data).mlir_module()`, \
-         or `stablehlo-translate --deserialize`)",
-    )
+    let bytes = input::read_rest(reader, source.size(), limits.max_input)?;
+    Ok(Some(StableHloModule::from_text(input::line_text(&bytes)?)?))
 }
 
 /// Whether `bytes` (or their start) are StableHLO text.
