@@ -18,7 +18,8 @@
 mod attrs;
 mod reader;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use self::attrs::{Attr, Entry, Tables, Ty, text};
 use self::reader::{Reader, error_at};
@@ -156,6 +157,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<StableHloModule> {
         depth: 0,
         region_depth: 0,
         in_function_body: false,
+        locations: HashSet::new(),
+        pool: Vec::new(),
+        facts: Vec::new(),
     };
     walker.read_ir(ir)?;
     let mut module = walker.module;
@@ -322,7 +326,7 @@ fn read_attr_types<'a>(
 /// (`ValueScope`): each value's name and type index.
 #[derive(Default)]
 struct Scope {
-    values: Vec<Option<(String, u64)>>,
+    values: Vec<Option<(Rc<str>, u64)>>,
     next: Vec<usize>,
 }
 
@@ -359,6 +363,12 @@ struct Walker<'a> {
     region_depth: usize,
     /// Whether the next region is a function's body (depth 0).
     in_function_body: bool,
+    /// The location attributes defined as aliases.
+    locations: HashSet<u64>,
+    /// Vectors for operations' indices, reused.
+    pool: Vec<Vec<u64>>,
+    /// The facts of an operation's results, reused.
+    facts: Vec<Option<Fact>>,
 }
 
 /// An operation as read, before its regions.
@@ -446,7 +456,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Defines the next value of the current region.
-    fn define(&mut self, r: &Reader<'_>, name: String, ty: u64) -> Result<()> {
+    fn define(&mut self, r: &Reader<'_>, name: Rc<str>, ty: u64) -> Result<()> {
         let scope = self
             .scopes
             .last_mut()
@@ -508,7 +518,7 @@ impl<'a> Walker<'a> {
                 arg.name.clone_from(&name);
                 arg.debug_location = debug_location;
             }
-            self.define(r, format!("%{name}"), ty)?;
+            self.define(r, format!("%{name}").into(), ty)?;
         }
         Ok(n as u64)
     }
@@ -516,17 +526,19 @@ impl<'a> Walker<'a> {
     /// The alias `#locN` of the location attribute `index`, defined with
     /// the aliases it refers to.
     fn location(&mut self, index: u64, at: usize) -> Result<String> {
-        let mut work = vec![index];
-        while let Some(i) = work.pop() {
-            let name = format!("loc{i}");
-            if self.module.alias_index.contains_key(&name) {
-                continue;
+        if self.locations.insert(index) {
+            let mut work = vec![index];
+            while let Some(i) = work.pop() {
+                if i != index && !self.locations.insert(i) {
+                    continue;
+                }
+                let name = format!("loc{i}");
+                let (text, children) = self.tables.location_text(i, at)?;
+                let aliases = &mut self.module.location_aliases;
+                self.module.alias_index.insert(name.clone(), aliases.len());
+                aliases.push((name, text));
+                work.extend(children);
             }
-            let (text, children) = self.tables.location_text(i, at)?;
-            let aliases = &mut self.module.location_aliases;
-            self.module.alias_index.insert(name.clone(), aliases.len());
-            aliases.push((name, text));
-            work.extend(children);
         }
         Ok(format!("#loc{index}"))
     }
@@ -534,12 +546,26 @@ impl<'a> Walker<'a> {
     /// An operation and its regions.
     fn read_operation(&mut self, r: &mut Reader<'a>, region: &mut Region) -> Result<()> {
         let op = self.read_header(r)?;
+        let result = self.read_operation_with(r, region, &op);
+        for mut v in [op.properties, op.result_types, op.operands] {
+            v.clear();
+            self.pool.push(v);
+        }
+        result
+    }
+
+    fn read_operation_with(
+        &mut self,
+        r: &mut Reader<'a>,
+        region: &mut Region,
+        op: &Op<'a>,
+    ) -> Result<()> {
         let at = op.at;
         let dialect = op.dialect;
-        let name = String::from_utf8_lossy(op.name).into_owned();
-        match (dialect, name.as_str()) {
-            ("builtin", "module") => return self.read_module(r, &op),
-            ("vhlo", "func_v1") => return self.read_function(r, &op),
+        let name = std::str::from_utf8(op.name).unwrap_or("?");
+        match (dialect, name) {
+            ("builtin", "module") => return self.read_module(r, op),
+            ("vhlo", "func_v1") => return self.read_function(r, op),
             ("sdy", "mesh") => {
                 let mesh = match op.properties.as_slice() {
                     [mesh, sym_name, ..] => Some((*mesh, *sym_name)),
@@ -563,11 +589,11 @@ impl<'a> Walker<'a> {
                         },
                     });
                 }
-                return self.read_regions(r, &op, &mut Vec::new());
+                return self.read_regions(r, op, &mut Vec::new());
             }
             _ => {}
         }
-        let text = text_name(dialect, &name, region.depth);
+        let text = text_name(dialect, name, region.depth);
         // Results: named as MLIR prints them when it has no better name.
         let count = op.result_types.len();
         let first = self.results;
@@ -587,13 +613,13 @@ impl<'a> Walker<'a> {
             } else {
                 format!("%{first}#{i}")
             };
-            self.define(r, value, t)?;
+            self.define(r, value.into(), t)?;
         }
         let debug_location = Some(self.location(op.location, at)?);
         let slot = self.function.and_then(|f| {
             let ops = &mut self.module.functions.get_mut(f)?.operations;
             ops.push(Operation {
-                name: text.clone(),
+                name: String::new(),
                 results,
                 result_types: Vec::new(),
                 location: Location {
@@ -607,8 +633,8 @@ impl<'a> Walker<'a> {
             Some(ops.len() - 1)
         });
         // Operands, by name.
-        let mut operands = Vec::with_capacity(op.operands.len());
-        let mut operand_type_indices = Vec::with_capacity(op.operands.len());
+        let mut operands: Vec<Rc<str>> = Vec::with_capacity(op.operands.len());
+        let mut operand_type_indices = self.pool.pop().unwrap_or_default();
         if let Some(scope) = self.scopes.last() {
             for &v in &op.operands {
                 match usize::try_from(v).ok().and_then(|v| scope.values.get(v)) {
@@ -616,13 +642,13 @@ impl<'a> Walker<'a> {
                         operands.push(name.clone());
                         operand_type_indices.push(*ty);
                     }
-                    Some(None) => operands.push(format!("%forward{v}")),
+                    Some(None) => operands.push(format!("%forward{v}").into()),
                     None => return Err(error_at(at, format!("invalid value index: {v}"))),
                 }
             }
         }
         let mut first_region = Vec::new();
-        self.read_regions(r, &op, &mut first_region)?;
+        self.read_regions(r, op, &mut first_region)?;
         let base = text.strip_prefix("stablehlo.").unwrap_or(&text);
         let operand_types =
             if OPERAND_TYPES.contains(&base) && operand_type_indices.len() == operands.len() {
@@ -635,12 +661,14 @@ impl<'a> Walker<'a> {
                 None
             };
         let decoded = if dialect == "vhlo" {
-            self.decoded_attrs(base, &op)?
+            self.decoded_attrs(base, op)?
         } else {
             DecodedAttrs::default()
         };
-        let operand_names: Vec<&str> = operands.iter().map(String::as_str).collect();
-        let mut facts = Vec::new();
+        operand_type_indices.clear();
+        self.pool.push(operand_type_indices);
+        let operand_names: Vec<&str> = operands.iter().map(|o| &**o).collect();
+        let mut facts = std::mem::take(&mut self.facts);
         let region_result = first_region
             .first()
             .and_then(|r: &Option<Vec<Option<Fact>>>| r.as_deref());
@@ -656,7 +684,7 @@ impl<'a> Walker<'a> {
             &mut facts,
         );
         if facts.iter().any(Option::is_some) {
-            for (i, f) in facts.into_iter().enumerate() {
+            for (i, f) in facts.drain(..).enumerate() {
                 let value = if count == 1 {
                     format!("%{first}")
                 } else {
@@ -665,6 +693,7 @@ impl<'a> Walker<'a> {
                 self.flow.set(&value, f);
             }
         }
+        self.facts = facts;
         if is_terminator(&text) && region.returned.is_none() {
             region.returned = Some(operand_names.iter().map(|o| self.flow.get(o)).collect());
         }
@@ -676,6 +705,7 @@ impl<'a> Walker<'a> {
                 .and_then(|f| f.operations.get_mut(slot))
         {
             o.result_types = result_types;
+            o.name = text;
         }
         Ok(())
     }
@@ -972,9 +1002,9 @@ impl<'a> Walker<'a> {
             at,
             location,
             attr_dict: None,
-            properties: Vec::new(),
-            result_types: Vec::new(),
-            operands: Vec::new(),
+            properties: self.pool.pop().unwrap_or_default(),
+            result_types: self.pool.pop().unwrap_or_default(),
+            operands: self.pool.pop().unwrap_or_default(),
             regions: 0,
             isolated: false,
         };
@@ -1001,7 +1031,7 @@ impl<'a> Walker<'a> {
                                 format!("Properties idx out-of-bound for {}", text(op_name)),
                             )
                         })?;
-                    op.properties = read_property_attrs(blob, dialect, op_name)?;
+                    read_property_attrs(blob, dialect, op_name, &mut op.properties)?;
                 }
                 Some(false) => op.properties.push(r.varint()?),
             }
@@ -1085,17 +1115,14 @@ impl<'a> Walker<'a> {
 
     /// One region (`parseRegion`), nested in an operation of a function.
     fn read_region(&mut self, r: &mut Reader<'a>) -> Result<Option<Vec<Option<Fact>>>> {
+        let body = std::mem::take(&mut self.in_function_body);
         let blocks = r.varint()?;
         if blocks == 0 {
             return Ok(None);
         }
         let values = r.varint()?;
         self.push_values(r, values)?;
-        let inner_depth = if std::mem::take(&mut self.in_function_body) {
-            0
-        } else {
-            self.region_depth + 1
-        };
+        let inner_depth = if body { 0 } else { self.region_depth + 1 };
         let saved = std::mem::replace(&mut self.region_depth, inner_depth);
         self.flow.enter_region();
         let mut region = Region {
@@ -1123,9 +1150,13 @@ impl<'a> Walker<'a> {
 /// and `sdy.mesh` write each attribute (`readAttribute`), `builtin.module`
 /// its two optional ones (`readOptionalAttribute`: a flag in the low bit;
 /// absent ones are `u64::MAX`); other operations' are not read.
-fn read_property_attrs(blob: Reader<'_>, dialect: &str, name: &[u8]) -> Result<Vec<u64>> {
+fn read_property_attrs(
+    blob: Reader<'_>,
+    dialect: &str,
+    name: &[u8],
+    out: &mut Vec<u64>,
+) -> Result<()> {
     let mut r = blob;
-    let mut out = Vec::new();
     match (dialect, name) {
         ("vhlo", _) | ("sdy", b"mesh") => {
             while !r.is_empty() {
@@ -1140,7 +1171,7 @@ fn read_property_attrs(blob: Reader<'_>, dialect: &str, name: &[u8]) -> Result<V
         }
         _ => {}
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Skips the use-list orders of `values` values
