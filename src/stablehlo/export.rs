@@ -60,7 +60,9 @@ impl<'a> Table<'a> {
             .checked_sub(i64::from(soffset))
             .and_then(|v| usize::try_from(v).ok())
             .ok_or_else(|| error_at(pos, "vtable offset out of the buffer"))?;
-        let vtable_len = usize::from(read_u16(buf, vtable)?);
+        let vtable_len = usize::from(
+            read_u16(buf, vtable).map_err(|_| error_at(pos, "vtable offset out of the buffer"))?,
+        );
         if vtable_len < 4 || vtable.checked_add(vtable_len).is_none_or(|e| e > buf.len()) {
             return Err(error_at(vtable, "malformed vtable"));
         }
@@ -81,34 +83,49 @@ impl<'a> Table<'a> {
         Ok((off != 0).then(|| self.pos + off))
     }
 
+    /// An error about field `voffset`, named at its vtable entry (which
+    /// is in the buffer, where the field itself may not be).
+    fn field_error(&self, voffset: usize) -> impl Fn(Error) -> Error {
+        let at = self.vtable + voffset;
+        move |_| error_at(at, "field past the end of the buffer")
+    }
+
     fn u8(&self, voffset: usize) -> Result<u8> {
         match self.field(voffset)? {
-            Some(at) => self
-                .buf
-                .get(at)
-                .copied()
-                .ok_or_else(|| error_at(at, "field past the end of the buffer")),
+            Some(at) => {
+                self.buf.get(at).copied().ok_or_else(|| {
+                    error_at(self.vtable + voffset, "field past the end of the buffer")
+                })
+            }
             None => Ok(0),
         }
     }
 
     fn u16(&self, voffset: usize) -> Result<u16> {
         match self.field(voffset)? {
-            Some(at) => read_u16(self.buf, at),
+            Some(at) => read_u16(self.buf, at).map_err(self.field_error(voffset)),
             None => Ok(0),
         }
     }
 
     fn u32(&self, voffset: usize) -> Result<u32> {
         match self.field(voffset)? {
-            Some(at) => read_u32(self.buf, at),
+            Some(at) => read_u32(self.buf, at).map_err(self.field_error(voffset)),
             None => Ok(0),
         }
     }
 
+    /// Follows the offset held by field `voffset`.
+    fn follow_field(&self, voffset: usize, at: usize) -> Result<usize> {
+        if at.checked_add(4).is_none_or(|end| end > self.buf.len()) {
+            return Err(self.field_error(voffset)(Error::decode("")));
+        }
+        follow(self.buf, at)
+    }
+
     fn table(&self, voffset: usize) -> Result<Option<Table<'a>>> {
         match self.field(voffset)? {
-            Some(at) => Ok(Some(Table::at(self.buf, follow(self.buf, at)?)?)),
+            Some(at) => Ok(Some(Table::at(self.buf, self.follow_field(voffset, at)?)?)),
             None => Ok(None),
         }
     }
@@ -119,7 +136,7 @@ impl<'a> Table<'a> {
         let Some(at) = self.field(voffset)? else {
             return Ok(None);
         };
-        let v = follow(self.buf, at)?;
+        let v = self.follow_field(voffset, at)?;
         let n = read_u32(self.buf, v)? as usize;
         let start = v + 4;
         if n.checked_mul(size)
@@ -145,7 +162,7 @@ impl<'a> Table<'a> {
         let Some(at) = self.field(voffset)? else {
             return Ok(None);
         };
-        Ok(Some(string_at(self.buf, follow(self.buf, at)?)?))
+        Ok(Some(string_at(self.buf, self.follow_field(voffset, at)?)?))
     }
 
     fn strings(&self, voffset: usize) -> Result<Vec<String>> {

@@ -130,6 +130,9 @@ pub(crate) struct Tables<'a> {
     budget: usize,
     /// The input, for dense data.
     input: &'a [u8],
+    /// Entries being decoded or printed, one inside another: the nesting
+    /// of the graph (which may have cycles) however it is reached.
+    active: usize,
 }
 
 /// A string of the string table as text (invalid UTF-8 replaced).
@@ -158,7 +161,23 @@ impl<'a> Tables<'a> {
             type_memo,
             budget: input.len().saturating_mul(16).saturating_add(1 << 16),
             input,
+            active: 0,
         }
+    }
+
+    /// Enters one more level of nested entries.
+    fn enter(&mut self, at: usize) -> Result<()> {
+        if self.active >= 2 * MAX_NESTING_DEPTH {
+            return Err(error_at(
+                at,
+                format!(
+                    "attributes and types nest deeper than {} levels",
+                    2 * MAX_NESTING_DEPTH
+                ),
+            ));
+        }
+        self.active += 1;
+        Ok(())
     }
 
     /// Charges `units` to the budget.
@@ -196,6 +215,15 @@ impl<'a> Tables<'a> {
         if let Some(a) = &self.attr_memo[i] {
             return Ok(a.clone());
         }
+        self.enter(at)?;
+        let attr = self.decode_attr(i);
+        self.active -= 1;
+        let attr = Rc::new(attr?);
+        self.attr_memo[i] = Some(attr.clone());
+        Ok(attr)
+    }
+
+    fn decode_attr(&mut self, i: usize) -> Result<Attr> {
         let entry = &self.attrs[i];
         let mut r = Reader::new(entry.data, entry.offset);
         let dialect = self.dialects.get(entry.dialect).copied().unwrap_or("");
@@ -211,8 +239,6 @@ impl<'a> Tables<'a> {
                 _ => Attr::Unknown(format!("#{dialect}<attribute>")),
             }
         };
-        let attr = Rc::new(attr);
-        self.attr_memo[i] = Some(attr.clone());
         Ok(attr)
     }
 
@@ -527,6 +553,17 @@ impl<'a> Tables<'a> {
                 format!("type nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"),
             ));
         }
+        self.enter(at)?;
+        let decoded = self.decode_type(i, depth);
+        self.active -= 1;
+        let (ty, weight) = decoded?;
+        self.charge(weight, at)?;
+        let ty = Rc::new(ty);
+        self.type_memo[i] = Some((ty.clone(), weight));
+        Ok((ty, weight))
+    }
+
+    fn decode_type(&mut self, i: usize, depth: usize) -> Result<(Ty, usize)> {
         let entry = &self.types[i];
         let offset = entry.offset;
         let mut r = Reader::new(entry.data, offset);
@@ -552,9 +589,6 @@ impl<'a> Tables<'a> {
                 _ => (Ty::Value(Type::Other(format!("!{dialect}.type").into())), 1),
             }
         };
-        self.charge(weight, offset)?;
-        let ty = Rc::new(ty);
-        self.type_memo[i] = Some((ty.clone(), weight));
         Ok((ty, weight))
     }
 
@@ -856,6 +890,19 @@ impl<'a> Tables<'a> {
                 format!("attribute nesting exceeds the limit of {MAX_NESTING_DEPTH} levels"),
             ));
         }
+        self.enter(at)?;
+        let result = self.render_entry(index, at, depth, out);
+        self.active -= 1;
+        result
+    }
+
+    fn render_entry(
+        &mut self,
+        index: u64,
+        at: usize,
+        depth: usize,
+        out: &mut String,
+    ) -> Result<()> {
         let before = out.len();
         let attr = self.attr(index, at)?;
         match &*attr {
