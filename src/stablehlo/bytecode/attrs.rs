@@ -110,6 +110,25 @@ pub(crate) enum Sdy {
     PerValue(Vec<u64>),
 }
 
+/// The type forms both the builtin and the VHLO dialect encode, each the
+/// same way (`BuiltinDialectBytecode.td`, `VhloBytecode.cpp`).
+enum Form {
+    /// `elementType: Type`.
+    Complex,
+    /// `inputs: Type[]`, `outputs: Type[]`.
+    Function,
+    /// `shape: svarint[]`, `elementType: Type`.
+    Tensor,
+    /// `encoding: Attribute`, then as `Tensor`.
+    EncodedTensor,
+    /// As `Tensor`.
+    Vector,
+    /// `elementTypes: Type[]`.
+    Tuple,
+    /// `elementType: Type`.
+    Unranked,
+}
+
 /// A decoded type: a value's type, or a function's.
 #[derive(Clone, Debug)]
 pub(crate) enum Ty {
@@ -665,6 +684,48 @@ impl<'a> Tables<'a> {
         })
     }
 
+    /// The type forms the builtin and VHLO dialects encode alike.
+    fn form(&mut self, r: &mut Reader<'_>, depth: usize, form: Form) -> Result<(Ty, usize)> {
+        Ok(match form {
+            Form::Complex => {
+                let (e, w) = self.element(r, depth)?;
+                let e = ElementType::Complex(Box::new(e));
+                (Ty::Value(Type::Scalar(e)), w + 1)
+            }
+            Form::Function => {
+                let (inputs, w1) = self.nested_list(r, depth)?;
+                let (results, w2) = self.nested_list(r, depth)?;
+                (Ty::Function(inputs, results), w1.saturating_add(w2))
+            }
+            Form::Tensor | Form::EncodedTensor => {
+                let encoding = if matches!(form, Form::EncodedTensor) {
+                    Some(self.encoding(r)?)
+                } else {
+                    None
+                };
+                let (t, w) = self.shaped(r, depth, encoding)?;
+                (Ty::Value(Type::Tensor(t)), w)
+            }
+            Form::Vector => {
+                let (t, w) = self.shaped(r, depth, None)?;
+                (Ty::Value(Type::Vector(t)), w)
+            }
+            Form::Tuple => {
+                let (types, w) = self.nested_list(r, depth)?;
+                (Ty::Value(Type::Tuple(types)), w)
+            }
+            Form::Unranked => {
+                let (element, w) = self.element(r, depth)?;
+                let t = TensorType {
+                    dimensions: None,
+                    element,
+                    encoding: None,
+                };
+                (Ty::Value(Type::Tensor(t)), w + 1)
+            }
+        })
+    }
+
     /// The builtin dialect's types (`BuiltinDialectTypes`).
     fn builtin_type(&mut self, r: &mut Reader<'_>, depth: usize) -> Result<(Ty, usize)> {
         let code = r.varint()?;
@@ -685,51 +746,20 @@ impl<'a> Tables<'a> {
                 scalar(ElementType::Integer { width, signedness })
             }
             1 => scalar(ElementType::Index),
-            2 => {
-                let (inputs, w1) = self.nested_list(r, depth)?;
-                let (results, w2) = self.nested_list(r, depth)?;
-                (Ty::Function(inputs, results), w1.saturating_add(w2))
-            }
+            2 => self.form(r, depth, Form::Function)?,
             3 => float(FloatType::Bf16),
             4 => float(FloatType::F16),
             5 => float(FloatType::F32),
             6 => float(FloatType::F64),
             7 => float(FloatType::F80),
             8 => float(FloatType::F128),
-            9 => {
-                let (e, w) = self.element(r, depth)?;
-                (
-                    Ty::Value(Type::Scalar(ElementType::Complex(Box::new(e)))),
-                    w + 1,
-                )
-            }
+            9 => self.form(r, depth, Form::Complex)?,
             12 => scalar(ElementType::Other("none".into())),
-            13 | 14 => {
-                let encoding = if code == 14 {
-                    Some(self.encoding(r)?)
-                } else {
-                    None
-                };
-                let (t, w) = self.shaped(r, depth, encoding)?;
-                (Ty::Value(Type::Tensor(t)), w)
-            }
-            15 => {
-                let (types, w) = self.nested_list(r, depth)?;
-                (Ty::Value(Type::Tuple(types)), w)
-            }
-            18 => {
-                let (element, w) = self.element(r, depth)?;
-                let t = TensorType {
-                    dimensions: None,
-                    element,
-                    encoding: None,
-                };
-                (Ty::Value(Type::Tensor(t)), w + 1)
-            }
-            19 => {
-                let (t, w) = self.shaped(r, depth, None)?;
-                (Ty::Value(Type::Vector(t)), w)
-            }
+            13 => self.form(r, depth, Form::Tensor)?,
+            14 => self.form(r, depth, Form::EncodedTensor)?,
+            15 => self.form(r, depth, Form::Tuple)?,
+            18 => self.form(r, depth, Form::Unranked)?,
+            19 => self.form(r, depth, Form::Vector)?,
             _ => (
                 Ty::Value(Type::Other(format!("!builtin.type{code}").into())),
                 1,
@@ -746,24 +776,14 @@ impl<'a> Tables<'a> {
         use Signedness::{Signless, Unsigned};
         Ok(match code {
             0 => int(1, Signless),
-            1 => {
-                let (e, w) = self.element(r, depth)?;
-                (
-                    Ty::Value(Type::Scalar(ElementType::Complex(Box::new(e)))),
-                    w + 1,
-                )
-            }
+            1 => self.form(r, depth, Form::Complex)?,
             2 => float(FloatType::Bf16),
             3 => float(FloatType::F16),
             4 => float(FloatType::F32),
             5 => float(FloatType::F64),
             6 => float(FloatType::F8E4M3FN),
             7 => float(FloatType::F8E5M2),
-            8 => {
-                let (inputs, w1) = self.nested_list(r, depth)?;
-                let (results, w2) = self.nested_list(r, depth)?;
-                (Ty::Function(inputs, results), w1.saturating_add(w2))
-            }
+            8 => self.form(r, depth, Form::Function)?,
             9 => scalar(ElementType::Index),
             31 => int(2, Signless),
             10 => int(4, Signless),
@@ -777,34 +797,16 @@ impl<'a> Tables<'a> {
             17 => int(16, Unsigned),
             18 => int(32, Unsigned),
             19 => int(64, Unsigned),
-            20 | 21 => {
-                let encoding = if code == 21 {
-                    Some(self.encoding(r)?)
-                } else {
-                    None
-                };
-                let (t, w) = self.shaped(r, depth, encoding)?;
-                (Ty::Value(Type::Tensor(t)), w)
-            }
+            20 => self.form(r, depth, Form::Tensor)?,
+            21 => self.form(r, depth, Form::EncodedTensor)?,
             22 => (Ty::Value(Type::Token), 1),
             42 => {
                 let (_, w) = self.nested_list(r, depth)?;
                 (Ty::Value(Type::Token), w)
             }
-            23 => {
-                let (types, w) = self.nested_list(r, depth)?;
-                (Ty::Value(Type::Tuple(types)), w)
-            }
+            23 => self.form(r, depth, Form::Tuple)?,
             24 | 30 => self.quantized(r, depth, code == 30)?,
-            25 => {
-                let (element, w) = self.element(r, depth)?;
-                let t = TensorType {
-                    dimensions: None,
-                    element,
-                    encoding: None,
-                };
-                (Ty::Value(Type::Tensor(t)), w + 1)
-            }
+            25 => self.form(r, depth, Form::Unranked)?,
             26 => (Ty::Value(Type::Other("!shape.witness".into())), 1),
             27 => float(FloatType::F8E4M3FNUZ),
             28 => float(FloatType::F8E5M2FNUZ),
