@@ -196,6 +196,14 @@ fn bytecode_and_serialized_exports_are_read() {
         first["offset"].as_u64().is_some() && first.get("line").is_none(),
         "{first}"
     );
+    // A serialization longer than a reader's buffer (8 KiB) is judged from
+    // the whole input, not its first bytes.
+    let bytes = std::fs::read(data_path("stablehlo/bytecode/exports/all_dtypes.bin")).unwrap();
+    assert!(bytes.len() > 8 << 10);
+    for command in ["scan", "report"] {
+        let out = ok(&[command, "-"], &bytes);
+        assert!(out.contains("f4e2m1fn[3,2]"), "{command}: {out}");
+    }
 }
 
 /// Bytecode cut short: a clear error naming the byte, exit 1.

@@ -261,29 +261,17 @@ impl PyValue {
 }
 
 /// StableHLO as Python hands it over: text (`str`), or `bytes` of MLIR
-/// bytecode, of `jax.export`'s serialization, or of text.
+/// bytecode, of `jax.export`'s serialization, or of text
+/// (`StableHloModule::read`).
 fn read(source: &Bound<'_, PyAny>) -> PyResult<StableHloModule> {
     if let Ok(text) = source.downcast::<PyString>() {
         return StableHloModule::from_text(&text.to_cow()?).py();
     }
-    let Ok(bytes) = source.downcast::<PyBytes>() else {
-        return Err(pyo3::exceptions::PyTypeError::new_err(
+    match source.downcast::<PyBytes>() {
+        Ok(bytes) => StableHloModule::read(bytes.as_bytes()).py(),
+        Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(
             "expected StableHLO as str or bytes",
-        ));
-    };
-    let b = bytes.as_bytes();
-    if xla_shape::stablehlo::is_mlir_bytecode(b) {
-        return StableHloModule::from_bytecode(b).py();
-    }
-    if xla_shape::stablehlo::is_jax_export(b) {
-        return JaxExport::from_bytes(b).py()?.module().py();
-    }
-    match std::str::from_utf8(b) {
-        Ok(text) => StableHloModule::from_text(text).py(),
-        Err(_) => Err(to_py(xla_shape::Error::new(
-            xla_shape::ErrorKind::Decode,
-            "neither StableHLO text, MLIR bytecode nor a jax.export serialization",
-        ))),
+        )),
     }
 }
 

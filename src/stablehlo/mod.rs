@@ -299,6 +299,49 @@ impl StableHloModule {
         bytecode::parse(bytes)
     }
 
+    /// Reads StableHLO in any of the forms JAX writes, told apart by their
+    /// bytes: MLIR bytecode ([`is_mlir_bytecode`]; `Exported
+    /// .mlir_module_serialized`, read as [`from_bytecode`](Self::from_bytecode)
+    /// reads it), `jax.export`'s serialization ([`is_jax_export`];
+    /// `Exported.serialize()`, its module), else text
+    /// ([`from_text`](Self::from_text)).
+    ///
+    /// ```
+    /// use xla_shape::stablehlo::StableHloModule;
+    /// # let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/stablehlo/export");
+    /// # let serialized = std::fs::read(format!("{dir}/transpose.bin")).unwrap();
+    /// # let bytecode = std::fs::read(format!("{dir}/transpose.mlirbc")).unwrap();
+    /// // `serialized`: `exp.serialize()`; `bytecode`: `exp.mlir_module_serialized`.
+    /// let a = StableHloModule::read(&serialized)?;
+    /// let b = StableHloModule::read(&bytecode)?;
+    /// assert_eq!(a, b);
+    /// assert_eq!(StableHloModule::read(b"module {\n}\n")?.functions.len(), 0);
+    /// assert!(StableHloModule::read(b"\xff\xfe").is_err());
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytecode`](Self::from_bytecode) for bytecode,
+    /// [`JaxExport::from_bytes`] and [`from_bytecode`](Self::from_bytecode)
+    /// for a serialization, [`from_text`](Self::from_text) for text;
+    /// [`ErrorKind::Decode`](crate::ErrorKind::Decode) for bytes that are
+    /// none of them and not UTF-8.
+    pub fn read(bytes: &[u8]) -> Result<StableHloModule> {
+        if is_mlir_bytecode(bytes) {
+            return Self::from_bytecode(bytes);
+        }
+        if is_jax_export(bytes) {
+            return JaxExport::from_bytes(bytes)?.module();
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            crate::Error::decode(format!(
+                "neither MLIR bytecode, a jax.export serialization nor UTF-8 text: {e}"
+            ))
+        })?;
+        Self::from_text(text)
+    }
+
     /// The function named `name`.
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
