@@ -107,6 +107,19 @@ def test_bytecode_and_serialized_exports(r):
     assert e.signature().entry_computation_layout == r["entry_computation_layout"]
     values = stablehlo.scan(bytecode)
     assert values and all(v.line == 0 and v.offset > 0 for v in values)
+    assert [(v.kind, v.name, v.type) for v in stablehlo.scan(serialized)] == [
+        (v.kind, v.name, v.type) for v in values
+    ]
+
+
+def test_bytes_of_text_read_as_the_text():
+    text = program("transpose_cond.debug.mlir")
+    assert stablehlo.signature(text.encode()).entry_computation_layout == (
+        stablehlo.signature(text).entry_computation_layout
+    )
+    assert [(v.line, v.column, v.type) for v in stablehlo.scan(text.encode())] == [
+        (v.line, v.column, v.type) for v in stablehlo.scan(text)
+    ]
 
 
 def test_bytes_that_are_not_stablehlo():
