@@ -877,6 +877,24 @@ impl<'a> Tables<'a> {
         Ok((Ty::Value(Type::Scalar(e)), weight))
     }
 
+    /// Appends the MLIR text of each attribute of `items`, separated by
+    /// `, ` (the elements of an array, a mesh's axes, a dimension's axes).
+    fn render_list(
+        &mut self,
+        items: &[u64],
+        at: usize,
+        depth: usize,
+        out: &mut String,
+    ) -> Result<()> {
+        for (i, &item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.render(item, at, depth, out)?;
+        }
+        Ok(())
+    }
+
     /// Appends the MLIR text of the attribute at `index`, charged to the
     /// budget.
     pub(crate) fn render(
@@ -929,12 +947,7 @@ impl<'a> Tables<'a> {
             Attr::Str(s) => quote(s, out),
             Attr::Array(items) => {
                 out.push('[');
-                for (i, &item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.render(item, at, depth + 1, out)?;
-                }
+                self.render_list(items, at, depth + 1, out)?;
                 out.push(']');
             }
             Attr::Dict(pairs) => {
@@ -1096,12 +1109,7 @@ impl<'a> Tables<'a> {
         match s {
             Sdy::ManualAxes(axes) => {
                 out.push_str("#sdy<manual_axes{");
-                for (i, &a) in axes.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.render(a, at, d, out)?;
-                }
+                self.render_list(axes, at, d, out)?;
                 out.push_str("}>");
             }
             Sdy::MeshAxis(name, size) => {
@@ -1110,12 +1118,7 @@ impl<'a> Tables<'a> {
             }
             Sdy::Mesh(axes, device_ids) => {
                 out.push_str(if prefix { "#sdy.mesh<[" } else { "mesh<[" });
-                for (i, &a) in axes.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.render(a, at, d, out)?;
-                }
+                self.render_list(axes, at, d, out)?;
                 out.push(']');
                 if !device_ids.is_empty() {
                     out.push_str(", device_ids=[");
@@ -1145,12 +1148,7 @@ impl<'a> Tables<'a> {
                 priority,
             } => {
                 out.push('{');
-                for (i, &a) in axes.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.render(a, at, d, out)?;
-                }
+                self.render_list(axes, at, d, out)?;
                 if !closed {
                     out.push_str(if axes.is_empty() { "?" } else { ", ?" });
                 }
@@ -1171,24 +1169,14 @@ impl<'a> Tables<'a> {
                     _ => self.render(*mesh, at, d, out)?,
                 }
                 out.push_str(", [");
-                for (i, &dim) in dims.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.render(dim, at, d, out)?;
-                }
+                self.render_list(dims, at, d, out)?;
                 out.push(']');
                 for (key, axes) in [("replicated", replicated), ("unreduced", unreduced)] {
                     if axes.is_empty() {
                         continue;
                     }
                     let _ = write!(out, ", {key}={{");
-                    for (i, &a) in axes.iter().enumerate() {
-                        if i > 0 {
-                            out.push_str(", ");
-                        }
-                        self.render(a, at, d, out)?;
-                    }
+                    self.render_list(axes, at, d, out)?;
                     out.push('}');
                 }
                 out.push('>');
