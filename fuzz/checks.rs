@@ -38,6 +38,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("any_message", any_message),
     ("stablehlo_text", stablehlo_text),
     ("memory", memory),
+    ("stablehlo_bytecode", stablehlo_bytecode),
 ];
 
 /// The fuzz targets of the command-line tool: their properties are in
@@ -1526,5 +1527,75 @@ pub fn stablehlo_text(data: &[u8]) {
         );
         let _ = signature.notes();
         let _ = signature.compile_entry_computation_layout();
+    }
+}
+
+/// MLIR bytecode and `jax.export` serializations (both readers on every
+/// input): neither panics; an error is a `Decode` error naming a byte of
+/// the input; every type read prints as text that reads back to the same
+/// type; the signature is made or refused without panicking, and an
+/// export's module is its bytecode.
+pub fn stablehlo_bytecode(data: &[u8]) {
+    use xla_shape::stablehlo::{JaxExport, StableHloModule, Type};
+    let names_a_byte = |e: &xla_shape::Error, prefix: &str| {
+        assert_eq!(e.kind(), ErrorKind::Decode, "{e}");
+        let rest = e
+            .message()
+            .strip_prefix(prefix)
+            .unwrap_or_else(|| panic!("{e}"));
+        let offset: usize = rest
+            .split(':')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{e}"));
+        assert!(offset <= data.len(), "{e}");
+    };
+    let check_type = |t: &Type| {
+        let printed = t.to_string();
+        if let Ok(again) = printed.parse::<Type>() {
+            // Types the text cannot spell (a dialect's own) print as
+            // written; the rest read back the same.
+            if !matches!(t, Type::Other(_)) {
+                assert_eq!(&again, t, "{printed}");
+            }
+        }
+        let _ = t.to_shape();
+    };
+    match StableHloModule::from_bytecode(data) {
+        Err(e) => names_a_byte(&e, "MLIR bytecode: byte "),
+        Ok(module) => {
+            for f in &module.functions {
+                f.arguments.iter().for_each(|a| check_type(&a.ty));
+                f.results.iter().for_each(|r| check_type(&r.ty));
+                for op in &f.operations {
+                    op.result_types.iter().for_each(&check_type);
+                    assert!(op.location.offset <= data.len());
+                    if let Some(l) = &op.debug_location {
+                        let _ = module.location_name(l);
+                    }
+                }
+            }
+            let _ = module.signature();
+        }
+    }
+    match JaxExport::from_bytes(data) {
+        Err(e) => names_a_byte(&e, "jax.export serialization: byte "),
+        Ok(exported) => {
+            for a in exported.in_avals.iter().chain(&exported.out_avals) {
+                let _ = a.to_string();
+            }
+            for s in exported
+                .in_shardings
+                .iter()
+                .chain(&exported.out_shardings)
+                .flatten()
+            {
+                let _ = s.to_string();
+            }
+            assert!(exported.mlir_module_serialized.len() <= data.len());
+            if let Ok(m) = exported.module() {
+                let _ = m.signature();
+            }
+        }
     }
 }

@@ -136,6 +136,23 @@ def stablehlo_texts():
     return out
 
 
+def stablehlo_bytecodes():
+    """MLIR bytecode and jax.export serializations as jaxlib 0.10.2 writes
+    them (the small ones first), then each cut in half."""
+    out = []
+    for directory in (("stablehlo", "export"), ("stablehlo", "bytecode", "exports"),
+                      ("stablehlo", "bytecode", "programs")):
+        path = os.path.join(DATA, *directory)
+        for name in sorted(os.listdir(path)):
+            if name.endswith((".mlirbc", ".bin")):
+                with open(os.path.join(path, name), "rb") as f:
+                    out.append(f.read())
+    out.sort(key=len)
+    out = out[:300]
+    out.extend(data[: len(data) // 2] for data in out[:60])
+    return out
+
+
 def length_delimited(field, payload):
     """A length-delimited protobuf field: tag, varint length, payload."""
     out = bytearray([(field << 3) | 2])
@@ -296,6 +313,7 @@ def main():
     write("any_message", messages())
     write("stablehlo_text", stablehlo_texts())
     write("memory", memory_inputs())
+    write("stablehlo_bytecode", stablehlo_bytecodes())
     write("cli_json", cli_inputs())
     write("cli_draw", draw_inputs())
 

@@ -1,6 +1,8 @@
 //! `report`: a static memory report of a whole HLO module, text or binary
 //! `HloModuleProto`/`HloProto`/`HloSnapshot` (detected as the library's
-//! `ModuleEncoding::detect` judges). The library's `BufferTally` counts the
+//! `ModuleEncoding::detect` judges), or of StableHLO (text, MLIR bytecode
+//! or a `jax.export` serialization, as `input::open_module` detects it,
+//! read whole). The library's `BufferTally` counts the
 //! totals and keeps the largest buffers; this module lays them out.
 //!
 //! Module text is read one line at a time and the report written as it
@@ -15,7 +17,6 @@ use std::io::{BufRead, Write};
 use serde_json::json;
 use xla_shape::Shape;
 use xla_shape::hlo::{BufferSizes, BufferTally, HloModule, TextLine, TextReader};
-use xla_shape::stablehlo::StableHloModule;
 
 use crate::Context;
 use crate::input::{self, Lines, ModuleInput, Source};
@@ -56,9 +57,7 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let mut report = Report::new(&mut cx.out, args.top, width, cx.json);
     let failed = match module {
         ModuleInput::Text(reader) => report_text(reader, max_line, &mut report)?,
-        ModuleInput::StableHlo(bytes) => {
-            let module = StableHloModule::from_text(input::line_text(&bytes)?)?;
-            drop(bytes);
+        ModuleInput::StableHlo(module) => {
             report_stablehlo(&module, &mut report)?;
             false
         }
@@ -170,7 +169,7 @@ fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Res
     Ok(())
 }
 
-/// Writes the report of StableHLO text: one row per operation with
+/// Writes the report of StableHLO: one row per operation with
 /// results (their tuple when several), by function.
 fn report_stablehlo(
     module: &xla_shape::stablehlo::StableHloModule,

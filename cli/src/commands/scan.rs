@@ -1,12 +1,13 @@
-//! `scan`: every shape of an HLO module, text or binary.
+//! `scan`: every shape of an HLO module, text or binary, or of StableHLO
+//! (text, MLIR bytecode or a `jax.export` serialization).
 
 use std::io::{BufRead, Write};
 
 use serde_json::json;
-use xla_shape::Shape;
 use xla_shape::hlo::{HloModule, ModuleSource, TextLine, TextReader};
 use xla_shape::stablehlo::StableHloModule;
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
+use xla_shape::{Location, Shape};
 
 use crate::Context;
 use crate::input::{self, Lines, ModuleInput, Source};
@@ -34,9 +35,8 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let Scanned { any, failed, blank } =
         match input::open_module(Source::of(input), cx.limits.max_input)? {
             ModuleInput::Text(reader) => scan_text(reader, cx)?,
-            ModuleInput::StableHlo(bytes) => {
-                let text = input::line_text(&bytes)?;
-                return if scan_stablehlo(text, cx.json, &mut cx.out)? {
+            ModuleInput::StableHlo(module) => {
+                return if scan_stablehlo(&module, cx.json, &mut cx.out)? {
                     Err(Failure::Reported)
                 } else {
                     Ok(())
@@ -260,31 +260,43 @@ fn write_shape(
     Ok(shape.is_err())
 }
 
-/// `scan` of StableHLO text: one line per function argument, function
-/// result and operation result: `LINE:COLUMN` (1-based), the byte size
-/// (`?` without one), the XLA shape and what it belongs to; a type XLA has
-/// no shape for is `error: MESSAGE` and the type. With `json`, one object
-/// each. Whether a type had no shape.
-fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failure> {
-    let module = StableHloModule::from_text(text)?;
+/// `scan` of StableHLO: one line per function argument, function result
+/// and operation result: `LINE:COLUMN` (1-based; `@OFFSET` in bytecode,
+/// which has no lines), the byte size (`?` without one), the XLA shape and
+/// what it belongs to; a type XLA has no shape for is `error: MESSAGE` and
+/// the type. With `json`, one object each (`line` and `column`, or
+/// `offset`). Whether a type had no shape.
+fn scan_stablehlo(
+    module: &StableHloModule,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<bool, Failure> {
     let mut failed = false;
-    let mut write = |line: usize,
-                     column: usize,
+    let mut write = |at: Location,
                      ty: &xla_shape::stablehlo::Type,
                      owner: String,
                      name: Option<String>,
                      out: &mut dyn Write|
      -> Result<(), Failure> {
+        // Bytecode has no lines (line 0): its places are byte offsets.
+        let (line, column) = (at.line, at.column + 1);
         let shape = ty.to_shape();
         let size = shape
             .as_ref()
             .ok()
             .and_then(|s| xla_shape::shape_util::byte_size_of(s, 8).ok());
         if json {
-            let mut v = json!({
-                "line": line, "column": column, "type": ty.to_string(),
-                "owner": owner, "byte_size": size,
-            });
+            let mut v = if line == 0 {
+                json!({
+                    "offset": at.offset, "type": ty.to_string(),
+                    "owner": owner, "byte_size": size,
+                })
+            } else {
+                json!({
+                    "line": line, "column": column, "type": ty.to_string(),
+                    "owner": owner, "byte_size": size,
+                })
+            };
             match &shape {
                 Ok(s) => v["shape"] = json!(s.to_string()),
                 Err(e) => {
@@ -298,17 +310,22 @@ fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, 
             write_json(&mut &mut *out, &v)?;
         } else {
             let size = size.map_or("?".to_string(), |n| n.to_string());
+            let place = if line == 0 {
+                format!("@{}", at.offset)
+            } else {
+                format!("{line}:{column}")
+            };
             let owner = printable(&owner);
             let named = name
                 .map(|n| format!(" ({})", printable(&n)))
                 .unwrap_or_default();
             match &shape {
-                Ok(s) => writeln!(out, "{line}:{column}\t{size}\t{s}\t{owner}{named}")?,
+                Ok(s) => writeln!(out, "{place}\t{size}\t{s}\t{owner}{named}")?,
                 Err(e) => {
                     failed = true;
                     writeln!(
                         out,
-                        "{line}:{column}\terror: {}\t{ty}\t{owner}{named}",
+                        "{place}\terror: {}\t{ty}\t{owner}{named}",
                         Problem::from(e).one_line()
                     )?;
                 }
@@ -323,14 +340,12 @@ fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, 
                 .debug_location
                 .as_deref()
                 .and_then(|l| module.location_name(l));
-            let at = a.location;
             let owner = format!("parameter {i} (%{}) of {function}", a.name);
-            write(at.line, at.column + 1, &a.ty, owner, name, out)?;
+            write(a.location, &a.ty, owner, name, out)?;
         }
         for (i, r) in f.results.iter().enumerate() {
-            let at = r.location;
             let owner = format!("result {i} of {function}");
-            write(at.line, at.column + 1, &r.ty, owner, None, out)?;
+            write(r.location, &r.ty, owner, None, out)?;
         }
         for op in &f.operations {
             let name = op
@@ -338,14 +353,13 @@ fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, 
                 .as_deref()
                 .and_then(|l| module.location_name(l));
             for (i, ty) in op.result_types.iter().enumerate() {
-                let at = op.location;
                 let which = if op.result_types.len() > 1 {
                     format!(" #{i}")
                 } else {
                     String::new()
                 };
                 let owner = format!("result{which} of {} {} in {function}", op.results, op.name);
-                write(at.line, at.column + 1, ty, owner, name.clone(), out)?;
+                write(op.location, ty, owner, name.clone(), out)?;
             }
         }
     }

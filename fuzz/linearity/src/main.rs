@@ -23,6 +23,9 @@ use xla_shape::{Layout, Shape};
 
 const MIB: usize = 1 << 20;
 
+#[path = "../../../tests/common/vhlo_bytecode.rs"]
+mod vhlo_bytecode;
+
 /// `unit` repeated until the text is at least `size` bytes, between
 /// `prefix` and `suffix`.
 fn fill(prefix: &str, unit: &str, separator: &str, suffix: &str, size: usize) -> String {
@@ -194,6 +197,29 @@ fn main() {
         move |size: usize| stablehlo.repeat(size / stablehlo.len() + 1).into_bytes();
 
     let families = vec![
+        Family {
+            name: "StableHLO bytecode: a chain of additions (from_bytecode)",
+            make: Box::new(vhlo_bytecode::chain_of_adds_of_size),
+            run: Box::new(|b: &[u8]| {
+                black_box(StableHloModule::from_bytecode(b).unwrap());
+            }),
+        },
+        Family {
+            name: "StableHLO bytecode: a chain of additions (signature, every op's shape and location name)",
+            make: Box::new(vhlo_bytecode::chain_of_adds_of_size),
+            run: Box::new(|b: &[u8]| {
+                let m = StableHloModule::from_bytecode(b).unwrap();
+                black_box(m.signature().unwrap());
+                for (_, op) in m.operations() {
+                    for ty in &op.result_types {
+                        let _ = black_box(ty.to_shape());
+                    }
+                    if let Some(l) = &op.debug_location {
+                        black_box(m.location_name(l));
+                    }
+                }
+            }),
+        },
         Family {
             name: "StableHLO text: jax programs (from_text)",
             make: Box::new(stablehlo_for.clone()),
