@@ -86,6 +86,7 @@ pub mod proto;
 mod protobuf;
 pub mod relayout;
 pub mod shape_util;
+pub mod sharding;
 pub mod stablehlo;
 #[cfg(feature = "formats")]
 pub mod serde {

@@ -1,0 +1,9 @@
+//! Sharding (`xla_shape::sharding`): XLA's text, `OpSharding` bytes,
+//! validation, per-device shapes and slices, and Shardy, each against the
+//! answers of jaxlib 0.10.2 in `tests/data/oracle/sharding_*.jsonl`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod oracle;
+mod text;
