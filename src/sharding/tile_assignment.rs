@@ -559,7 +559,7 @@ impl TileAssignment {
             reshape_dims,
             transpose_perm,
         } = &self.devices
-            && let Some(t) = iota_transpose(&self.dims, reshape_dims, transpose_perm, perm, kind)
+            && let Some(t) = iota_transpose(&self.dims, reshape_dims, transpose_perm, perm, kind)?
         {
             return Ok(TileAssignment {
                 dims: new_dims,
@@ -653,20 +653,32 @@ fn row_major_strides(dims: &[i64]) -> Vec<i64> {
 
 /// XLA's `IotaTileAssignment::Transpose`: the iota form of the transposed
 /// assignment, if there is one. `perm` holds valid dimension numbers.
+///
+/// # Errors
+///
+/// Where XLA's `CHECK`s fail (an iota whose sizes do not match its
+/// dimensions).
 fn iota_transpose(
     dims: &[i64],
     reshape_dims: &[i64],
     transpose_perm: &[i64],
     perm: &[usize],
     kind: TransposeKind,
-) -> Option<Devices> {
+) -> Result<Option<Devices>> {
+    let check = |what: &str| {
+        Error::invalid_argument(format!(
+            "the transpose of iota tile assignment [{}]<=[{}] fails XLA's CHECK {what}",
+            join(dims, ","),
+            join(reshape_dims, ",")
+        ))
+    };
     let new_dims: Vec<i64> = perm.iter().map(|&p| dims[p]).collect();
     let create = |r: &[i64], p: &[i64]| {
         let (reshape_dims, transpose_perm) = canonical_iota(r, p);
-        Some(Devices::Iota {
+        Ok(Some(Devices::Iota {
             reshape_dims,
             transpose_perm,
-        })
+        }))
     };
     if kind == TransposeKind::Reshape {
         return create(reshape_dims, transpose_perm);
@@ -675,7 +687,9 @@ fn iota_transpose(
         let p: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
         return create(dims, &p);
     }
-    let tperm = as_permutation(transpose_perm, reshape_dims.len())?;
+    let Some(tperm) = as_permutation(transpose_perm, reshape_dims.len()) else {
+        return Ok(None);
+    };
     let ndims = dims.len();
     let mut is_pure_transpose = true;
     let mut non_one_dims: Vec<i64> = Vec::with_capacity(ndims);
@@ -695,7 +709,7 @@ fn iota_transpose(
     }
     if is_pure_transpose {
         if reshape_dims.len() != non_one_dims.len() {
-            return None;
+            return Err(check("reshape_ndims_ == non_one_dims.size()"));
         }
         let mut new_perm = Vec::with_capacity(non_one_dims.len());
         for &p in perm {
@@ -710,9 +724,14 @@ fn iota_transpose(
     // the (non-one) tile dimensions, major to minor; a prime that does not
     // divide may be swapped with a later one of the same original
     // dimension (XLA's look-ahead).
+    if reshape_dims.iter().any(|&d| d <= 0) {
+        return Ok(None);
+    }
     let mut de = fully_decanonicalize(reshape_dims, &tperm);
     if non_one_dims.len() > de.reshape_dims.len() {
-        return None;
+        return Err(check(
+            "non_one_dims.size() <= decanonicalized_reshape_dims.size()",
+        ));
     }
     let dn = de.reshape_dims.len();
     let mut grouped: Vec<Vec<usize>> = vec![Vec::new(); non_one_dims.len()];
@@ -752,7 +771,7 @@ fn iota_transpose(
             r = candidate(&mut de, target, tp_idx);
         }
         if target != 1 {
-            return None;
+            return Ok(None);
         }
         i += 1;
     }
@@ -764,7 +783,11 @@ fn iota_transpose(
         flattened.extend(grouped[k].iter().map(|&g| g as i64));
     }
     if flattened.len() != de.transpose_perm.len() {
-        return None;
+        return Err(check(&format!(
+            "flattened_transpose_perm.size() == decanonicalized_transpose_perm.size() ({} vs. {})",
+            flattened.len(),
+            de.transpose_perm.len()
+        )));
     }
     let _ = new_dims;
     create(&de.reshape_dims, &flattened)

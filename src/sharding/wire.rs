@@ -342,6 +342,11 @@ fn from_proto(p: &OpSharding, depth: usize) -> Result<HloSharding> {
             "OpSharding of type OTHER has no tile_assignment_dimensions (!proto.tile_assignment_dimensions().empty())",
         ));
     }
+    if dims.iter().any(|&d| d <= 0) {
+        return Err(ret_check(format!(
+            "OpSharding tile_assignment_dimensions {dims:?} are not all positive (absl::c_all_of(proto.tile_assignment_dimensions(), [](int64_t d) {{ return d > 0; }}))"
+        )));
+    }
     let n = product(dims);
     let ta = if use_iota {
         if n != product(&p.iota_reshape_dims) {

@@ -6,4 +6,5 @@
 mod common;
 
 mod oracle;
+mod proto;
 mod text;
