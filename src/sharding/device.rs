@@ -84,6 +84,20 @@ impl HloSharding {
         Ok(ta[..rank].to_vec())
     }
 
+    /// XLA's `TileShape` loop: `ceil(n / k)` for the first `rank`
+    /// dimensions of `dims`, the others unchanged.
+    fn tile_shape_dims(s: &HloSharding, rank: usize, dims: &[i64]) -> Result<Vec<i64>> {
+        if dims.len() < rank {
+            return Err(Error::invalid_argument(format!(
+                "the shape has {} dimensions and the sharding tiles {rank} (XLA's TileShape writes past them)",
+                dims.len()
+            )));
+        }
+        let mut out = HloSharding::tile_sizes(s, rank, &dims[..rank])?;
+        out.extend_from_slice(&dims[rank..]);
+        Ok(out)
+    }
+
     /// The tile size along each dimension, `ceil(n / k)`.
     fn tile_sizes(s: &HloSharding, rank: usize, dims: &[i64]) -> Result<Vec<i64>> {
         let counts = HloSharding::split_counts(s, rank, dims)?;
@@ -124,7 +138,7 @@ impl HloSharding {
         let Some((s, rank)) = self.tiles_of("TileShape")? else {
             return Ok(shape.clone());
         };
-        let sizes = HloSharding::tile_sizes(&s, rank, array.dimensions())?;
+        let sizes = HloSharding::tile_shape_dims(&s, rank, array.dimensions())?;
         with_dimensions(array, sizes)
     }
 

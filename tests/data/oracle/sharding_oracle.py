@@ -72,9 +72,9 @@ def op_tile(s, shape):
     h = H.from_string(s)
     return {"tile": str(h.tile(xc.Shape(shape)))}
 
-def op_indices(s, dims):
-    h = H.from_string(s)
-    n = h.num_devices()
+def op_indices(s, dims, n):
+    # jax's GSPMDSharding converts the named form to the tiled one first.
+    h = H.from_string(s).v3_to_v2_sharding()
     out = {}
     try:
         idx = op_shardings.op_sharding_to_indices(h, dims, n)
@@ -95,6 +95,48 @@ def op_with_metadata(s):
     printed = xc.hlo.hlo_module_from_text(text).to_string()
     line = [l for l in printed.splitlines() if "parameter(0)" in l][0]
     return {"with_metadata": line.split("sharding=", 1)[1]}
+
+def op_validate(s, shape, num_devices):
+    """XLA's `HloSharding::Validate` as compiling a module reports it: the
+    sharding on the entry parameter of `shape`, `num_partitions` devices.
+    MLIR's import checks the sharding first without a device count
+    ("mode": "no_count"); the HLO verifier then checks it with one
+    ("mode": "count")."""
+    import numpy as np
+    if shape.startswith("("):
+        # A flat tuple: the sharding on the tuple of the parameters.
+        leaves = [x.strip() for x in shape[1:-1].split("],")]
+        leaves = [x if x.endswith("]") else x + "]" for x in leaves if x]
+        params = "".join("  p%d = %s parameter(%d)\n" % (i, l, i) for i, l in enumerate(leaves))
+        t = ("HloModule m, num_partitions=%d\n\nENTRY e {\n%s  ROOT p = %s tuple(%s), sharding=%s\n}\n"
+             % (num_devices, params, shape, ", ".join("p%d" % i for i in range(len(leaves))), s))
+    else:
+        t = ("HloModule m, num_partitions=%d\n\nENTRY e {\n  ROOT p = %s parameter(0), sharding=%s\n}\n"
+             % (num_devices, shape, s))
+    m = xc.hlo.hlo_module_from_text(t)
+    opts = xc.CompileOptions()
+    opts.num_partitions = num_devices
+    opts.num_replicas = 1
+    opts.executable_build_options.use_spmd_partitioning = True
+    opts.device_assignment = xc.DeviceAssignment.create(np.arange(num_devices).reshape(1, num_devices))
+    be = jax.devices()[0].client
+    try:
+        be.compile_and_load(xc._xla.mlir.hlo_to_stablehlo(m.as_serialized_hlo_module_proto()),
+                            xc.DeviceList(tuple(jax.devices()[:num_devices])), opts)
+        return {"valid": True}
+    except Exception as e:
+        text = str(e)
+    if "<unknown>:0: error: " in text and "\tNote: While validating" in text:
+        core = text.split("<unknown>:0: error: ", 1)[1].split(": \n<unknown>:0: note", 1)[0]
+        return {"mode": "no_count", "message": core}
+    marker = "Invalid sharding for instruction: "
+    if marker in text:
+        core = text.split(marker, 1)[1].split("}: ", 1)[1]
+        core = core.split("\n\nFailed after", 1)[0]
+        if core.startswith("metadata={"):
+            core = core.split("}: ", 1)[1]
+        return {"mode": "count", "message": core}
+    return {"other": text[:300]}
 
 def op_hlo_module(text):
     m = xc._xla.hlo_module_from_text(text) if hasattr(xc._xla, "hlo_module_from_text") else xc.hlo.hlo_module_from_text(text)
