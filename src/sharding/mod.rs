@@ -44,7 +44,7 @@
 mod construct;
 mod device;
 mod named;
-
+pub mod shardy;
 mod text;
 mod tile_assignment;
 mod validate;

@@ -8,4 +8,5 @@ mod common;
 mod device;
 mod oracle;
 mod proto;
+mod shardy;
 mod text;

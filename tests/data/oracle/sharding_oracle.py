@@ -138,6 +138,27 @@ def op_validate(s, shape, num_devices):
         return {"mode": "count", "message": core}
     return {"other": text[:300]}
 
+def op_shardy(mesh, shardings, shapes):
+    """XLA's conversion of Shardy shardings on the entry arguments of a
+    StableHLO module (`mlir_module_to_xla_computation`, the Shardy export):
+    the `sharding={...}` of each parameter in the HLO text."""
+    args = ", ".join("%%arg%d: tensor<%s> {sdy.sharding = %s}" % (i, sh, s)
+                     for i, (s, sh) in enumerate(zip(shardings, shapes)))
+    rets = ", ".join("%%arg%d" % i for i in range(len(shardings)))
+    types = ", ".join("tensor<%s>" % sh for sh in shapes)
+    text = ("module @m attributes {mhlo.num_partitions = 8 : i32} {\n  %s\n  func.func public @main(%s) -> (%s) {\n"
+            "    return %s : %s\n  }\n}\n" % (mesh, args, types, rets, types))
+    comp = xc._xla.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False, return_tuple=False)
+    hlo = comp.get_hlo_module().to_string()
+    out = []
+    for i in range(len(shardings)):
+        line = [l for l in hlo.splitlines() if "parameter(%d)" % i in l][0]
+        if " sharding=" in line:
+            out.append(line.split(" sharding=", 1)[1].split(", frontend_attributes=", 1)[0])
+        else:
+            out.append(None)
+    return {"hlo": out}
+
 def op_hlo_module(text):
     m = xc._xla.hlo_module_from_text(text) if hasattr(xc._xla, "hlo_module_from_text") else xc.hlo.hlo_module_from_text(text)
     return {"text": m.to_string()}
