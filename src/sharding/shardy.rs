@@ -835,6 +835,9 @@ pub fn from_hlo_sharding(
     found.ok_or_else(none)
 }
 
+/// What the search calls with each full assignment: true stops it.
+type Visit<'a> = dyn FnMut(&[Vec<usize>], &[bool]) -> bool + 'a;
+
 /// Backtracking over dimensions: `visit` sees each full assignment and
 /// returns true to stop.
 fn search(
@@ -843,7 +846,7 @@ fn search(
     sizes: &[i64],
     assignment: &mut Vec<Vec<usize>>,
     used: &mut Vec<bool>,
-    visit: &mut dyn FnMut(&[Vec<usize>], &[bool]) -> bool,
+    visit: &mut Visit<'_>,
 ) -> bool {
     if dim == splits.len() {
         return visit(assignment, used);
@@ -855,7 +858,7 @@ fn search(
         sizes: &[i64],
         assignment: &mut Vec<Vec<usize>>,
         used: &mut Vec<bool>,
-        visit: &mut dyn FnMut(&[Vec<usize>], &[bool]) -> bool,
+        visit: &mut Visit<'_>,
     ) -> bool {
         if remaining == 1 && search(dim + 1, splits, sizes, assignment, used, visit) {
             return true;
