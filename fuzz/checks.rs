@@ -38,6 +38,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("any_message", any_message),
     ("stablehlo_text", stablehlo_text),
     ("memory", memory),
+    ("sharding", sharding),
 ];
 
 /// The fuzz targets of the command-line tool: their properties are in
@@ -1526,5 +1527,87 @@ pub fn stablehlo_text(data: &[u8]) {
         );
         let _ = signature.notes();
         let _ = signature.compile_entry_computation_layout();
+    }
+}
+
+/// Sharding text, `OpSharding` bytes and Shardy text, by the first byte
+/// (0: HloSharding text, 1: OpSharding bytes, 2: a Shardy mesh, a newline
+/// and a Shardy sharding). Whatever reads writes bytes that read back to
+/// a sharding writing the same bytes (XLA's `ToProto` is a fixed point
+/// after one `FromProto`), prints without panicking, and answers the
+/// per-device questions (on a shape built from the input) without
+/// panicking; what a printed form reads back to prints the same once more
+/// (XLA canonicalizes at most once more when reading its own text).
+pub fn sharding(data: &[u8]) {
+    use xla_shape::sharding::{HloSharding, shardy};
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let parsed = match mode % 3 {
+        0 => {
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
+            let Ok(s) = text.parse::<HloSharding>() else {
+                return;
+            };
+            if let Ok(again) = s.to_string().parse::<HloSharding>()
+                && let Ok(third) = again.to_string().parse::<HloSharding>()
+            {
+                assert_eq!(third.to_string(), again.to_string(), "{text:?}");
+            }
+            s
+        }
+        1 => match HloSharding::from_proto_bytes(rest) {
+            Ok(s) => s,
+            Err(_) => return,
+        },
+        _ => {
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
+            let Some((mesh, sharding)) = text.split_once('\n') else {
+                return;
+            };
+            let (Ok((_, mesh)), Ok(s)) = (
+                shardy::parse_mesh(mesh),
+                sharding.parse::<shardy::ShardySharding>(),
+            ) else {
+                return;
+            };
+            let _ = s.to_string();
+            match s.to_hlo_sharding(&mesh) {
+                Ok(h) => {
+                    if h.num_devices().is_ok_and(|n| n <= 4096) {
+                        let _ = shardy::from_hlo_sharding(&h, &mesh, "mesh");
+                    }
+                    h
+                }
+                Err(_) => return,
+            }
+        }
+    };
+    let _ = parsed.to_string_with_metadata();
+    let bytes = parsed.to_proto_bytes();
+    let decoded = HloSharding::from_proto_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("{parsed}: its bytes do not read back: {e}"));
+    assert_eq!(decoded.to_proto_bytes(), decoded.to_proto_bytes());
+    let again = HloSharding::from_proto_bytes(&decoded.to_proto_bytes()).unwrap();
+    assert_eq!(again.to_proto_bytes(), decoded.to_proto_bytes(), "{parsed}");
+    // Per device, on a small shape of the sharding's rank, built from the
+    // input's length.
+    if parsed.num_devices().is_ok_and(|n| n <= 4096) {
+        let rank = parsed.tiled_data_rank().unwrap_or(1).min(6);
+        let dims: Vec<i64> = (0..rank).map(|i| ((data.len() + i) % 7) as i64).collect();
+        if let Ok(shape) = ArrayShape::new(PrimitiveType::F32, dims.clone()) {
+            let shape = Shape::from(shape);
+            let _ = parsed.tile_shape(&shape);
+            let _ = parsed.device_slices(&dims);
+            let _ = parsed.replica_groups();
+            let _ = parsed.shard_byte_size(&shape);
+            let _ = parsed.validate(&shape, parsed.num_devices().ok());
+            let _ = parsed.devices_indices_map(&dims, parsed.num_devices().unwrap_or(0));
+        }
+        let _ = parsed.tile_assignment_devices();
     }
 }

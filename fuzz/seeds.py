@@ -260,6 +260,23 @@ def memory_inputs():
     return out
 
 
+def sharding_inputs():
+    """`sharding` inputs: 0 and HloSharding text (the inputs of
+    sharding_text.jsonl, valid and not), 1 and OpSharding bytes
+    (sharding_proto.jsonl), 2 and a Shardy mesh, a newline and a sharding
+    (sharding_shardy.jsonl)."""
+    out = []
+    for r in records("oracle/sharding_text.jsonl"):
+        out.append(b"\x00" + r["input"].encode())
+    for r in records("oracle/sharding_proto.jsonl"):
+        out.append(b"\x01" + bytes.fromhex(r["hex"]))
+    for r in records("oracle/sharding_shardy.jsonl"):
+        if r["kind"] == "export":
+            out.append(b"\x02" + (r["mesh"] + "\n" + r["sharding"]).encode())
+    random.Random(35).shuffle(out)
+    return out
+
+
 def write(target, inputs):
     directory = os.path.join(CORPUS, target)
     os.makedirs(directory, exist_ok=True)
@@ -298,6 +315,7 @@ def main():
     write("memory", memory_inputs())
     write("cli_json", cli_inputs())
     write("cli_draw", draw_inputs())
+    write("sharding", sharding_inputs())
 
 
 if __name__ == "__main__":

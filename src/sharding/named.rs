@@ -266,10 +266,23 @@ impl Mesh {
         }
     }
 
-    /// The index of the axis named `name`, or the axis `name` numbers.
-    pub(crate) fn find_axis(&self, name: &str) -> Result<i64> {
-        if let Some(i) = self.axes.iter().position(|a| a.0 == name) {
-            return Ok(i as i64);
+    /// The axis numbers by name, for looking up many names (the first
+    /// axis of a name, as XLA's `flat_hash_map` fill keeps the last: names
+    /// are unique in a valid mesh).
+    pub(crate) fn axis_numbers(&self) -> HashMap<&str, i64> {
+        let mut out = HashMap::with_capacity(self.axes.len());
+        for (i, (name, _)) in self.axes.iter().enumerate() {
+            out.entry(name.as_str()).or_insert(i as i64);
+        }
+        out
+    }
+
+    /// The index of the axis named `name` (looked up in `numbers`, the
+    /// mesh's [`axis_numbers`](Self::axis_numbers)), or the axis `name`
+    /// numbers.
+    pub(crate) fn find_axis(&self, numbers: &HashMap<&str, i64>, name: &str) -> Result<i64> {
+        if let Some(&i) = numbers.get(name) {
+            return Ok(i);
         }
         match name.parse::<i64>() {
             Ok(i) if i >= 0 && (i as usize) < self.axes.len() => Ok(i),

@@ -27,6 +27,7 @@
 //! # Ok::<(), xla_shape::Error>(())
 //! ```
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -588,7 +589,7 @@ impl ShardySharding {
     ///
     /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
     /// with Shardy's message.
-    pub fn verify(&self, mesh: &Mesh, rank: Option<usize>) -> Result<()> {
+    pub fn verify<'a>(&'a self, mesh: &Mesh, rank: Option<usize>) -> Result<()> {
         let mesh = self.mesh_of(mesh);
         let bad = |m: String| Err(Error::invalid_argument(m));
         if mesh.is_maximal() {
@@ -608,17 +609,17 @@ impl ShardySharding {
                 self.dims.len()
             ));
         }
-        let index = |a: &ShardyAxis| mesh.axes().iter().position(|(n, _)| *n == a.name);
-        let mut seen: Vec<ShardyAxis> = Vec::new();
-        let mut check_axes = |axes: &[ShardyAxis]| -> Result<()> {
+        let numbers = mesh.axis_numbers();
+        let index = |a: &ShardyAxis| numbers.get(a.name.as_str()).copied();
+        let mut seen: HashSet<&ShardyAxis> = HashSet::new();
+        let mut check_axes = |axes: &'a [ShardyAxis]| -> Result<()> {
             for (i, a) in axes.iter().enumerate() {
                 if index(a).is_none() {
                     return bad(format!("unknown axis name: \"{}\"", a.name));
                 }
-                if seen.contains(a) {
+                if !seen.insert(a) {
                     return bad(format!("duplicate axis ref: {a}"));
                 }
-                seen.push(a.clone());
                 if i > 0
                     && let (Some((p0, s0)), Some((p1, _))) = (axes[i - 1].sub, a.sub)
                     && axes[i - 1].name == a.name

@@ -11,6 +11,7 @@
 //!            | '{' mesh[...] ... '}'                              (named)
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -939,9 +940,10 @@ impl ShardingParser<'_, '_> {
             }
             return self.named_done(loc, mesh, Vec::new(), axes, metadata);
         }
+        let numbers = mesh.axis_numbers();
         let mut dims = Vec::new();
         let ok = self.p.parse_list(Tok::Lsquare, Tok::Rsquare, |p| {
-            match (ShardingParser { p }).parse_dimension_sharding(&mesh) {
+            match (ShardingParser { p }).parse_dimension_sharding(&mesh, &numbers) {
                 Some(d) => {
                     dims.push(d);
                     true
@@ -981,7 +983,7 @@ impl ShardingParser<'_, '_> {
             match slot {
                 Some(i) => {
                     let mut list = Vec::new();
-                    if !self.parse_axis_ref_list(&mesh, &mut list) {
+                    if !self.parse_axis_ref_list(&mesh, &numbers, &mut list) {
                         return None;
                     }
                     axes[i].extend(list);
@@ -1139,10 +1141,10 @@ impl ShardingParser<'_, '_> {
     }
 
     /// XLA's `ParseAxisRef`.
-    fn parse_axis_ref(&mut self, mesh: &Mesh) -> Option<AxisRef> {
+    fn parse_axis_ref(&mut self, mesh: &Mesh, numbers: &HashMap<&str, i64>) -> Option<AxisRef> {
         let at = self.p.lx.start;
         let name = self.parse_string()?;
-        let index = match mesh.find_axis(&String::from_utf8_lossy(&name)) {
+        let index = match mesh.find_axis(numbers, &String::from_utf8_lossy(&name)) {
             Ok(i) => i,
             Err(e) => {
                 self.p.error_at(at, e.message().to_owned());
@@ -1176,9 +1178,14 @@ impl ShardingParser<'_, '_> {
     }
 
     /// XLA's `ParseAxisRefList`: `{'x', 'y':(2)2}`.
-    fn parse_axis_ref_list(&mut self, mesh: &Mesh, out: &mut Vec<AxisRef>) -> bool {
+    fn parse_axis_ref_list(
+        &mut self,
+        mesh: &Mesh,
+        numbers: &HashMap<&str, i64>,
+        out: &mut Vec<AxisRef>,
+    ) -> bool {
         self.p.parse_list(Tok::Lbrace, Tok::Rbrace, |p| {
-            match (ShardingParser { p }).parse_axis_ref(mesh) {
+            match (ShardingParser { p }).parse_axis_ref(mesh, numbers) {
                 Some(a) => {
                     out.push(a);
                     true
@@ -1189,7 +1196,11 @@ impl ShardingParser<'_, '_> {
     }
 
     /// XLA's `ParseDimensionSharding`: `{'x', ?}`.
-    fn parse_dimension_sharding(&mut self, mesh: &Mesh) -> Option<DimensionSharding> {
+    fn parse_dimension_sharding(
+        &mut self,
+        mesh: &Mesh,
+        numbers: &HashMap<&str, i64>,
+    ) -> Option<DimensionSharding> {
         let mut axes = Vec::new();
         let mut closed = true;
         let ok = self.p.parse_list(Tok::Lbrace, Tok::Rbrace, |p| {
@@ -1202,7 +1213,7 @@ impl ShardingParser<'_, '_> {
                 p.lx.lex();
                 return true;
             }
-            match (ShardingParser { p }).parse_axis_ref(mesh) {
+            match (ShardingParser { p }).parse_axis_ref(mesh, numbers) {
                 Some(a) => {
                     axes.push(a);
                     true
