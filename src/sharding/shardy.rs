@@ -672,14 +672,11 @@ impl ShardySharding {
                 "a maximal sharding can only have a sharding with rank 0 and no replicated or unreduced axes.",
             ));
         }
+        let numbers = mesh.axis_numbers();
         let resolve = |a: &ShardyAxis| -> Result<AxisRef> {
-            let index = mesh
-                .axes()
-                .iter()
-                .position(|(n, _)| *n == a.name)
-                .ok_or_else(|| {
-                    Error::invalid_argument(format!("unknown axis name: \"{}\"", a.name))
-                })? as i64;
+            let index = *numbers.get(a.name.as_str()).ok_or_else(|| {
+                Error::invalid_argument(format!("unknown axis name: \"{}\"", a.name))
+            })?;
             match a.sub {
                 Some((pre, size)) => AxisRef::sub_axis(index, pre, size),
                 None => Ok(AxisRef::new(index)),
