@@ -44,7 +44,7 @@ pub const TARGETS: &[(&str, Check)] = &[
 /// The fuzz targets of the command-line tool: their properties are in
 /// `fuzz/cli_checks.rs`, replayed by the tool's own tests
 /// (`cli/tests/robust_fuzz_corpus.rs`).
-pub const CLI_TARGETS: &[&str] = &["cli_json", "cli_draw"];
+pub const CLI_TARGETS: &[&str] = &["cli_json", "cli_draw", "cli_sharding"];
 
 /// ShapeProto bytes: whatever decodes re-encodes to bytes that decode to an
 /// equal shape, and re-encoding that is a fixed point. Where prost (which

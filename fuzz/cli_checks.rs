@@ -13,13 +13,18 @@ use serde_json::Value;
 use xla_shape_cli::convert::{self, Format};
 use xla_shape_cli::input::Limits;
 use xla_shape_cli::output::{Failure, Numbers};
-use xla_shape_cli::{describe, draw, memory, report, scan, strides, validate};
+use xla_shape_cli::sharding::{self, ShardingFormat};
+use xla_shape_cli::{describe, draw, draw_sharding, memory, report, scan, strides, validate};
 
 /// A property over one fuzz input: panics when it does not hold.
 pub type Check = fn(&[u8]);
 
 /// The names of the targets, each with its check.
-pub const TARGETS: &[(&str, Check)] = &[("cli_json", cli_json), ("cli_draw", cli_draw)];
+pub const TARGETS: &[(&str, Check)] = &[
+    ("cli_json", cli_json),
+    ("cli_draw", cli_draw),
+    ("cli_sharding", cli_sharding),
+];
 
 /// Every format, as `--from` and `--to` name them.
 const FORMATS: &[Format] = &[
@@ -265,5 +270,87 @@ pub fn cli_draw(data: &[u8]) {
     let svg = std::str::from_utf8(&out).expect("draw writes UTF-8");
     let doc = roxmltree::Document::parse(svg)
         .unwrap_or_else(|e| panic!("draw wrote malformed XML: {e}\n{svg:.400}"));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+}
+
+/// Every form `sharding --from` names.
+const SHARDING_FORMATS: &[ShardingFormat] = &[
+    ShardingFormat::Text,
+    ShardingFormat::Hex,
+    ShardingFormat::Pb,
+    ShardingFormat::Json,
+    ShardingFormat::Pbtxt,
+    ShardingFormat::Shardy,
+];
+
+/// Shapes and meshes the `cli_sharding` inputs choose from.
+const SHARDING_SHAPES: &[&str] = &[
+    "f32[8,6]",
+    "f32[10,6]",
+    "bf16[7]",
+    "s8[4,5,7]",
+    "f32[]",
+    "f32[0,3]",
+    "(f32[2], f32[3])",
+];
+const MESHES: &[&str] = &[
+    r#"<["x"=2, "y"=4]>"#,
+    r#"sdy.mesh @mesh = <["x"=2, "y"=2], device_ids=[3,2,1,0]>"#,
+    r#"<["a"=1]>"#,
+    "<[",
+];
+
+/// `sharding --json` writes one JSON document, with one entry per device
+/// in ascending order when it lists them; `draw --sharding` of whatever
+/// `sharding` reads is a well-formed SVG document.
+pub fn cli_sharding(data: &[u8]) {
+    let mut c = Choices(data);
+    let from = c.maybe(SHARDING_FORMATS);
+    let shape = c.maybe(SHARDING_SHAPES);
+    let mesh = c.maybe(MESHES);
+    let draw_it = c.byte() % 2 == 0;
+    let limits = Limits {
+        max_input: 1 << 20,
+        max_line: 1 << 16,
+    };
+    let file = InputFile::new(c.0);
+    let arg = file.arg();
+    let options = sharding::Options {
+        from,
+        shape,
+        mesh,
+        json: true,
+    };
+    let mut out = Vec::new();
+    let result = sharding::run(Some(&arg), &options, &limits, &mut out);
+    let Some(doc) = document(result, out) else {
+        return;
+    };
+    let records = json_lines(&doc);
+    assert_eq!(records.len(), 1, "one document");
+    let r = &records[0];
+    if r.get("error").is_some() {
+        return;
+    }
+    if let Some(devices) = r.get("devices").and_then(Value::as_array) {
+        let ids: Vec<i64> = devices
+            .iter()
+            .map(|d| d["device"].as_i64().unwrap())
+            .collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "ascending: {ids:?}");
+    }
+    // Draw the sharding as read (its text), on the chosen shape.
+    let (Some(text), Some(shape), true) = (r["sharding"].as_str(), shape, draw_it) else {
+        return;
+    };
+    let shape_file = InputFile::new(shape.as_bytes());
+    let mut out = Vec::new();
+    let drawn = draw_sharding::run(Some(&shape_file.arg()), None, text, None, &limits, &mut out);
+    if drawn.is_err() {
+        return;
+    }
+    let svg = std::str::from_utf8(&out).expect("draw writes UTF-8");
+    let doc = roxmltree::Document::parse(svg)
+        .unwrap_or_else(|e| panic!("draw --sharding wrote malformed XML: {e}\n{svg:.400}"));
     assert_eq!(doc.root_element().tag_name().name(), "svg");
 }

@@ -277,6 +277,24 @@ def sharding_inputs():
     return out
 
 
+def cli_sharding_inputs():
+    """`cli_sharding` inputs: four option bytes (the form, a shape, a mesh,
+    each 0 for none or 2 i + 1 for the i-th of fuzz/cli_checks.rs's lists;
+    an even fourth byte draws), then a sharding: the text, bytes and Shardy
+    inputs of `sharding_inputs`."""
+    rng = random.Random(37)
+    some = lambda i: 2 * i + 1  # noqa: E731
+    out = []
+    for item in sharding_inputs()[:300]:
+        mode, body = item[0], item[1:]
+        # SHARDING_FORMATS: text 0, pb 2, shardy 5; or detected.
+        form = {0: rng.choice([0, some(0)]), 1: some(2), 2: rng.choice([0, some(5)])}[mode]
+        shape = rng.choice([0] + [some(i) for i in range(7)])
+        mesh = rng.choice([0, some(0), some(1)]) if mode != 2 else 0
+        out.append(bytes([form, shape, mesh, rng.randrange(2)]) + body)
+    return out
+
+
 def write(target, inputs):
     directory = os.path.join(CORPUS, target)
     os.makedirs(directory, exist_ok=True)
@@ -316,6 +334,7 @@ def main():
     write("cli_json", cli_inputs())
     write("cli_draw", draw_inputs())
     write("sharding", sharding_inputs())
+    write("cli_sharding", cli_sharding_inputs())
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ fn invalid(message: String) -> Problem {
 }
 
 /// The slice: `None` for a drawn dimension, the index of the others.
-fn parse_slice(text: Option<&str>, dims: &[i64]) -> Result<Vec<Option<i64>>, Problem> {
+pub(crate) fn parse_slice(text: Option<&str>, dims: &[i64]) -> Result<Vec<Option<i64>>, Problem> {
     let rank = dims.len();
     let Some(text) = text else {
         let drawn = rank.min(2);

@@ -7,6 +7,7 @@
 pub mod convert;
 pub mod describe;
 pub mod draw;
+pub mod draw_sharding;
 pub mod dtypes;
 pub mod index;
 pub mod input;
@@ -14,6 +15,7 @@ pub mod memory;
 pub mod output;
 pub mod report;
 pub mod scan;
+pub mod sharding;
 pub mod signature;
 pub mod strides;
 pub mod validate;

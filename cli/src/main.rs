@@ -6,8 +6,8 @@
 //! the JSON document with `--json`), 2 for usage errors.
 
 use xla_shape_cli::{
-    convert, describe, draw, dtypes, index, input, memory, output, report, scan, signature,
-    strides, validate,
+    convert, describe, draw, draw_sharding, dtypes, index, input, memory, output, report, scan,
+    sharding, signature, strides, validate,
 };
 
 use std::io::{self, IsTerminal, Write};
@@ -191,8 +191,12 @@ enum Command {
         from: Option<Format>,
     },
     /// An SVG picture of an array's memory layout: the index grid, each
-    /// element labelled with its offset, tiles outlined, padding hatched.
-    #[command(after_help = "Example:\n  xla-shape draw 'f32[3,5]{1,0:T(2,2)}' > layout.svg")]
+    /// element labelled with its offset, tiles outlined, padding hatched;
+    /// with --sharding, how a sharding splits the array among devices.
+    #[command(
+        after_help = "Examples:\n  xla-shape draw 'f32[3,5]{1,0:T(2,2)}' > layout.svg\n  \
+                            xla-shape draw --sharding '{devices=[2,2]<=[4]}' 'f32[8,6]' > shards.svg"
+    )]
     Draw {
         /// An array shape with its layout (standard input when absent or '-').
         input: Option<String>,
@@ -214,6 +218,36 @@ enum Command {
         /// pictured (up to --max-rows rows).
         #[arg(long, value_name = "N")]
         wrap: Option<i64>,
+        /// Draw how this HloSharding (XLA's text, such as
+        /// `{devices=[2,1]0,1}`) splits the array: each device's block
+        /// coloured and labelled.
+        #[arg(long, value_name = "SHARDING")]
+        sharding: Option<String>,
+    },
+    /// An HloSharding read (XLA's text, OpSharding bytes, hex, JSON or
+    /// text format, or Shardy's form with its mesh) and explained: its
+    /// text, bytes, kind, device count, and with --shape each device's
+    /// shape and index ranges.
+    #[command(
+        after_help = "Examples:\n  xla-shape sharding '{devices=[2,1,2]<=[4] last_tile_dim_replicate}'\n  \
+                            xla-shape sharding --json --shape 'f32[8,6]' '{devices=[2,2]<=[4]}'\n  \
+                            xla-shape sharding --mesh '<[\"x\"=2, \"y\"=2]>' '#sdy.sharding<@mesh, [{\"x\"}, {}]>'"
+    )]
+    Sharding {
+        /// The sharding (standard input when absent or '-').
+        input: Option<String>,
+        /// The input format (detected when absent).
+        #[arg(long, value_enum)]
+        from: Option<sharding::ShardingFormat>,
+        /// An array shape: list each device's shape and index ranges.
+        #[arg(long, value_name = "SHAPE")]
+        shape: Option<String>,
+        /// The Shardy mesh of a `#sdy.sharding` input, as
+        /// `sdy.mesh @mesh = <["x"=2, "y"=4]>`, `#sdy.mesh<...>` or
+        /// `<...>`; for a replicated sharding, the devices listed with
+        /// --shape.
+        #[arg(long, value_name = "MESH")]
+        mesh: Option<String>,
     },
     /// The names NumPy, DLPack, PJRT, safetensors and TensorFlow give each
     /// XLA element type (`-` where a system has none).
@@ -347,9 +381,23 @@ fn run(
             input,
             from,
             slice,
+            sharding: Some(text),
+            ..
+        } => {
+            let sharding = text.parse().map_err(Failure::from)?;
+            let array =
+                convert::read_array(&input::read_all(input.as_deref(), limits.max_input)?, from)?;
+            out.write_all(draw_sharding::svg(&sharding, &array, slice.as_deref())?.as_bytes())?;
+            Ok(())
+        }
+        Command::Draw {
+            input,
+            from,
+            slice,
             max_rows,
             max_cols,
             wrap,
+            sharding: None,
         } => {
             let options = draw::Options {
                 slice,
@@ -358,6 +406,20 @@ fn run(
                 wrap,
             };
             draw::run(input.as_deref(), from, &options, limits, out)
+        }
+        Command::Sharding {
+            input,
+            from,
+            shape,
+            mesh,
+        } => {
+            let options = sharding::Options {
+                from,
+                shape: shape.as_deref(),
+                mesh: mesh.as_deref(),
+                json,
+            };
+            sharding::run(input.as_deref(), &options, limits, out)
         }
         Command::Dtypes => dtypes::run(json, out),
         Command::Completions { shell } => {
