@@ -317,6 +317,122 @@ impl HloSharding {
         Ok(slices)
     }
 
+    /// jax's `get_num_ways_dim_sharded` (`jax._src.op_shardings`): how many
+    /// ways each dimension of the array is split, and how many devices hold
+    /// each piece. `([], 1)` for a replicated or unreduced sharding; the
+    /// named form is read as [`to_v2`](Self::to_v2) converts it.
+    ///
+    /// ```
+    /// use xla_shape::sharding::HloSharding;
+    /// let s: HloSharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}".parse()?;
+    /// assert_eq!(s.num_ways_dim_sharded()?, (vec![4, 1], 2));
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// For a manual sharding (jax asserts it is not), a tuple, and subgroups
+    /// jax does not handle (`last_tile_dims={manual}`: jax's
+    /// `Unhandled OpSharding type` error).
+    #[doc(alias = "get_num_ways_dim_sharded")]
+    pub fn num_ways_dim_sharded(&self) -> Result<(Vec<i64>, i64)> {
+        use crate::proto::op_sharding::Type;
+        if let Kind::Named(_) = self.kind {
+            return self.to_v2()?.num_ways_dim_sharded();
+        }
+        if self.is_manual() || self.is_tuple() {
+            return Err(not_for("jax's get_num_ways_dim_sharded", self));
+        }
+        if self.is_replicated() || self.is_unreduced() {
+            return Ok((Vec::new(), 1));
+        }
+        let partitions = self.tile_assignment_dimensions()?;
+        let types = self.subgroup_types();
+        let n = partitions.len();
+        let last = |k: usize| partitions.get(n.wrapping_sub(k)).copied();
+        let leading = |k: usize| partitions[..n.saturating_sub(k)].to_vec();
+        let has = |t: Type| types.contains(&t);
+        Ok(match types {
+            [Type::Replicated] => (leading(1), last(1).unwrap_or(1)),
+            [Type::Unreduced] => (leading(1), 1),
+            [_, _] if has(Type::Replicated) && has(Type::Unreduced) => {
+                // The replicas: the size of the REPLICATED subgroup, one of
+                // the last two dimensions.
+                let at = usize::from(types[1] == Type::Replicated);
+                (
+                    leading(2),
+                    partitions
+                        .get(n.saturating_sub(2) + at)
+                        .copied()
+                        .unwrap_or(1),
+                )
+            }
+            _ if self.replicate_on_last_tile_dim() => (leading(1), last(1).unwrap_or(1)),
+            [] => (partitions, 1),
+            _ => {
+                return Err(Error::invalid_argument(format!(
+                    "Unhandled OpSharding type: {self} (jax's get_num_ways_dim_sharded takes no subgroups but REPLICATED and UNREDUCED)"
+                )));
+            }
+        })
+    }
+
+    /// jax's `Sharding.shard_shape` (`_common_shard_shape`): the dimensions
+    /// of the data each device holds, when the sharding splits every
+    /// dimension evenly; `dims` itself for a sharding replicated, on one
+    /// device, or unreduced. For uneven splits (which jax refuses) see
+    /// [`device_slices`](Self::device_slices) and
+    /// [`tile_shape_for_device`](Self::tile_shape_for_device).
+    ///
+    /// ```
+    /// use xla_shape::sharding::HloSharding;
+    /// let s: HloSharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}".parse()?;
+    /// assert_eq!(s.shard_shape(&[8, 6])?, [2, 6]);
+    /// assert!(s.shard_shape(&[7, 6]).unwrap_err().message().contains(
+    ///     "implies that array axis 0 is partitioned 4 times, but the dimension size is 7"));
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// jax's `IndivisibleError` message when a dimension does not divide
+    /// evenly; when the sharding splits another number of dimensions than
+    /// `dims` has; as [`num_ways_dim_sharded`](Self::num_ways_dim_sharded).
+    pub fn shard_shape(&self, dims: &[i64]) -> Result<Vec<i64>> {
+        let v2 = self.to_v2()?;
+        // jax's `is_hlo_sharding_replicated`: one device, or replicated.
+        if !v2.is_tuple() && (v2.num_devices()? == 1 || v2.is_replicated() || v2.is_unreduced()) {
+            return Ok(dims.to_vec());
+        }
+        let (partitions, _) = v2.num_ways_dim_sharded()?;
+        if partitions.len() != dims.len() {
+            return Err(Error::invalid_argument(format!(
+                "the sharding {self} splits {} dimensions; the shape has {}",
+                partitions.len(),
+                dims.len()
+            )));
+        }
+        let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        // A Python tuple: `(7,)` for one element.
+        let tuple = match dims {
+            [d] => format!("({d},)"),
+            _ => format!("({})", list(dims)),
+        };
+        dims.iter()
+            .zip(&partitions)
+            .enumerate()
+            .map(|(axis, (&size, &ways))| {
+                if ways > 0 && size % ways == 0 {
+                    return Ok(size / ways);
+                }
+                Err(Error::invalid_argument(format!(
+                    "Sharding {self} implies that array axis {axis} is partitioned {ways} times, but the dimension size is {size} (full shape: {tuple}, per-dimension tiling factors: [{}] should evenly divide the shape)",
+                    list(&partitions)
+                )))
+            })
+            .collect()
+    }
+
     /// The groups of devices that hold the same data: the devices along the
     /// replication dimension for each tile (XLA's
     /// `GetPartitionGroupsForReplication` over that dimension), in

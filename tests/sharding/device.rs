@@ -115,3 +115,57 @@ fn uneven_splits_are_cut_at_the_end() {
     // Every device's buffer is the rounded-up tile: 4 f32 = 16 bytes.
     assert_eq!(s.shard_byte_size(&"f32[10]".parse().unwrap()).unwrap(), 16);
 }
+
+/// jax's sharding classes (`tests/data/oracle/sharding_jax.jsonl`, written
+/// by `tests/data/oracle/sharding_jax_gen.py`): `get_num_ways_dim_sharded`
+/// and `GSPMDSharding.shard_shape`, with jax's `IndivisibleError` message
+/// after the sharding's own repr (`Sharding GSPMDSharding(...)` in jax).
+fn check_jax_record(r: &Value) {
+    let a = &r["answer"];
+    if a.get("abort").is_some() {
+        return;
+    }
+    let s: HloSharding = r["sharding"].as_str().unwrap().parse().unwrap();
+    let dims: Vec<i64> = serde_json::from_value(r["dims"].clone()).unwrap();
+    let what = format!("{s} over {dims:?}");
+    let ways = s.num_ways_dim_sharded();
+    match a.get("num_ways") {
+        Some(w) => {
+            let (partitions, replicas) = ways.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(
+                (serde_json::json!(partitions), serde_json::json!(replicas)),
+                (w[0].clone(), w[1].clone()),
+                "{what}: num_ways"
+            );
+        }
+        None => assert!(
+            ways.is_err(),
+            "{what}: jax refuses: {}",
+            a["num_ways_error"]
+        ),
+    }
+    let shard = s.shard_shape(&dims);
+    match (a.get("shard_shape"), a["shard_shape_error"].as_str()) {
+        (Some(want), _) => {
+            let ours = shard.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(serde_json::json!(ours), *want, "{what}: shard_shape");
+        }
+        (None, Some(m)) => {
+            let e = shard.expect_err(&format!("{what}: jax refuses: {m}"));
+            if let Some(at) = m.find("implies that") {
+                assert!(
+                    e.message().ends_with(&m[at..]),
+                    "{what}: ours {:?}, jax's {m:?}",
+                    e.message()
+                );
+            }
+        }
+        (None, None) => panic!("{what}: no answer"),
+    }
+}
+
+#[test]
+fn shard_shapes_and_splits_agree_with_jax() {
+    let records = records("oracle/sharding_jax.jsonl");
+    assert!(each_record(&records, check_jax_record) > 1000);
+}
