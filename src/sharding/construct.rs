@@ -117,6 +117,122 @@ impl HloSharding {
     }
 }
 
+impl HloSharding {
+    /// jaxlib's `HloSharding.iota_tile(dims, reshape_dims, transpose_perm,
+    /// subgroup_types)` (`IotaTileHelper` of XLA's Python bindings,
+    /// `xla/python/xla_compiler.cc`): the tiled sharding whose devices are
+    /// `numpy.arange(n).reshape(reshape_dims).transpose(transpose_perm)`
+    /// (`0, 1, 2, ...` when `reshape_dims` is empty), the last
+    /// `subgroup_types.len()` dimensions being subgroups of those types.
+    ///
+    /// ```
+    /// use xla_shape::sharding::{HloSharding, OpShardingType};
+    /// let s = HloSharding::iota_tile_with(&[4, 2], &[2, 4], &[1, 0], &[])?;
+    /// assert_eq!(s.to_string(), "{devices=[4,2]<=[2,4]T(1,0)}");
+    /// let s = HloSharding::iota_tile_with(&[2, 2], &[], &[], &[OpShardingType::Replicated])?;
+    /// assert_eq!(s.to_string(), "{devices=[2,2]<=[4] last_tile_dim_replicate}");
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// XLA's messages: `dims` empty, `reshape_dims` and `transpose_perm` of
+    /// different sizes or products, more subgroup types than dimensions;
+    /// also (where XLA's behaviour is undefined) a negative dimension or a
+    /// `transpose_perm` that is not a permutation.
+    #[doc(alias = "IotaTileHelper")]
+    pub fn iota_tile_with(
+        dims: &[i64],
+        reshape_dims: &[i64],
+        transpose_perm: &[i64],
+        subgroup_types: &[Type],
+    ) -> Result<Self> {
+        let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        if dims.is_empty() {
+            return Err(Error::invalid_argument("`dims` should not be empty."));
+        }
+        if reshape_dims.len() != transpose_perm.len() {
+            return Err(Error::invalid_argument(format!(
+                "`reshape_dims` and `transpose_perm` should have the same size, saw [{}] v.s. [{}]",
+                join(reshape_dims),
+                join(transpose_perm)
+            )));
+        }
+        if !reshape_dims.is_empty() && product(dims) != product(reshape_dims) {
+            return Err(Error::invalid_argument(format!(
+                "Cannot reshape from `dims` [{}] to `reshape_dims` [{}].",
+                join(dims),
+                join(reshape_dims)
+            )));
+        }
+        if subgroup_types.len() > dims.len() {
+            return Err(Error::invalid_argument(format!(
+                "`subgroup_types`({}) should not have more dimensions than `dims`({}).",
+                subgroup_types.len(),
+                dims.len()
+            )));
+        }
+        if dims.iter().chain(reshape_dims).any(|&d| d < 0) {
+            return Err(Error::invalid_argument(format!(
+                "iota_tile: dimensions must not be negative: [{}] and [{}]",
+                join(dims),
+                join(reshape_dims)
+            )));
+        }
+        let mut seen = vec![false; transpose_perm.len()];
+        for &p in transpose_perm {
+            match usize::try_from(p).ok().and_then(|p| seen.get_mut(p)) {
+                Some(slot) if !*slot => *slot = true,
+                _ => {
+                    return Err(Error::invalid_argument(format!(
+                        "iota_tile: `transpose_perm` [{}] is not a permutation",
+                        join(transpose_perm)
+                    )));
+                }
+            }
+        }
+        let ta = if reshape_dims.is_empty() {
+            TileAssignment::iota_of(dims)
+        } else {
+            TileAssignment::iota(dims, reshape_dims, transpose_perm)
+        };
+        if subgroup_types.is_empty() {
+            Ok(HloSharding::tile(ta))
+        } else {
+            HloSharding::subgroup(ta, subgroup_types)
+        }
+    }
+
+    /// XLA's `HloSharding::Tuple(tuple_shape, shardings)` (jaxlib's
+    /// `HloSharding.tuple_sharding`): one sharding per leaf of `shape`.
+    ///
+    /// # Errors
+    ///
+    /// Where XLA CHECK-fails: `shape` not a tuple, an element that is a
+    /// tuple, a count of elements (when there are any) other than the
+    /// shape's leaves (one for a tuple without leaves).
+    pub fn tuple_for(shape: &crate::Shape, elements: Vec<HloSharding>) -> Result<Self> {
+        if !shape.is_tuple() {
+            return Err(Error::invalid_argument(format!(
+                "a tuple sharding needs a tuple shape, not {shape}"
+            )));
+        }
+        if let Some(t) = elements.iter().find(|e| e.is_tuple()) {
+            return Err(Error::invalid_argument(format!(
+                "the elements of a tuple sharding are not tuples: {t}, tuple shape = {shape}"
+            )));
+        }
+        let required = crate::shape_util::get_leaf_count(shape).max(1);
+        if !elements.is_empty() && elements.len() as i64 != required {
+            return Err(Error::invalid_argument(format!(
+                "Flat list has {}, required {required}",
+                elements.len()
+            )));
+        }
+        Ok(HloSharding::tuple(elements))
+    }
+}
+
 pub(crate) fn partial_tile(ta: TileAssignment, metadata: Vec<OpMetadata>) -> Result<HloSharding> {
     let dims = ta.dimensions();
     let num_elements = ta.num_elements();

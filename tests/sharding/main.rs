@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod construct;
 mod device;
 mod oracle;
 mod proto;

@@ -19,6 +19,14 @@ positions):
   step], ...]}`, `null` for Python's `None`, or "indices_error";
 - "num_ways": jax's `op_shardings.get_num_ways_dim_sharded` (partitions
   per dimension and replicas), or "num_ways_error".
+
+Then records {"construct": NAME, "args": [...], "answer": ...} of jaxlib's
+`HloSharding` constructors on random arguments, valid and not:
+`iota_tile(dims, reshape_dims, transpose_perm, subgroup_types)` (types by
+name), `subgroup_with_device_ordering(numpy array, subgroup_types)` (the
+array as dims and devices) and `tuple_sharding(shape, shardings)` (as
+text); the answer is {"printed", "proto"} (`repr`, `to_proto()` bytes),
+{"error"} or {"abort"}.
 """
 
 import json
@@ -54,6 +62,19 @@ def op_jax(s, dims, n):
     except BaseException as e:
         out["indices_error"] = type(e).__name__ + ": " + str(e)
     return out
+
+def op_construct(name, args):
+    if name == "iota_tile":
+        dims, reshape, perm, types = args
+        h = H.iota_tile(dims, reshape, perm, [getattr(T, t) for t in types])
+    elif name == "subgroup_with_device_ordering":
+        dims, devices, types = args
+        a = np.array(devices, dtype=np.int64).reshape(dims)
+        h = H.subgroup_with_device_ordering(a, [getattr(T, t) for t in types])
+    else:
+        shape, elements = args
+        h = H.tuple_sharding(xc.Shape(shape), [H.from_string(e) for e in elements])
+    return {"printed": repr(h), "proto": h.to_proto().SerializeToString().hex()}
 '''
 
 
@@ -82,6 +103,58 @@ def main():
             rec = {"sharding": s, "dims": list(dims), "num_devices": n,
                    "answer": o.ask("jax", s, list(dims), n)}
             out.write(json.dumps(rec, sort_keys=True) + "\n")
+        for name, args in constructions(rng):
+            rec = {"construct": name, "args": args, "answer": o.ask("construct", name, args)}
+            out.write(json.dumps(rec, sort_keys=True) + "\n")
+
+
+TYPES = ["MANUAL", "REPLICATED", "UNREDUCED", "MAXIMAL", "OTHER"]
+
+
+def constructions(rng):
+    out = []
+    for _ in range(200):
+        dims = [rng.choice([1, 2, 2, 3, 4]) for _ in range(rng.randint(0, 4))]
+        n = 1
+        for d in dims:
+            n *= d
+        x = rng.random()
+        if x < 0.4:
+            reshape, perm = [], []
+        elif x < 0.85:
+            # A factorization of n, permuted.
+            reshape, m = [], n
+            for f in (2, 3, 2, 2):
+                if m % f == 0 and rng.random() < 0.7:
+                    reshape.append(f)
+                    m //= f
+            if m > 1 or not reshape:
+                reshape.append(m)
+            perm = list(range(len(reshape)))
+            rng.shuffle(perm)
+        else:
+            reshape = [rng.randint(1, 4) for _ in range(rng.randint(0, 3))]
+            perm = list(range(rng.randint(0, 3)))
+        k = rng.choice([0, 0, 0, 1, 1, 2, 5])
+        types = [rng.choice(TYPES[:3] if rng.random() < 0.9 else TYPES) for _ in range(k)]
+        out.append(("iota_tile", [dims, reshape, perm, types]))
+    for _ in range(100):
+        dims = [rng.choice([1, 2, 3]) for _ in range(rng.randint(1, 4))]
+        n = 1
+        for d in dims:
+            n *= d
+        devices = list(range(n))
+        rng.shuffle(devices)
+        k = rng.choice([0, 1, 1, 2, 3])
+        types = [rng.choice(TYPES[:3]) for _ in range(min(k, len(dims)))]
+        out.append(("subgroup_with_device_ordering", [dims, devices, types]))
+    leaves = ["{replicated}", "{maximal device=1}", "{devices=[2,1]0,1}", "{manual}"]
+    for shape, k in [("(f32[2], f32[3,4])", 2), ("(f32[2], f32[3,4])", 1), ("(f32[2], f32[3,4])", 0),
+                     ("((f32[2], s8[]), f32[3])", 3), ("()", 0), ("()", 1), ("()", 2), ("f32[2]", 1),
+                     ("(f32[2], (f32[3]))", 2)]:
+        out.append(("tuple_sharding", [shape, [rng.choice(leaves) for _ in range(k)]]))
+    out.append(("tuple_sharding", ["(f32[2], f32[3])", ["{replicated}", "{{replicated}}"]]))
+    return out
 
 
 if __name__ == "__main__":
