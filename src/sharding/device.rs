@@ -282,7 +282,7 @@ impl HloSharding {
     /// # Errors
     ///
     /// When `num_devices` is not the sharding's device count (jax asserts
-    /// it), a device id is not below it, and as
+    /// it), a device id is not below it or is listed twice, and as
     /// [`device_slices`](Self::device_slices).
     pub fn devices_indices_map(&self, dims: &[i64], num_devices: i64) -> Result<Vec<DeviceSlice>> {
         let full = |n: i64| {
@@ -312,6 +312,21 @@ impl HloSharding {
             return Err(Error::invalid_argument(format!(
                 "device {} of {self} is not below the device count {num_devices}",
                 s.device
+            )));
+        }
+        // One slice per device in range, ascending: fewer than
+        // `num_devices` when a device is listed twice and another not at
+        // all (jax fails on the hole).
+        if let Some(missing) = (0..num_devices).zip(&slices).find(|(d, s)| s.device != *d) {
+            return Err(Error::invalid_argument(format!(
+                "the sharding {self} places no tile on device {}: another device is listed twice",
+                missing.0
+            )));
+        }
+        if (slices.len() as i64) < num_devices {
+            return Err(Error::invalid_argument(format!(
+                "the sharding {self} places no tile on device {}: another device is listed twice",
+                slices.len()
             )));
         }
         Ok(slices)

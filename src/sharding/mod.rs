@@ -123,6 +123,32 @@ impl PartialEq for HloSharding {
 
 impl Eq for HloSharding {}
 
+impl std::hash::Hash for HloSharding {
+    /// Consistent with `==`: equal shardings hash equally (the tile
+    /// assignment by its dimensions, the named form by its dimension
+    /// shardings and axes), whatever their form.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(&self.kind).hash(state);
+        match &self.kind {
+            Kind::Maximal(device) => device.hash(state),
+            Kind::Tiled(t) => {
+                t.tile_assignment.hash(state);
+                t.replicate_on_last_tile_dim.hash(state);
+                t.subgroup_types.hash(state);
+            }
+            Kind::Named(n) => {
+                n.dims.hash(state);
+                n.replicated.hash(state);
+                n.unreduced.hash(state);
+                n.manual.hash(state);
+            }
+            Kind::Tuple(elements) => elements.hash(state),
+            Kind::Replicated | Kind::Manual | Kind::Unknown | Kind::Unreduced => {}
+        }
+        self.shard_group.hash(state);
+    }
+}
+
 impl HloSharding {
     pub(crate) fn leaf(kind: Kind) -> Self {
         HloSharding {
