@@ -466,3 +466,75 @@ fn draw_sharding_gives_each_block_its_devices() {
     );
     assert!(err.contains("Syntax error"), "{err}");
 }
+
+/// `scan` and `report` of the sharded modules (`tests/data/sharding/sharded_*`,
+/// jax's programs over 8 devices): each instruction's sharding as jaxlib
+/// reads XLA's attribute (`tests/data/oracle/sharding_modules.jsonl`).
+#[test]
+fn scan_and_report_show_each_instructions_sharding() {
+    let golden = records("oracle/sharding_modules.jsonl");
+    for name in [
+        "sharded_constraint",
+        "sharded_manual",
+        "sharded_matmul",
+        "sharded_tuple",
+    ] {
+        let want: std::collections::BTreeMap<&str, &str> = golden
+            .iter()
+            .filter(|r| r["module"] == name)
+            .map(|r| {
+                (
+                    r["instruction"].as_str().unwrap(),
+                    r["printed"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        for file in [format!("{name}.txt"), format!("{name}.pb")] {
+            let arg = format!("@{}", common::data_path(&format!("sharding/{file}")));
+            let mut got = std::collections::BTreeMap::new();
+            for r in json_lines(&["scan", "--json", &arg], b"", 0) {
+                if let Some(s) = r.get("sharding") {
+                    // "result of NAME in COMPUTATION"
+                    let owner = r["owner"].as_str().unwrap();
+                    let instruction = owner.split(' ').nth(2).unwrap().to_string();
+                    got.insert(instruction, s.as_str().unwrap().to_string());
+                }
+            }
+            let got: std::collections::BTreeMap<&str, &str> =
+                got.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            assert_eq!(got, want, "scan {file}");
+            let text = ok(&["scan", &arg], b"");
+            assert_eq!(
+                text.lines().filter(|l| l.contains("\tsharding={")).count(),
+                want.len(),
+                "{file}"
+            );
+            let doc = json_doc(&["report", "--json", &arg], b"", 0);
+            let mut got = std::collections::BTreeMap::new();
+            for row in doc["instructions"].as_array().unwrap() {
+                assert!(row["sharding_error"].is_null());
+                if let Some(s) = row["sharding"].as_str() {
+                    got.insert(row["name"].as_str().unwrap().to_string(), s.to_string());
+                }
+            }
+            let got: std::collections::BTreeMap<&str, &str> =
+                got.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            assert_eq!(got, want, "report {file}");
+            let table = ok(&["report", &arg], b"");
+            for s in want.values() {
+                assert!(table.contains(&format!("      sharding={s}\n")), "{table}");
+            }
+        }
+    }
+    // A sharding XLA's parser rejects: its message, and scan exits with 1.
+    let module = "HloModule m\n\nENTRY main {\n  ROOT p = f32[4]{0} parameter(0), sharding={devices=[2]0,1,2\n}\n";
+    let out = run(&["scan", "-"], module.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\tsharding error: "), "{text}");
+    let doc = json_doc(&["report", "--json", "-"], module.as_bytes(), 0);
+    assert!(
+        doc["instructions"][0]["sharding_error"].is_string(),
+        "{doc}"
+    );
+}

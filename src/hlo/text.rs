@@ -27,6 +27,7 @@ use super::{
 };
 use crate::error::{Location, Result};
 use crate::model::{ProgramShape, Shape};
+use crate::sharding::{HloSharding, parse_sharding_at};
 use crate::text::{ParseOptions, ShapeAt, parse_shape_at};
 
 /// The offset of the first byte at or after `pos` that is not whitespace
@@ -240,6 +241,8 @@ pub struct InstructionLine<'a> {
     pub attributes: &'a str,
     /// Where `attributes` starts.
     attributes_at: Location,
+    /// The whole line.
+    line: &'a str,
     shape: std::result::Result<&'a KnownShape, &'a Rejected>,
 }
 
@@ -264,6 +267,18 @@ impl InstructionLine<'_> {
             Ok(known) => known.printed(),
             Err(rejected) => &rejected.written,
         }
+    }
+
+    /// The `sharding={...}` attribute read as XLA's parser reads it
+    /// (`ParseSharding`), or its error located in the module; `None`
+    /// without one.
+    pub fn sharding(&self) -> Option<Result<HloSharding>> {
+        let (_, _, at) = attributes(self.attributes).find(|(name, _, _)| *name == "sharding")?;
+        // The attributes start `attributes_at.column` bytes into the line.
+        let value_at = self.attributes_at.column + at;
+        let line_start = self.location.offset - self.location.column;
+        let (sharding, _) = parse_sharding_at(self.line, value_at, self.location.line, 0);
+        Some(sharding.map_err(|e| shifted(e, line_start)))
     }
 
     /// The instruction, owned, with the attributes the view keeps read:
@@ -292,6 +307,7 @@ impl InstructionLine<'_> {
             tuple_index: None,
             fusion_kind: None,
             output_operand_aliasing: Vec::new(),
+            sharding: self.sharding(),
         };
         if self.opcode == "parameter" {
             let n = self.operands.trim().parse::<i64>().ok();
@@ -982,6 +998,7 @@ impl TextReader {
             location: line.at(shape_at),
             attributes: &text[attributes_at..],
             attributes_at: line.at(attributes_at),
+            line: text,
             shape,
         })
     }

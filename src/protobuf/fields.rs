@@ -161,6 +161,7 @@ pub(crate) mod hlo_instruction {
     pub(crate) const ID: u32 = 35;
     pub(crate) const OPERAND_IDS: u32 = 36;
     pub(crate) const CALLED_COMPUTATION_IDS: u32 = 38;
+    pub(crate) const SHARDING: u32 = 40;
     pub(crate) const OUTPUT_OPERAND_ALIASING: u32 = 74;
 }
 
@@ -530,6 +531,7 @@ mod tests {
                 "operand_shape_index",
                 output_operand_aliasing::OPERAND_SHAPE_INDEX,
             ),
+            ("HloInstructionProto", "sharding", hlo_instruction::SHARDING),
             ("HloProto", "hlo_module", hlo_wrapper::WRAPPED),
             ("HloSnapshot", "hlo", hlo_wrapper::WRAPPED),
         ];

@@ -46,6 +46,8 @@ mod device;
 mod named;
 pub mod shardy;
 mod text;
+
+pub(crate) use text::parse_sharding_at;
 mod tile_assignment;
 mod validate;
 mod wire;

@@ -255,7 +255,6 @@ impl FromStr for HloSharding {
 /// (an instruction attribute in module text), whose line is `line`,
 /// starting at `line_start`: the sharding or XLA's located error, and the
 /// offset just past its last token.
-#[allow(dead_code)] // The module reader's, next.
 pub(crate) fn parse_sharding_at(
     text: &str,
     offset: usize,
