@@ -131,6 +131,28 @@ fn axis(array: &ArrayShape, dims: &[i64], dim: usize, max: i64) -> Axis {
     }
 }
 
+/// The start of a picture: the `<svg>` element `width` by `height`, its
+/// `defs`, a white background, the title (bold) and a line under it.
+pub(crate) fn svg_start(width: i64, height: i64, defs: &str, title: &str, caption: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="13">"#
+    );
+    s.push_str(defs);
+    let _ = writeln!(
+        s,
+        r##"<rect width="{width}" height="{height}" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="22" font-size="15" font-weight="bold">{}</text>"#,
+        escape(title)
+    );
+    let _ = writeln!(s, r#"<text x="10" y="42">{}</text>"#, escape(caption));
+    s
+}
+
 /// `text` for XML text and attribute values.
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -454,30 +476,19 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
         grid_height
     };
     let height = TOP + below + 110;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="13">"#
-    );
-    s.push_str(concat!(
+    let defs = concat!(
         "<defs>\n",
         r##"<pattern id="padding" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f2f2f2"/><line x1="0" y1="0" x2="0" y2="6" stroke="#bbbbbb" stroke-width="2"/></pattern>"##,
         "\n",
         r##"<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#333333"/></marker>"##,
         "\n</defs>\n"
-    ));
-    let _ = writeln!(
-        s,
-        r##"<rect width="{width}" height="{height}" fill="#ffffff"/>"##
     );
-    let _ = writeln!(
-        s,
-        r#"<text x="10" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        escape(&shape_text)
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="10" y="42">each element: its offset in memory, in elements, every tile applied</text>"#
+    let mut s = svg_start(
+        width,
+        height,
+        defs,
+        &shape_text,
+        "each element: its offset in memory, in elements, every tile applied",
     );
 
     // Axis arrows and labels.

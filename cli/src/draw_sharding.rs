@@ -11,7 +11,7 @@ use xla_shape::sharding::HloSharding;
 use xla_shape::{ArrayShape, Shape};
 
 use crate::convert::{Format, read_array};
-use crate::draw::{escape, parse_slice};
+use crate::draw::{escape, parse_slice, svg_start};
 use crate::input::{self, Limits};
 use crate::output::{Failure, Problem};
 
@@ -195,23 +195,12 @@ pub fn svg(
     let text_width = (9 * title.chars().count()).max(8 * summary.chars().count()) as i64;
     let width = (LEFT + w + 40).max(20 + text_width).max(560);
     let height = TOP + h + 90;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="13">"#
-    );
-    let _ = writeln!(
-        s,
-        r##"<rect width="{width}" height="{height}" fill="#ffffff"/>"##
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="10" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        escape(&title)
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="10" y="42">each block: the part of the array the devices it names hold</text>"#
+    let mut s = svg_start(
+        width,
+        height,
+        "",
+        &title,
+        "each block: the part of the array the devices it names hold",
     );
     if let Some(c) = col_dim {
         let _ = writeln!(

@@ -408,16 +408,7 @@ fn value_end(bytes: &[u8], mut at: usize) -> usize {
             b'{' | b'(' | b'[' => depth += 1,
             b'}' | b')' | b']' => depth = depth.saturating_sub(1),
             b',' if depth == 0 => return at,
-            b'"' => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != b'"' {
-                    at += if bytes[at] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'/' if bytes.get(at + 1) == Some(&b'*') => {
-                at = memchr::memmem::find(&bytes[at + 2..], b"*/")
-                    .map_or(bytes.len(), |j| at + 2 + j + 1);
-            }
+            b'"' | b'/' => at = skip_string_or_comment(bytes, at),
             _ => {}
         }
         at += 1;
@@ -1051,21 +1042,30 @@ fn operand_list(line: &str, open: usize) -> Option<&str> {
                     return Some(&line[open + 1..i]);
                 }
             }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = memchr::memmem::find(&bytes[i + 2..], b"*/")
-                    .map_or(bytes.len(), |j| i + 2 + j + 1);
-            }
+            b'"' | b'/' => i = skip_string_or_comment(bytes, i),
             _ => {}
         }
         i += 1;
     }
     None
+}
+
+/// The last byte of the string literal or `/* comment */` that starts at
+/// `i` (a lone `/` is itself): what the scanners of instruction lines skip.
+fn skip_string_or_comment(bytes: &[u8], mut i: usize) -> usize {
+    match bytes[i] {
+        b'"' => {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i
+        }
+        b'/' if bytes.get(i + 1) == Some(&b'*') => {
+            memchr::memmem::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |j| i + 2 + j + 1)
+        }
+        _ => i,
+    }
 }
 
 /// The lines of `text`, without their line breaks (`\n`, `\r\n`), with

@@ -75,6 +75,7 @@ fn group_minor_iota_dims_sorted(
 
 impl HloSharding {
     /// A tiled sharding with no replication (XLA's `HloSharding::Tile`).
+    #[doc(alias = "HloSharding::Tile")]
     pub fn tile(tile_assignment: TileAssignment) -> Self {
         HloSharding::leaf(Kind::Tiled(Tiled {
             tile_assignment,
@@ -84,6 +85,7 @@ impl HloSharding {
     }
 
     /// An iota tiled sharding `[dims]<=[n]` (XLA's `HloSharding::IotaTile`).
+    #[doc(alias = "HloSharding::IotaTile")]
     pub fn iota_tile(dims: &[i64]) -> Self {
         HloSharding::tile(TileAssignment::iota_of(dims))
     }
@@ -98,6 +100,7 @@ impl HloSharding {
     ///
     /// When the devices must be listed to be sorted and cannot be (see
     /// [`TileAssignment::devices`]).
+    #[doc(alias = "HloSharding::PartialTile")]
     pub fn partial_tile(tile_assignment: TileAssignment) -> Result<Self> {
         partial_tile(tile_assignment, Vec::new())
     }
@@ -112,6 +115,7 @@ impl HloSharding {
     ///
     /// When there are more types than dimensions, or the devices must be
     /// listed and cannot be.
+    #[doc(alias = "HloSharding::Subgroup")]
     pub fn subgroup(tile_assignment: TileAssignment, subgroup_types: &[Type]) -> Result<Self> {
         subgroup(tile_assignment, subgroup_types, Vec::new())
     }
@@ -211,6 +215,7 @@ impl HloSharding {
     /// Where XLA CHECK-fails: `shape` not a tuple, an element that is a
     /// tuple, a count of elements (when there are any) other than the
     /// shape's leaves (one for a tuple without leaves).
+    #[doc(alias = "HloSharding::Tuple")]
     pub fn tuple_for(shape: &crate::Shape, elements: Vec<HloSharding>) -> Result<Self> {
         if !shape.is_tuple() {
             return Err(Error::invalid_argument(format!(

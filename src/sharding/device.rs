@@ -130,6 +130,7 @@ impl HloSharding {
     ///
     /// For a tuple sharding or a non-array shape, when the shape's rank is
     /// not the sharding's, or a dimension cannot be split.
+    #[doc(alias = "HloSharding::TileShape")]
     pub fn tile_shape(&self, shape: &Shape) -> Result<Shape> {
         if !self.is_tuple() && !self.is_tiled() {
             return Ok(shape.clone());
@@ -166,6 +167,7 @@ impl HloSharding {
     /// For tuple, manual, unreduced and unknown shardings (XLA
     /// CHECK-fails), a device not in the tile assignment, or a rank that is
     /// not the sharding's.
+    #[doc(alias = "HloSharding::TileOffsetForDevice")]
     pub fn tile_offset_for_device(&self, shape: &Shape, device: i64) -> Result<Vec<i64>> {
         Ok(self
             .device_slice(array_of(shape)?.dimensions(), device)?
@@ -178,6 +180,7 @@ impl HloSharding {
     /// # Errors
     ///
     /// As [`tile_offset_for_device`](Self::tile_offset_for_device).
+    #[doc(alias = "HloSharding::TileLimitForDevice")]
     pub fn tile_limit_for_device(&self, shape: &Shape, device: i64) -> Result<Vec<i64>> {
         Ok(self
             .device_slice(array_of(shape)?.dimensions(), device)?
@@ -190,6 +193,7 @@ impl HloSharding {
     /// # Errors
     ///
     /// For shardings that do not tile, or a device not in the assignment.
+    #[doc(alias = "HloSharding::TileIndexForDevice")]
     pub fn tile_index_for_device(&self, device: i64) -> Result<Vec<i64>> {
         let Some((s, rank)) = self.tiles_of("TileIndexForDevice")? else {
             return Err(not_for("TileIndexForDevice", self));
@@ -244,6 +248,7 @@ impl HloSharding {
     ///
     /// As [`tile_offset_for_device`](Self::tile_offset_for_device); when
     /// the devices cannot be listed.
+    #[doc(alias = "devices_indices_map")]
     pub fn device_slices(&self, dims: &[i64]) -> Result<Vec<DeviceSlice>> {
         if self.is_tuple() {
             return Err(not_for("devices_indices_map", self));
@@ -284,6 +289,7 @@ impl HloSharding {
     /// When `num_devices` is not the sharding's device count (jax asserts
     /// it), a device id is not below it or is listed twice, and as
     /// [`device_slices`](Self::device_slices).
+    #[doc(alias = "op_sharding_to_indices")]
     pub fn devices_indices_map(&self, dims: &[i64], num_devices: i64) -> Result<Vec<DeviceSlice>> {
         let full = |n: i64| {
             (0..n)
@@ -413,6 +419,7 @@ impl HloSharding {
     /// jax's `IndivisibleError` message when a dimension does not divide
     /// evenly; when the sharding splits another number of dimensions than
     /// `dims` has; as [`num_ways_dim_sharded`](Self::num_ways_dim_sharded).
+    #[doc(alias = "_common_shard_shape")]
     pub fn shard_shape(&self, dims: &[i64]) -> Result<Vec<i64>> {
         let v2 = self.to_v2()?;
         // jax's `is_hlo_sharding_replicated`: one device, or replicated.

@@ -19,7 +19,12 @@
 //!   device count, with XLA's messages.
 //! - Per device: [`HloSharding::tile_shape`], [`HloSharding::tile_offset_for_device`],
 //!   [`HloSharding::tile_limit_for_device`], [`HloSharding::device_slices`]
-//!   (jax's `devices_indices_map`), [`HloSharding::replica_groups`].
+//!   (every device's [`DeviceSlice`], uneven splits cut as XLA cuts them),
+//!   [`HloSharding::devices_indices_map`] and [`HloSharding::shard_shape`]
+//!   (jax's), [`HloSharding::replica_groups`],
+//!   [`HloSharding::shard_byte_size`].
+//! - Modules: [`crate::hlo::HloInstruction::sharding`] holds each
+//!   instruction's sharding, from text and from `.pb` modules.
 //! - [`shardy`]: `#sdy.sharding<@mesh, [...]>` with its `sdy.mesh`, to and
 //!   from `HloSharding` as XLA's Shardy export and import convert them.
 //!
@@ -46,11 +51,11 @@ mod device;
 mod named;
 pub mod shardy;
 mod text;
-
-pub(crate) use text::parse_sharding_at;
 mod tile_assignment;
 mod validate;
 mod wire;
+
+pub(crate) use text::parse_sharding_at;
 
 pub use device::DeviceSlice;
 pub use named::{AxisRef, DimensionSharding, Mesh, MeshDevices, NamedSharding};
@@ -162,34 +167,40 @@ impl HloSharding {
 
     /// `{replicated}`: every device holds the whole array (XLA's
     /// `HloSharding::Replicate`).
+    #[doc(alias = "HloSharding::Replicate")]
     pub fn replicate() -> Self {
         HloSharding::leaf(Kind::Replicated)
     }
 
     /// `{manual}`: the array is partitioned by hand (XLA's `Manual`).
+    #[doc(alias = "HloSharding::Manual")]
     pub fn manual() -> Self {
         HloSharding::leaf(Kind::Manual)
     }
 
     /// `{unknown}`: a placeholder for propagation to fill (XLA's `Unknown`).
+    #[doc(alias = "HloSharding::Unknown")]
     pub fn unknown() -> Self {
         HloSharding::leaf(Kind::Unknown)
     }
 
     /// `{unreduced}`: each device holds a partial result still to be
     /// reduced (XLA's `Unreduced`).
+    #[doc(alias = "HloSharding::Unreduced")]
     pub fn unreduced() -> Self {
         HloSharding::leaf(Kind::Unreduced)
     }
 
     /// `{maximal device=N}`: one device holds the whole array (XLA's
     /// `AssignDevice`).
+    #[doc(alias = "HloSharding::AssignDevice")]
     pub fn assign_device(device: i64) -> Self {
         HloSharding::leaf(Kind::Maximal(device))
     }
 
     /// A tuple of shardings, one per leaf of a tuple shape in pre-order
     /// (XLA's `FlatTuple`).
+    #[doc(alias = "HloSharding::FlatTuple")]
     pub fn tuple(elements: Vec<HloSharding>) -> Self {
         HloSharding::leaf(Kind::Tuple(elements))
     }
@@ -242,12 +253,14 @@ impl HloSharding {
     }
 
     /// Whether this is a tuple sharding (XLA's `IsTuple`).
+    #[doc(alias = "HloSharding::IsTuple")]
     pub fn is_tuple(&self) -> bool {
         matches!(self.kind, Kind::Tuple(_))
     }
 
     /// The elements of a tuple sharding, one per leaf (XLA's
     /// `tuple_elements()`); empty for a leaf, as jaxlib's.
+    #[doc(alias = "HloSharding::tuple_elements")]
     pub fn tuple_elements(&self) -> &[HloSharding] {
         match &self.kind {
             Kind::Tuple(e) => e,
@@ -272,6 +285,7 @@ impl HloSharding {
 
     /// XLA's `IsReplicated`: every device holds everything (for a tuple:
     /// every element is replicated).
+    #[doc(alias = "HloSharding::IsReplicated")]
     pub fn is_replicated(&self) -> bool {
         self.all(|s| match &s.kind {
             Kind::Replicated => true,
@@ -284,6 +298,7 @@ impl HloSharding {
     /// array: replicated or on one device. For a tuple, jaxlib 0.10.2
     /// answers true when every element is replicated or every element is
     /// on one device (not for a mix of the two).
+    #[doc(alias = "HloSharding::IsTileMaximal")]
     pub fn is_maximal(&self) -> bool {
         let single = |s: &HloSharding| match &s.kind {
             Kind::Maximal(_) => true,
@@ -297,6 +312,7 @@ impl HloSharding {
     }
 
     /// XLA's `IsManual`.
+    #[doc(alias = "HloSharding::IsManual")]
     pub fn is_manual(&self) -> bool {
         self.all(|s| match &s.kind {
             Kind::Manual => true,
@@ -306,11 +322,13 @@ impl HloSharding {
     }
 
     /// XLA's `IsUnknown`.
+    #[doc(alias = "HloSharding::IsUnknown")]
     pub fn is_unknown(&self) -> bool {
         self.all(|s| matches!(s.kind, Kind::Unknown))
     }
 
     /// XLA's `IsUnreduced`.
+    #[doc(alias = "HloSharding::IsUnreduced")]
     pub fn is_unreduced(&self) -> bool {
         self.all(|s| match &s.kind {
             Kind::Unreduced => true,
@@ -320,17 +338,20 @@ impl HloSharding {
     }
 
     /// XLA's `IsTiled`: not maximal, manual, unreduced or unknown.
+    #[doc(alias = "HloSharding::IsTiled")]
     pub fn is_tiled(&self) -> bool {
         !self.is_maximal() && !self.is_manual() && !self.is_unreduced() && !self.is_unknown()
     }
 
     /// XLA's `IsManualSubgroup`: a subgroup dimension is manual.
+    #[doc(alias = "HloSharding::IsManualSubgroup")]
     pub fn is_manual_subgroup(&self) -> bool {
         self.all(|s| s.subgroup_types().contains(&OpShardingType::Manual))
     }
 
     /// The single device a maximal sharding (or a tuple of maximal
     /// shardings on one device) uses (XLA's `UniqueDevice`).
+    #[doc(alias = "HloSharding::UniqueDevice")]
     pub fn unique_device(&self) -> Option<i64> {
         match &self.kind {
             Kind::Tuple(e) => {
@@ -368,12 +389,14 @@ impl HloSharding {
 
     /// Whether the last tile dimension is a replication group (XLA's
     /// `ReplicateOnLastTileDim`).
+    #[doc(alias = "HloSharding::ReplicateOnLastTileDim")]
     pub fn replicate_on_last_tile_dim(&self) -> bool {
         self.tiled().is_some_and(|t| t.replicate_on_last_tile_dim)
     }
 
     /// The types of the trailing subgroup dimensions (XLA's
     /// `subgroup_types()`, printed as `last_tile_dims={...}`).
+    #[doc(alias = "HloSharding::subgroup_types")]
     pub fn subgroup_types(&self) -> &[OpShardingType] {
         self.tiled().map_or(&[], |t| &t.subgroup_types)
     }
@@ -428,6 +451,7 @@ impl HloSharding {
     /// # Errors
     ///
     /// For a tuple (XLA aborts).
+    #[doc(alias = "HloSharding::num_devices")]
     pub fn num_devices(&self) -> Result<i64> {
         Ok(match &self.kind {
             Kind::Tiled(t) => t.tile_assignment.num_elements(),
@@ -450,6 +474,7 @@ impl HloSharding {
     /// XLA's `TiledDataRank`: the tile dimensions that split the array
     /// (without the replication and subgroup dimensions), for a tiled
     /// sharding.
+    #[doc(alias = "HloSharding::TiledDataRank")]
     pub fn tiled_data_rank(&self) -> Option<usize> {
         let t = self.tiled()?;
         let n = t.tile_assignment.num_dimensions();
@@ -458,6 +483,7 @@ impl HloSharding {
 
     /// XLA's `SubgroupReplicationDim`: the tile dimension that replicates,
     /// if any.
+    #[doc(alias = "HloSharding::SubgroupReplicationDim")]
     pub fn subgroup_replication_dim(&self) -> Option<usize> {
         let t = self.tiled()?;
         if let Some(i) = t
@@ -474,6 +500,7 @@ impl HloSharding {
     }
 
     /// XLA's `HasPartialReplication`.
+    #[doc(alias = "HloSharding::HasPartialReplication")]
     pub fn has_partial_replication(&self) -> bool {
         match &self.kind {
             Kind::Tiled(t) => {
@@ -486,6 +513,7 @@ impl HloSharding {
     }
 
     /// XLA's `UsesDevice`.
+    #[doc(alias = "HloSharding::UsesDevice")]
     pub fn uses_device(&self, device: i64) -> bool {
         match &self.kind {
             Kind::Tuple(e) => e.iter().any(|s| s.uses_device(device)),
@@ -504,6 +532,7 @@ impl HloSharding {
     /// # Errors
     ///
     /// When the conversion must list devices and cannot.
+    #[doc(alias = "HloSharding::V3ToV2Sharding")]
     pub fn to_v2(&self) -> Result<HloSharding> {
         match &self.kind {
             Kind::Named(n) => n.to_v2(),

@@ -742,30 +742,22 @@ pub fn from_hlo_sharding(
     };
     let target = sharding.to_v2()?;
     let names: Vec<String> = mesh.axes().iter().map(|a| a.0.clone()).collect();
+    let axis = |&a: &usize| ShardyAxis {
+        name: names[a].clone(),
+        sub: None,
+    };
     let build = |dims: &[Vec<usize>], unreduced: &[usize]| ShardySharding {
         mesh: MeshRef::Name(mesh_name.to_owned()),
         dims: dims
             .iter()
             .map(|axes| ShardyDim {
-                axes: axes
-                    .iter()
-                    .map(|&a| ShardyAxis {
-                        name: names[a].clone(),
-                        sub: None,
-                    })
-                    .collect(),
+                axes: axes.iter().map(axis).collect(),
                 open: false,
                 priority: None,
             })
             .collect(),
         replicated: Vec::new(),
-        unreduced: unreduced
-            .iter()
-            .map(|&a| ShardyAxis {
-                name: names[a].clone(),
-                sub: None,
-            })
-            .collect(),
+        unreduced: unreduced.iter().map(axis).collect(),
     };
     let (rank, splits, unreduced_size) = match &target.kind {
         Kind::Replicated => {

@@ -212,6 +212,7 @@ impl HloSharding {
 
     /// XLA's `ToString(/*include_metadata=*/true)`, as HLO module text
     /// prints an instruction's sharding: with `metadata={...}`.
+    #[doc(alias = "HloSharding::ToString")]
     pub fn to_string_with_metadata(&self) -> String {
         let mut s = String::new();
         let _ = self.fmt_with(&mut s, true);
@@ -282,6 +283,20 @@ fn attribute_name<'a>(p: &Parser<'a>) -> &'a [u8] {
 }
 
 impl ShardingParser<'_, '_> {
+    /// Integers separated by commas (`0,1,2`), appended to `out`; false
+    /// after an error.
+    fn ints(&mut self, out: &mut Vec<i64>) -> bool {
+        loop {
+            let Some(d) = self.p.parse_int() else {
+                return false;
+            };
+            out.push(d);
+            if !self.p.eat(Tok::Comma) {
+                return true;
+            }
+        }
+    }
+
     fn token_is(&self, kind: Tok, text: &[u8]) -> bool {
         self.p.lx.kind == kind && self.p.lx.token() == text
     }
@@ -576,14 +591,8 @@ impl ShardingParser<'_, '_> {
         {
             return false;
         }
-        loop {
-            let Some(d) = self.p.parse_int() else {
-                return false;
-            };
-            dims.push(d);
-            if !self.p.eat(Tok::Comma) {
-                break;
-            }
+        if !self.ints(dims) {
+            return false;
         }
         if !self
             .p
@@ -601,15 +610,7 @@ impl ShardingParser<'_, '_> {
             );
             return false;
         };
-        loop {
-            let Some(d) = self.p.parse_int() else {
-                return false;
-            };
-            devices.push(d);
-            if !self.p.eat(Tok::Comma) {
-                return true;
-            }
-        }
+        self.ints(devices)
     }
 
     /// XLA's `ParseIotaTileAssignmentArray`: `[dims]` and `T(perm)`.
@@ -620,14 +621,8 @@ impl ShardingParser<'_, '_> {
         ) {
             return false;
         }
-        loop {
-            let Some(d) = self.p.parse_int() else {
-                return false;
-            };
-            reshape.push(d);
-            if !self.p.eat(Tok::Comma) {
-                break;
-            }
+        if !self.ints(reshape) {
+            return false;
         }
         if !self.p.expect(
             Tok::Rsquare,

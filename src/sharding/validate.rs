@@ -58,6 +58,7 @@ impl HloSharding {
     ///
     /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)
     /// with XLA's message.
+    #[doc(alias = "HloSharding::Validate")]
     pub fn validate(&self, shape: &Shape, num_devices: Option<i64>) -> Result<()> {
         if shape.is_token() {
             return Ok(());

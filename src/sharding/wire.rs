@@ -175,6 +175,7 @@ impl HloSharding {
     /// [`ErrorKind::Decode`] for bytes that are not an `OpSharding`;
     /// [`ErrorKind::MalformedProto`] for what `FromProto` rejects (its
     /// `RET_CHECK`s), with XLA's text.
+    #[doc(alias = "HloSharding::FromProto")]
     pub fn from_proto_bytes(bytes: &[u8]) -> Result<Self> {
         let m = decode(bytes, 0)?;
         HloSharding::try_from(&m)
@@ -182,6 +183,7 @@ impl HloSharding {
 
     /// XLA's `ToProto`, encoded as XLA encodes it (see
     /// [`encode_op_sharding`]).
+    #[doc(alias = "HloSharding::ToProto")]
     pub fn to_proto_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
         encode_op_sharding(&self.to_proto(), &mut out);
