@@ -9,7 +9,7 @@ use xla_shape::sharding::{DeviceSlice, HloSharding, OpShardingType, TileAssignme
 use xla_shape::{Shape, text};
 
 use crate::errors::{IntoPyResult, invalid_argument};
-use crate::types::{PyShape, as_array};
+use crate::types::{PyShape, as_array, hash_of};
 
 /// How an array (or each leaf of a tuple) is split across devices: XLA's
 /// `HloSharding`, with the methods of jaxlib's `xla_client.HloSharding`
@@ -446,10 +446,7 @@ impl PyHloSharding {
     }
 
     fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.0.hash(&mut h);
-        h.finish()
+        hash_of(&self.0)
     }
 
     fn __reduce__<'py>(

@@ -306,10 +306,7 @@ proto_model_methods! { PyLayout(Layout), "xla.LayoutProto", {
     }
 
     fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.0.hash(&mut h);
-        h.finish()
+        hash_of(&self.0)
     }
 }}
 
@@ -370,6 +367,15 @@ impl PyShape {
     fn array(&self) -> PyResult<&ArrayShape> {
         as_array(self.jax())
     }
+}
+
+/// The `__hash__` of a value: its `Hash`, by the standard library's
+/// hasher.
+pub fn hash_of(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut h);
+    h.finish()
 }
 
 /// The array of `shape`, or an `InvalidArgumentError` naming it.
@@ -594,10 +600,7 @@ proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
     /// Hashes the shape without its layout (XLA's `HumanString`), so equal
     /// shapes hash equally.
     fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        shape_util::human_string(&self.0).hash(&mut h);
-        h.finish()
+        hash_of(&shape_util::human_string(&self.0))
     }
 
 }}
