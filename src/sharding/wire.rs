@@ -181,8 +181,10 @@ impl HloSharding {
         HloSharding::try_from(&m)
     }
 
-    /// XLA's `ToProto`, encoded as XLA encodes it (see
-    /// [`encode_op_sharding`]).
+    /// XLA's `ToProto`, encoded as XLA's C++ runtime encodes it: each field
+    /// in field order, `OpMetadata.profile_type` packed (prost's generated
+    /// field is unpacked, so `prost::Message::encode_to_vec` of
+    /// [`to_proto`](Self::to_proto) differs there).
     #[doc(alias = "HloSharding::ToProto")]
     pub fn to_proto_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
@@ -414,7 +416,7 @@ fn length_delimited(number: u32, body: &[u8], out: &mut Vec<u8>) {
 /// `OpMetadata.profile_type` is packed as C++ packs it (prost's generated
 /// field says `packed = "false"`, so `prost::Message::encode_to_vec` of
 /// the message writes it unpacked).
-pub fn encode_op_sharding(p: &OpSharding, out: &mut Vec<u8>) {
+pub(crate) fn encode_op_sharding(p: &OpSharding, out: &mut Vec<u8>) {
     if p.r#type != 0 {
         encoding::int32::encode(field::TYPE, &p.r#type, out);
     }
