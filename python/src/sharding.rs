@@ -9,15 +9,17 @@ use xla_shape::sharding::{DeviceSlice, HloSharding, OpShardingType, TileAssignme
 use xla_shape::{Shape, text};
 
 use crate::errors::{IntoPyResult, invalid_argument};
-use crate::types::{PyShape, as_array, hash_of};
+use crate::types::{PyShape, as_array, display_as_model};
 
 /// How an array (or each leaf of a tuple) is split across devices: XLA's
 /// `HloSharding`, with the methods of jaxlib's `xla_client.HloSharding`
 /// (jaxlib 0.10.2) and the same answers. `str()` and `repr()` are XLA's
 /// text (`{devices=[2,1]0,1}`); equality is XLA's (metadata aside).
-#[pyclass(name = "HloSharding", module = "xla_shape", frozen)]
-#[derive(Clone)]
+#[pyclass(name = "HloSharding", module = "xla_shape", frozen, eq, hash, str)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyHloSharding(pub HloSharding);
+
+display_as_model!(PyHloSharding);
 
 /// An `OpSharding.Type` from its name (`"REPLICATED"`), its number, or an
 /// enum with a `name` (jaxlib's `OpSharding.Type.REPLICATED`).
@@ -431,22 +433,9 @@ impl PyHloSharding {
         }
     }
 
-    fn __str__(&self) -> String {
-        self.0.to_string()
-    }
-
+    /// XLA's text, as jaxlib's `repr` (no class name around it).
     fn __repr__(&self) -> String {
         self.0.to_string()
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .downcast::<PyHloSharding>()
-            .is_ok_and(|o| o.get().0 == self.0)
-    }
-
-    fn __hash__(&self) -> u64 {
-        hash_of(&self.0)
     }
 
     fn __reduce__<'py>(

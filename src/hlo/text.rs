@@ -277,7 +277,12 @@ impl InstructionLine<'_> {
         // The attributes start `attributes_at.column` bytes into the line.
         let value_at = self.attributes_at.column + at;
         let line_start = self.location.offset - self.location.column;
-        let (sharding, _) = parse_sharding_at(self.line, value_at, self.location.line, 0);
+        let at = Location {
+            line: self.location.line,
+            column: value_at,
+            offset: value_at,
+        };
+        let (sharding, _) = parse_sharding_at(self.line, at);
         Some(sharding.map_err(|e| shifted(e, line_start)))
     }
 

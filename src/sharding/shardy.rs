@@ -82,6 +82,45 @@ pub struct ShardySharding {
 
 // ------------------------------------------------------------------ parsing
 
+/// The bytes of an MLIR string literal's body (the text between its
+/// quotes) with MLIR's escapes undone (`mlir::Lexer::lexString`: `\"`,
+/// `\\`, `\n`, `\t` and two hexadecimal digits `\XX`; a `\` before
+/// anything else is kept). Shardy's names, StableHLO's strings and
+/// `mhlo.sharding` values are such literals.
+pub(crate) fn unescape_mlir(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] != b'\\' || i + 1 >= raw.len() {
+            out.push(raw[i]);
+            i += 1;
+            continue;
+        }
+        let hex = raw
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (raw[i + 1], hex) {
+            (b'n', _) => out.push(b'\n'),
+            (b't', _) => out.push(b'\t'),
+            (c @ (b'"' | b'\\'), _) => out.push(c),
+            (_, Some(b)) => {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+            _ => {
+                out.push(b'\\');
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    out
+}
+
 /// A cursor over MLIR attribute text.
 struct Cursor<'a> {
     s: &'a [u8],
@@ -160,31 +199,25 @@ impl<'a> Cursor<'a> {
             })
     }
 
-    /// A `"quoted"` string, with MLIR's `\"` and `\\` escapes.
+    /// A `"quoted"` string, with MLIR's escapes ([`unescape_mlir`]).
     fn string(&mut self) -> Result<String> {
         self.ws();
         if self.s.get(self.pos) != Some(&b'"') {
             return Err(self.error("a quoted name"));
         }
-        let mut out = Vec::new();
         let mut i = self.pos + 1;
         loop {
             match self.s.get(i) {
                 None => return Err(self.error("the end of a quoted name")),
                 Some(b'"') => break,
-                Some(b'\\') => {
-                    match self.s.get(i + 1) {
-                        Some(&c) => out.push(c),
-                        None => return Err(self.error("an escaped character")),
-                    }
-                    i += 2;
+                Some(b'\\') if i + 1 >= self.s.len() => {
+                    return Err(self.error("an escaped character"));
                 }
-                Some(&c) => {
-                    out.push(c);
-                    i += 1;
-                }
+                Some(b'\\') => i += 2,
+                Some(_) => i += 1,
             }
         }
+        let out = unescape_mlir(&self.s[self.pos + 1..i]);
         self.pos = i + 1;
         String::from_utf8(out).map_err(|_| self.error("a UTF-8 name"))
     }

@@ -11,11 +11,12 @@
 //!            | '{' mesh[...] ... '}'                              (named)
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 use crate::proto::op_sharding::Type;
 use crate::proto::{OpMetadata, Payload, payload::PayloadSource};
 use crate::text::ParseOptions;
@@ -23,6 +24,7 @@ use crate::text::lexer::Tok;
 use crate::text::parser::Parser;
 
 use super::named::{AxisRef, DimensionSharding, Mesh, MeshDevices, NamedSharding};
+use super::shardy::unescape_mlir;
 use super::tile_assignment::{TileAssignment, check_listable, checked_product};
 use super::{HloSharding, Kind, ShardGroup, construct};
 
@@ -252,18 +254,77 @@ impl FromStr for HloSharding {
     }
 }
 
-/// XLA's `ParseSharding` on the sharding that starts at `offset` of `text`
-/// (an instruction attribute in module text), whose line is `line`,
-/// starting at `line_start`: the sharding or XLA's located error, and the
-/// offset just past its last token.
-pub(crate) fn parse_sharding_at(
-    text: &str,
-    offset: usize,
-    line: usize,
-    line_start: usize,
-) -> (Result<HloSharding>, usize) {
-    let mut p = Parser::new(text, offset, &ParseOptions::default());
-    p.origin = (offset, line, line_start);
+impl HloSharding {
+    /// An `mhlo.sharding` attribute as XLA reads it when it converts
+    /// StableHLO/MHLO to HLO (`ConvertSharding`,
+    /// `xla/hlo/translate/mhlo_to_hlo/attribute_exporter.cc`): the
+    /// string's bytes as a serialized `OpSharding` when they parse as one
+    /// ([`from_proto_bytes`](Self::from_proto_bytes)), else as sharding text
+    /// (`ParseSharding`, [`str::parse`]).
+    ///
+    /// `text` is the whole attribute (`mhlo.sharding = "{replicated}"`),
+    /// its MLIR string literal (`"{replicated}"`, MLIR's escapes such as
+    /// `\22` undone), or the string's value itself (`{replicated}`).
+    ///
+    /// ```
+    /// use xla_shape::sharding::HloSharding;
+    /// let s = HloSharding::from_mhlo_sharding(r#"mhlo.sharding = "{devices=[2,1]<=[2]}""#)?;
+    /// assert_eq!(s.to_string(), "{devices=[2,1]0,1}");
+    /// assert_eq!(HloSharding::from_mhlo_sharding("{replicated}")?, HloSharding::replicate());
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Parse`](crate::ErrorKind::Parse) for an unterminated
+    /// literal, or for a value that is neither (the text's syntax error);
+    /// what `FromProto` rejects of a value that parses as an `OpSharding`.
+    pub fn from_mhlo_sharding(text: &str) -> Result<Self> {
+        let trimmed = text.trim();
+        let (attribute, literal) = match trimmed.strip_prefix("mhlo.sharding") {
+            Some(rest) => (true, rest.trim_start().trim_start_matches('=').trim_start()),
+            None => (false, trimmed),
+        };
+        let value = match literal.strip_prefix('"') {
+            Some(rest) => {
+                let body = rest
+                    .strip_suffix('"')
+                    .filter(|b| !ends_escaped(b))
+                    .ok_or_else(|| {
+                        Error::new(
+                            crate::ErrorKind::Parse,
+                            format!("the mhlo.sharding string {literal:?} does not end with '\"'"),
+                        )
+                    })?;
+                Cow::Owned(unescape_mlir(body.as_bytes()))
+            }
+            // The value as given (XLA's lexer skips white space; the bytes
+            // are first read as they are).
+            None if attribute => Cow::Borrowed(literal.as_bytes()),
+            None => Cow::Borrowed(text.as_bytes()),
+        };
+        match HloSharding::from_proto_bytes(&value) {
+            Err(e) if e.kind() == crate::ErrorKind::Decode => match std::str::from_utf8(&value) {
+                Ok(t) => t.parse(),
+                Err(_) => Err(e),
+            },
+            parsed => parsed,
+        }
+    }
+}
+
+/// Whether the last `"` of a literal's body is escaped (`\"`): an odd run
+/// of `\` at the end.
+fn ends_escaped(body: &str) -> bool {
+    body.bytes().rev().take_while(|&c| c == b'\\').count() % 2 == 1
+}
+
+/// XLA's `ParseSharding` on the sharding that starts `at` in `text` (an
+/// instruction attribute in module text): the sharding or XLA's located
+/// error, and the offset just past its last token.
+pub(crate) fn parse_sharding_at(text: &str, at: Location) -> (Result<HloSharding>, usize) {
+    let mut p = Parser::new(text, at.offset, &ParseOptions::default());
+    p.origin = at;
     let parsed = ShardingParser { p: &mut p }.parse_sharding();
     let end = p.lx.prev_end;
     match parsed {

@@ -16,130 +16,97 @@ use prost::encoding;
 
 use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::limits::MAX_NESTING_DEPTH;
+use crate::proto::fields::op_sharding as field;
+use crate::proto::fields::{named_sharding, op_metadata};
 use crate::proto::op_sharding::{ShardGroupType, Type};
 use crate::proto::{
     AxisRefProto, MeshProto, NamedShardingProto, OpMetadata, OpSharding, ShapeProto,
     axis_ref_proto, mesh_proto, named_sharding_proto,
 };
-use crate::protobuf::{DECODE_CONTEXT, Reader, VarintSink, WireError, WireType};
+use crate::protobuf::{DECODE_CONTEXT, Varint, WireError, WireType, each_field};
 
 use super::named::{AxisRef, DimensionSharding, Mesh, MeshDevices, NamedSharding};
 use super::tile_assignment::{TileAssignment, checked_product, product};
 use super::{HloSharding, Kind, ShardGroup, construct};
 
-/// Field numbers of `message OpSharding` (`xla/xla_data.proto`).
-mod field {
-    pub(super) const TYPE: u32 = 1;
-    pub(super) const TILE_SHAPE: u32 = 2;
-    pub(super) const TILE_ASSIGNMENT_DIMENSIONS: u32 = 3;
-    pub(super) const TILE_ASSIGNMENT_DEVICES: u32 = 4;
-    pub(super) const TUPLE_SHARDINGS: u32 = 5;
-    pub(super) const REPLICATE_ON_LAST_TILE_DIM: u32 = 6;
-    pub(super) const METADATA: u32 = 7;
-    pub(super) const LAST_TILE_DIMS: u32 = 8;
-    pub(super) const IOTA_RESHAPE_DIMS: u32 = 9;
-    pub(super) const IOTA_TRANSPOSE_PERM: u32 = 10;
-    pub(super) const IS_SHARD_GROUP: u32 = 11;
-    pub(super) const SHARD_GROUP_ID: u32 = 12;
-    pub(super) const SHARD_GROUP_TYPE: u32 = 13;
-    pub(super) const NAMED_SHARDING: u32 = 14;
-}
-
-/// An `int32` or enum repeated field: each varint truncated to 32 bits, as
-/// C++ reads it.
-struct Int32s<'a>(&'a mut Vec<i32>);
-
-impl VarintSink for Int32s<'_> {
-    fn reserve_varints(&mut self, n: usize) {
-        self.0.reserve(n);
-    }
-    fn push_varint(&mut self, v: u64) {
-        self.0.push(v as i32);
-    }
-}
-
-enum Failure {
-    Wire(WireError),
-    Prost(prost::DecodeError),
-}
-
-impl From<WireError> for Failure {
-    fn from(e: WireError) -> Self {
-        Failure::Wire(e)
-    }
-}
-
-impl From<Failure> for Error {
-    fn from(f: Failure) -> Error {
-        match f {
-            Failure::Wire(e) => e.into(),
-            Failure::Prost(e) => e.into(),
-        }
-    }
-}
-
-/// Reads one `OpSharding` message (`depth` messages deep).
-fn decode(bytes: &[u8], depth: usize) -> Result<OpSharding, Failure> {
+/// Reads one `OpSharding` message (`depth` messages deep). The nested
+/// messages are gathered while the fields are walked and read once the
+/// walk is done, in their order (a message given twice merges).
+fn decode(bytes: &[u8], depth: usize) -> Result<OpSharding> {
     if depth >= MAX_NESTING_DEPTH {
-        return Err(Failure::Wire(WireError::TooDeep));
+        return Err(WireError::TooDeep.into());
     }
     let mut m = OpSharding::default();
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        let varint = wire == WireType::Varint;
+    let (mut tuple, mut metadata, mut tile_shape, mut named) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    each_field(bytes, depth, |r, number, wire| {
         let len = wire == WireType::LengthDelimited;
-        match number {
-            field::TYPE if varint => m.r#type = r.varint()? as i32,
-            field::TILE_ASSIGNMENT_DIMENSIONS
-            | field::TILE_ASSIGNMENT_DEVICES
-            | field::IOTA_RESHAPE_DIMS
-                if varint || len =>
-            {
-                let out = match number {
-                    field::TILE_ASSIGNMENT_DIMENSIONS => &mut m.tile_assignment_dimensions,
-                    field::TILE_ASSIGNMENT_DEVICES => &mut m.tile_assignment_devices,
-                    _ => &mut m.iota_reshape_dims,
-                };
-                r.repeated_varint(wire, out)?;
+        Ok(match (number, wire) {
+            (field::TYPE, WireType::Varint) => {
+                m.r#type = i32::from_varint(r.varint()?);
+                true
             }
-            field::LAST_TILE_DIMS if varint || len => {
-                r.repeated_varint(wire, &mut Int32s(&mut m.last_tile_dims))?;
+            (field::TILE_ASSIGNMENT_DIMENSIONS, _) => {
+                r.repeated_varint(wire, &mut m.tile_assignment_dimensions)?
             }
-            field::IOTA_TRANSPOSE_PERM if varint || len => {
-                r.repeated_varint(wire, &mut Int32s(&mut m.iota_transpose_perm))?;
+            (field::TILE_ASSIGNMENT_DEVICES, _) => {
+                r.repeated_varint(wire, &mut m.tile_assignment_devices)?
             }
-            field::TUPLE_SHARDINGS if len => {
-                let inner = r.len_delimited()?;
-                m.tuple_shardings.push(decode(inner, depth + 1)?);
+            (field::IOTA_RESHAPE_DIMS, _) => r.repeated_varint(wire, &mut m.iota_reshape_dims)?,
+            (field::LAST_TILE_DIMS, _) => r.repeated_varint(wire, &mut m.last_tile_dims)?,
+            (field::IOTA_TRANSPOSE_PERM, _) => {
+                r.repeated_varint(wire, &mut m.iota_transpose_perm)?
             }
-            field::REPLICATE_ON_LAST_TILE_DIM if varint => {
-                m.replicate_on_last_tile_dim = r.varint()? != 0;
+            (field::REPLICATE_ON_LAST_TILE_DIM, WireType::Varint) => {
+                m.replicate_on_last_tile_dim = bool::from_varint(r.varint()?);
+                true
             }
-            field::IS_SHARD_GROUP if varint => m.is_shard_group = r.varint()? != 0,
-            field::SHARD_GROUP_ID if varint => m.shard_group_id = r.varint()? as i64,
-            field::SHARD_GROUP_TYPE if varint => m.shard_group_type = r.varint()? as i32,
-            field::METADATA if len => {
-                let inner = r.len_delimited()?;
-                m.metadata
-                    .push(crate::proto::OpMetadata::decode(inner).map_err(Failure::Prost)?);
+            (field::IS_SHARD_GROUP, WireType::Varint) => {
+                m.is_shard_group = bool::from_varint(r.varint()?);
+                true
             }
-            field::TILE_SHAPE if len => {
-                let inner = r.len_delimited()?;
-                m.tile_shape
-                    .get_or_insert_with(ShapeProto::default)
-                    .merge(inner)
-                    .map_err(Failure::Prost)?;
+            (field::SHARD_GROUP_ID, WireType::Varint) => {
+                m.shard_group_id = i64::from_varint(r.varint()?);
+                true
             }
-            field::NAMED_SHARDING if len => {
-                let inner = r.len_delimited()?;
-                m.named_sharding
-                    .get_or_insert_with(NamedShardingProto::default)
-                    .merge(inner)
-                    .map_err(Failure::Prost)?;
+            (field::SHARD_GROUP_TYPE, WireType::Varint) => {
+                m.shard_group_type = i32::from_varint(r.varint()?);
+                true
             }
-            _ => r.skip(number, wire, depth, MAX_NESTING_DEPTH)?,
-        }
+            (field::TUPLE_SHARDINGS, _) if len => {
+                tuple.push(r.len_delimited()?);
+                true
+            }
+            (field::METADATA, _) if len => {
+                metadata.push(r.len_delimited()?);
+                true
+            }
+            (field::TILE_SHAPE, _) if len => {
+                tile_shape.push(r.len_delimited()?);
+                true
+            }
+            (field::NAMED_SHARDING, _) if len => {
+                named.push(r.len_delimited()?);
+                true
+            }
+            _ => false,
+        })
+    })?;
+    for inner in tuple {
+        m.tuple_shardings.push(decode(inner, depth + 1)?);
+    }
+    for inner in metadata {
+        m.metadata.push(OpMetadata::decode(inner)?);
+    }
+    for inner in tile_shape {
+        m.tile_shape
+            .get_or_insert_with(ShapeProto::default)
+            .merge(inner)?;
+    }
+    for inner in named {
+        m.named_sharding
+            .get_or_insert_with(NamedShardingProto::default)
+            .merge(inner)?;
     }
     Ok(m)
 }
@@ -480,7 +447,7 @@ fn encode_op_metadata(m: &OpMetadata) -> Vec<u8> {
     tail.source_line = 0;
     tail.profile_type.clear();
     let mut out = head.encode_to_vec();
-    encoding::int32::encode_packed(5, &m.profile_type, &mut out);
+    encoding::int32::encode_packed(op_metadata::PROFILE_TYPE, &m.profile_type, &mut out);
     out.extend_from_slice(&tail.encode_to_vec());
     out
 }
@@ -499,7 +466,7 @@ fn encode_named_sharding(n: &NamedShardingProto) -> Vec<u8> {
     };
     let mut out = head.encode_to_vec();
     for m in &n.metadata {
-        length_delimited(6, &encode_op_metadata(m), &mut out);
+        length_delimited(named_sharding::METADATA, &encode_op_metadata(m), &mut out);
     }
     out.extend_from_slice(&tail.encode_to_vec());
     out

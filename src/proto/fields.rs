@@ -1,6 +1,38 @@
 //! Field numbers of `xla/xla_data.proto` and `xla/service/hlo.proto`
 //! (openxla/xla, as checked in under `proto/`) read and written by the
-//! hand-written codecs. A unit test checks each against the compiled schema.
+//! hand-written codecs (`model::wire`, `hlo::wire`, `hlo::assignment`),
+//! beside the generated types of the same schema. A unit test checks each
+//! against the compiled schema. The byte layer (`protobuf`) knows none of
+//! them.
+
+/// `message OpSharding`.
+pub(crate) mod op_sharding {
+    pub(crate) const TYPE: u32 = 1;
+    pub(crate) const TILE_SHAPE: u32 = 2;
+    pub(crate) const TILE_ASSIGNMENT_DIMENSIONS: u32 = 3;
+    pub(crate) const TILE_ASSIGNMENT_DEVICES: u32 = 4;
+    pub(crate) const TUPLE_SHARDINGS: u32 = 5;
+    pub(crate) const REPLICATE_ON_LAST_TILE_DIM: u32 = 6;
+    pub(crate) const METADATA: u32 = 7;
+    pub(crate) const LAST_TILE_DIMS: u32 = 8;
+    pub(crate) const IOTA_RESHAPE_DIMS: u32 = 9;
+    pub(crate) const IOTA_TRANSPOSE_PERM: u32 = 10;
+    pub(crate) const IS_SHARD_GROUP: u32 = 11;
+    pub(crate) const SHARD_GROUP_ID: u32 = 12;
+    pub(crate) const SHARD_GROUP_TYPE: u32 = 13;
+    pub(crate) const NAMED_SHARDING: u32 = 14;
+}
+
+/// `message OpMetadata`: the field XLA's C++ runtime packs and prost's
+/// generated type does not.
+pub(crate) mod op_metadata {
+    pub(crate) const PROFILE_TYPE: u32 = 5;
+}
+
+/// `message NamedShardingProto`.
+pub(crate) mod named_sharding {
+    pub(crate) const METADATA: u32 = 6;
+}
 
 /// `message ShapeProto`.
 pub(crate) mod shape {
@@ -171,13 +203,6 @@ pub(crate) mod hlo_wrapper {
     pub(crate) const WRAPPED: u32 = 1;
 }
 
-/// Map entries (`map<K, V>` is `repeated Entry { K key = 1; V value = 2; }`,
-/// protobuf language guide, "Maps: Backwards compatibility").
-pub(crate) mod map_entry {
-    pub(crate) const KEY: u32 = 1;
-    pub(crate) const VALUE: u32 = 2;
-}
-
 #[cfg(test)]
 mod tests {
     use prost::Message;
@@ -186,7 +211,7 @@ mod tests {
     /// The number of `message.field` in the compiled schema; `message` is
     /// a top-level message or a nested one (`LogicalBufferProto.Location`).
     fn number(message: &str, field: &str) -> u32 {
-        let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
+        let set = FileDescriptorSet::decode(super::super::FILE_DESCRIPTOR_SET).unwrap();
         let mut path = message.split('.');
         let top = path.next().unwrap();
         let mut m = set
@@ -208,7 +233,7 @@ mod tests {
 
     #[test]
     fn enum_values_are_the_schemas() {
-        let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
+        let set = FileDescriptorSet::decode(super::super::FILE_DESCRIPTOR_SET).unwrap();
         let kind = set
             .file
             .iter()
@@ -532,6 +557,50 @@ mod tests {
                 output_operand_aliasing::OPERAND_SHAPE_INDEX,
             ),
             ("HloInstructionProto", "sharding", hlo_instruction::SHARDING),
+            ("OpMetadata", "profile_type", op_metadata::PROFILE_TYPE),
+            ("NamedShardingProto", "metadata", named_sharding::METADATA),
+            ("OpSharding", "type", op_sharding::TYPE),
+            ("OpSharding", "tile_shape", op_sharding::TILE_SHAPE),
+            (
+                "OpSharding",
+                "tile_assignment_dimensions",
+                op_sharding::TILE_ASSIGNMENT_DIMENSIONS,
+            ),
+            (
+                "OpSharding",
+                "tile_assignment_devices",
+                op_sharding::TILE_ASSIGNMENT_DEVICES,
+            ),
+            (
+                "OpSharding",
+                "tuple_shardings",
+                op_sharding::TUPLE_SHARDINGS,
+            ),
+            (
+                "OpSharding",
+                "replicate_on_last_tile_dim",
+                op_sharding::REPLICATE_ON_LAST_TILE_DIM,
+            ),
+            ("OpSharding", "metadata", op_sharding::METADATA),
+            ("OpSharding", "last_tile_dims", op_sharding::LAST_TILE_DIMS),
+            (
+                "OpSharding",
+                "iota_reshape_dims",
+                op_sharding::IOTA_RESHAPE_DIMS,
+            ),
+            (
+                "OpSharding",
+                "iota_transpose_perm",
+                op_sharding::IOTA_TRANSPOSE_PERM,
+            ),
+            ("OpSharding", "is_shard_group", op_sharding::IS_SHARD_GROUP),
+            ("OpSharding", "shard_group_id", op_sharding::SHARD_GROUP_ID),
+            (
+                "OpSharding",
+                "shard_group_type",
+                op_sharding::SHARD_GROUP_TYPE,
+            ),
+            ("OpSharding", "named_sharding", op_sharding::NAMED_SHARDING),
             ("HloProto", "hlo_module", hlo_wrapper::WRAPPED),
             ("HloSnapshot", "hlo", hlo_wrapper::WRAPPED),
         ];

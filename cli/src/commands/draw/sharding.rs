@@ -5,18 +5,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use std::io::Write;
-
 use xla_shape::sharding::HloSharding;
 use xla_shape::{ArrayShape, Shape};
 
-use crate::convert::{Format, read_array};
-use crate::draw::{escape, parse_slice, svg_start};
-use crate::input::{self, Limits};
-use crate::output::{Failure, Problem};
+use super::parse_slice;
+use crate::output::{Problem, comma_list, escape, svg_start};
 
 /// The most blocks drawn: beyond, the picture would be unreadable.
-pub const MAX_BLOCKS: usize = 4096;
+pub(super) const MAX_BLOCKS: usize = 4096;
 
 /// Fill colours of the blocks, in turn.
 const PALETTE: [&str; 12] = [
@@ -41,11 +37,7 @@ struct Block {
 /// `0,1,2,3` or `0,1,...,7 (8)`.
 fn device_label(devices: &[i64]) -> String {
     if devices.len() <= 4 {
-        return devices
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
+        return comma_list(devices);
     }
     format!(
         "{},{},...,{} ({})",
@@ -58,7 +50,7 @@ fn device_label(devices: &[i64]) -> String {
 
 /// The SVG picture of `sharding` over `array`; `slice` chooses the drawn
 /// dimensions of arrays of rank 3 and up, as `draw --slice` does.
-pub fn svg(
+pub(super) fn svg(
     sharding: &HloSharding,
     array: &ArrayShape,
     slice: Option<&str>,
@@ -195,9 +187,10 @@ pub fn svg(
     let text_width = (9 * title.chars().count()).max(8 * summary.chars().count()) as i64;
     let width = (LEFT + w + 40).max(20 + text_width).max(560);
     let height = TOP + h + 90;
-    let mut s = svg_start(
-        width,
-        height,
+    let mut s = String::new();
+    svg_start(
+        &mut s,
+        (width, height),
         "",
         &title,
         "each block: the part of the array the devices it names hold",
@@ -252,11 +245,10 @@ pub fn svg(
             Some(_) => String::new(),
             None => device_label(&b.devices),
         };
-        let devices: Vec<String> = b.devices.iter().map(i64::to_string).collect();
         let _ = write!(
             s,
             r##"<g class="block" data-devices="{}" data-rows="{}:{}" data-cols="{}:{}"><rect x="{x0}" y="{y0}" width="{}" height="{}" fill="{fill}" stroke="#1f3b73" stroke-width="2"/>"##,
-            devices.join(","),
+            comma_list(&b.devices),
             b.rows.0,
             b.rows.1,
             b.cols.0,
@@ -284,20 +276,4 @@ pub fn svg(
     );
     s.push_str("</svg>\n");
     Ok(s)
-}
-
-/// `draw --sharding SHARDING`: writes the SVG picture of how `sharding`
-/// (XLA's text) splits the array read from `input`.
-pub fn run(
-    input: Option<&str>,
-    from: Option<Format>,
-    sharding: &str,
-    slice: Option<&str>,
-    limits: &Limits,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
-    let sharding: HloSharding = sharding.parse()?;
-    let array = read_array(&input::read_all(input, limits.max_input)?, from)?;
-    out.write_all(svg(&sharding, &array, slice)?.as_bytes())?;
-    Ok(())
 }
