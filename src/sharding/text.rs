@@ -268,8 +268,8 @@ impl HloSharding {
     ///
     /// ```
     /// use xla_shape::sharding::HloSharding;
-    /// let s = HloSharding::from_mhlo_sharding(r#"mhlo.sharding = "{devices=[2,1]<=[2]}""#)?;
-    /// assert_eq!(s.to_string(), "{devices=[2,1]0,1}");
+    /// let s = HloSharding::from_mhlo_sharding(r#"mhlo.sharding = "{devices=[2,1]0,1}""#)?;
+    /// assert_eq!(s, "{devices=[2,1]0,1}".parse()?);
     /// assert_eq!(HloSharding::from_mhlo_sharding("{replicated}")?, HloSharding::replicate());
     /// # Ok::<(), xla_shape::Error>(())
     /// ```

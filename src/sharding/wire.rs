@@ -2,14 +2,14 @@
 //! `HloSharding::FromProto` and `ToProto`, and the bytes.
 //!
 //! Reading the bytes follows Google's runtimes at the `OpSharding` level
-//! (the crate's byte layer: a known field with another wire type is an
-//! unknown field, the last scalar wins, packed and unpacked runs
-//! concatenate, `named_sharding` given twice merges); the nested
-//! `OpMetadata`, `ShapeProto` and `NamedShardingProto` messages are read by
-//! prost (`docs/differences.md`, "Sharding"). Writing is prost's
-//! `encode_to_vec` of the message `to_proto` builds, which orders fields by
-//! number and packs repeated scalars as XLA's C++ runtime does (checked
-//! byte for byte against jaxlib 0.10.2 in `tests/sharding/`).
+//! (the crate's byte layer, `each_field` over the field numbers of
+//! `proto::fields`: a known field with another wire type is an unknown
+//! field, the last scalar wins, packed and unpacked runs concatenate,
+//! `named_sharding` given twice merges); the nested `OpMetadata`,
+//! `ShapeProto` and `NamedShardingProto` messages are read by prost
+//! (`docs/differences.md`, "Sharding"). Writing is prost's encoding of each
+//! field in field order, as XLA's C++ runtime orders and packs them
+//! (checked byte for byte against jaxlib 0.10.2 in `tests/sharding/`).
 
 use prost::Message;
 use prost::encoding;

@@ -7,6 +7,7 @@ mod common;
 
 mod construct;
 mod device;
+mod mhlo;
 mod modules;
 mod oracle;
 mod proto;
