@@ -366,6 +366,28 @@ fn blocks(svg: &str) -> Vec<(String, String, String)> {
 }
 
 #[test]
+fn draw_sharding_reads_every_form_sharding_reads() {
+    // The same sharding as XLA's text, an mhlo.sharding attribute, its
+    // OpSharding bytes as hex (as `sharding --json` gives them) and a
+    // Shardy sharding after its mesh line draw the same picture.
+    let text = "{devices=[2,2]<=[4]}";
+    let proto_hex = json_doc(&["sharding", "--json", text], b"", 0)["proto_hex"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let picture = |sharding: &str| ok(&["draw", "--sharding", sharding, "f32[8,6]"], b"");
+    let expected = picture(text);
+    for form in [
+        format!("mhlo.sharding = \"{text}\""),
+        proto_hex,
+        "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n#sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>"
+            .to_string(),
+    ] {
+        assert_eq!(picture(&form), expected, "{form}");
+    }
+}
+
+#[test]
 fn draw_sharding_gives_each_block_its_devices() {
     let svg = ok(
         &[
