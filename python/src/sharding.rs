@@ -9,7 +9,7 @@ use xla_shape::sharding::{DeviceSlice, HloSharding, OpShardingType, TileAssignme
 use xla_shape::{Shape, text};
 
 use crate::errors::{IntoPyResult, invalid_argument};
-use crate::types::{PyShape, as_array, display_as_model};
+use crate::types::{PyShape, Reduced, as_array, display_as_model, reduce_to_proto_bytes};
 
 /// How an array (or each leaf of a tuple) is split across devices: XLA's
 /// `HloSharding`, with the methods of jaxlib's `xla_client.HloSharding`
@@ -107,6 +107,17 @@ impl PyHloSharding {
     #[staticmethod]
     fn from_string(text: &str) -> PyResult<Self> {
         text.parse().py().map(PyHloSharding)
+    }
+
+    /// The sharding of an `mhlo.sharding` attribute of StableHLO text
+    /// (`mhlo.sharding = "{replicated}"`, its quoted value, or the value),
+    /// as XLA's conversion to HLO reads it: `OpSharding` bytes if the value
+    /// parses as them, else XLA's text.
+    #[staticmethod]
+    fn from_mhlo_sharding(text: &str) -> PyResult<Self> {
+        HloSharding::from_mhlo_sharding(text)
+            .py()
+            .map(PyHloSharding)
     }
 
     /// The sharding of an `OpSharding` message: any message object with
@@ -438,11 +449,7 @@ impl PyHloSharding {
         self.0.to_string()
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let py = slf.py();
-        let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
-        Ok((ctor, (slf.get().to_serialized_proto(py),)))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        reduce_to_proto_bytes(slf, slf.get().to_serialized_proto(slf.py()))
     }
 }

@@ -107,6 +107,20 @@ def test_from_string_is_xlas(r):
             xs.HloSharding.from_string(text)
 
 
+def test_from_mhlo_sharding_reads_the_attribute_its_literal_and_bytes():
+    text = "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"
+    want = xs.HloSharding.from_string(text)
+    for spelling in (f'mhlo.sharding = "{text}"', f'"{text}"', text):
+        assert xs.HloSharding.from_mhlo_sharding(spelling) == want
+    # OpSharding bytes in MLIR's escapes (XLA's ConvertSharding reads a
+    # value as bytes first): type OTHER (08 03), tile_assignment_dimensions
+    # [2, 1] (1a 02 02 01), tile_assignment_devices [0, 1] (22 02 00 01).
+    s = xs.HloSharding.from_mhlo_sharding(r'"\08\03\1A\02\02\01\22\02\00\01"')
+    assert str(s) == "{devices=[2,1]0,1}"
+    with pytest.raises(xs.XlaShapeError):
+        xs.HloSharding.from_mhlo_sharding('"{replicated}')
+
+
 @pytest.mark.parametrize("r", PROTO[::7], ids=lambda r: r["hex"][:40])
 def test_from_proto_is_xlas(r):
     data, a = bytes.fromhex(r["hex"]), r["answer"]
