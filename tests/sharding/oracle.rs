@@ -1,6 +1,7 @@
 //! Reading the oracle's answers (`tests/data/oracle/sharding_oracle.py`).
 
 use serde_json::Value;
+use xla_shape::sharding::HloSharding;
 
 /// XLA's message without the status code Python prints before it.
 pub fn xla_message(answer: &Value) -> Option<&str> {
@@ -64,4 +65,41 @@ pub fn each_record(records: &[Value], check: impl Fn(&Value) + std::panic::RefUn
             .join("\n---\n")
     );
     records.len()
+}
+
+/// Checks what jaxlib answers of a sharding it reads: its text, its
+/// bytes, its kind, and each element of a tuple the same way.
+pub fn check_facts(s: &HloSharding, a: &Value, what: &str) {
+    assert_eq!(
+        s.to_string(),
+        a["printed"].as_str().unwrap(),
+        "{what}: printed"
+    );
+    assert_eq!(
+        hex(&s.to_proto_bytes()),
+        a["proto"].as_str().unwrap(),
+        "{what}: proto"
+    );
+    for (name, ours) in [
+        ("is_replicated", s.is_replicated()),
+        ("is_maximal", s.is_maximal()),
+        ("is_manual", s.is_manual()),
+        ("is_tiled", s.is_tiled()),
+        ("is_unknown", s.is_unknown()),
+        ("is_unreduced", s.is_unreduced()),
+    ] {
+        assert_eq!(ours, a[name].as_bool().unwrap(), "{what}: {name}");
+    }
+    match a["tuple"].as_array() {
+        Some(elements) => {
+            assert_eq!(s.tuple_elements().len(), elements.len(), "{what}: tuple");
+            for (i, (e, ea)) in s.tuple_elements().iter().zip(elements).enumerate() {
+                check_facts(e, ea, &format!("{what} element {i}"));
+            }
+        }
+        None => assert!(
+            !s.is_tuple() || s.tuple_elements().is_empty(),
+            "{what}: not a tuple"
+        ),
+    }
 }

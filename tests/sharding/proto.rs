@@ -9,7 +9,7 @@ use xla_shape::ErrorKind;
 use xla_shape::sharding::HloSharding;
 
 use crate::common::{hex as unhex, records};
-use crate::oracle::{abort_message, each_record, hex};
+use crate::oracle::{abort_message, check_facts, each_record};
 
 /// `RET_CHECK failure (file:line) condition text`: what follows the
 /// location.
@@ -58,20 +58,9 @@ fn check_record(r: &Value) {
         return;
     }
     let a = &r["answer"];
-    if let Some(printed) = a.get("printed") {
+    if a.get("printed").is_some() {
         let s = ours.unwrap_or_else(|e| panic!("{what}: XLA reads it, we fail: {e}"));
-        assert_eq!(s.to_string(), printed.as_str().unwrap(), "{what}: printed");
-        assert_eq!(
-            hex(&s.to_proto_bytes()),
-            a["proto"].as_str().unwrap(),
-            "{what}: proto"
-        );
-        assert_eq!(
-            s.is_replicated(),
-            a["is_replicated"].as_bool().unwrap(),
-            "{what}"
-        );
-        assert_eq!(s.is_tiled(), a["is_tiled"].as_bool().unwrap(), "{what}");
+        check_facts(&s, a, &what);
         // What we write reads back to what writes the same bytes (XLA drops
         // a shard group of id -1 when it writes, so not always to an equal
         // sharding).

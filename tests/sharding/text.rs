@@ -9,42 +9,7 @@ use serde_json::Value;
 use xla_shape::sharding::HloSharding;
 
 use crate::common::records;
-use crate::oracle::{abort_message, diagnostic_lines, hex, xla_message};
-
-fn check_facts(s: &HloSharding, a: &Value, what: &str) {
-    assert_eq!(
-        s.to_string(),
-        a["printed"].as_str().unwrap(),
-        "{what}: printed"
-    );
-    assert_eq!(
-        hex(&s.to_proto_bytes()),
-        a["proto"].as_str().unwrap(),
-        "{what}: proto"
-    );
-    for (name, ours) in [
-        ("is_replicated", s.is_replicated()),
-        ("is_maximal", s.is_maximal()),
-        ("is_manual", s.is_manual()),
-        ("is_tiled", s.is_tiled()),
-        ("is_unknown", s.is_unknown()),
-        ("is_unreduced", s.is_unreduced()),
-    ] {
-        assert_eq!(ours, a[name].as_bool().unwrap(), "{what}: {name}");
-    }
-    match a["tuple"].as_array() {
-        Some(elements) => {
-            assert_eq!(s.tuple_elements().len(), elements.len(), "{what}: tuple");
-            for (i, (e, ea)) in s.tuple_elements().iter().zip(elements).enumerate() {
-                check_facts(e, ea, &format!("{what} element {i}"));
-            }
-        }
-        None => assert!(
-            !s.is_tuple() || s.tuple_elements().is_empty(),
-            "{what}: not a tuple"
-        ),
-    }
-}
+use crate::oracle::{abort_message, check_facts, diagnostic_lines, xla_message};
 
 fn check_attrs(s: &HloSharding, a: &Value, what: &str) {
     if a.get("abort").is_some() || a.get("error").is_some() {
