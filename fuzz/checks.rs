@@ -39,12 +39,13 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("stablehlo_text", stablehlo_text),
     ("memory", memory),
     ("stablehlo_bytecode", stablehlo_bytecode),
+    ("sharding", sharding),
 ];
 
 /// The fuzz targets of the command-line tool: their properties are in
 /// `fuzz/cli_checks.rs`, replayed by the tool's own tests
 /// (`cli/tests/robust_fuzz_corpus.rs`).
-pub const CLI_TARGETS: &[&str] = &["cli_json", "cli_draw"];
+pub const CLI_TARGETS: &[&str] = &["cli_json", "cli_draw", "cli_sharding"];
 
 /// ShapeProto bytes: whatever decodes re-encodes to bytes that decode to an
 /// equal shape, and re-encoding that is a fixed point. Where prost (which
@@ -1597,5 +1598,86 @@ pub fn stablehlo_bytecode(data: &[u8]) {
                 let _ = m.signature();
             }
         }
+    }
+}
+
+/// Sharding text, `OpSharding` bytes and Shardy text, by the first byte
+/// (0: HloSharding text, 1: OpSharding bytes, 2: a Shardy mesh, a newline
+/// and a Shardy sharding). Whatever reads writes bytes that read back to
+/// a sharding writing the same bytes (XLA's `ToProto` is a fixed point
+/// after one `FromProto`), prints without panicking, and answers the
+/// per-device questions (on a shape built from the input) without
+/// panicking; what a printed form reads back to prints the same once more
+/// (XLA canonicalizes at most once more when reading its own text).
+pub fn sharding(data: &[u8]) {
+    use xla_shape::sharding::{HloSharding, shardy};
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let parsed = match mode % 3 {
+        0 => {
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
+            let Ok(s) = text.parse::<HloSharding>() else {
+                return;
+            };
+            if let Ok(again) = s.to_string().parse::<HloSharding>()
+                && let Ok(third) = again.to_string().parse::<HloSharding>()
+            {
+                assert_eq!(third.to_string(), again.to_string(), "{text:?}");
+            }
+            s
+        }
+        1 => match HloSharding::from_proto_bytes(rest) {
+            Ok(s) => s,
+            Err(_) => return,
+        },
+        _ => {
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
+            let Some((mesh, sharding)) = text.split_once('\n') else {
+                return;
+            };
+            let (Ok((_, mesh)), Ok(s)) = (
+                shardy::parse_mesh(mesh),
+                sharding.parse::<shardy::ShardySharding>(),
+            ) else {
+                return;
+            };
+            let _ = s.to_string();
+            match s.to_hlo_sharding(&mesh) {
+                Ok(h) => {
+                    if h.num_devices().is_ok_and(|n| n <= 4096) {
+                        let _ = shardy::from_hlo_sharding(&h, &mesh, "mesh");
+                    }
+                    h
+                }
+                Err(_) => return,
+            }
+        }
+    };
+    let _ = parsed.to_string_with_metadata();
+    let bytes = parsed.to_proto_bytes();
+    let decoded = HloSharding::from_proto_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("{parsed}: its bytes do not read back: {e}"));
+    let again = HloSharding::from_proto_bytes(&decoded.to_proto_bytes()).unwrap();
+    assert_eq!(again.to_proto_bytes(), decoded.to_proto_bytes(), "{parsed}");
+    // Per device, on a small shape of the sharding's rank, built from the
+    // input's length.
+    if parsed.num_devices().is_ok_and(|n| n <= 4096) {
+        let rank = parsed.tiled_data_rank().unwrap_or(1).min(6);
+        let dims: Vec<i64> = (0..rank).map(|i| ((data.len() + i) % 7) as i64).collect();
+        if let Ok(shape) = ArrayShape::new(PrimitiveType::F32, dims.clone()) {
+            let shape = Shape::from(shape);
+            let _ = parsed.tile_shape(&shape);
+            let _ = parsed.device_slices(&dims);
+            let _ = parsed.replica_groups();
+            let _ = parsed.shard_byte_size(&shape);
+            let _ = parsed.validate(&shape, parsed.num_devices().ok());
+            let _ = parsed.devices_indices_map(&dims, parsed.num_devices().unwrap_or(0));
+        }
+        let _ = parsed.tile_assignment_devices();
     }
 }

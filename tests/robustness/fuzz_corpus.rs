@@ -81,6 +81,7 @@ replay_tests!(
     stablehlo_text,
     memory,
     stablehlo_bytecode,
+    sharding,
 );
 
 /// The binary modules of the golden data, which Google's runtime wrote,

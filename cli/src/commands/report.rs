@@ -116,6 +116,7 @@ fn report_text(
                     opcode: Cow::Borrowed(i.opcode),
                     shape: Cow::Borrowed(i.shape_text()),
                     invalid,
+                    sharding: sharding_of(i.sharding().as_ref()),
                     sizes,
                 })?;
             }
@@ -163,6 +164,7 @@ fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Res
             opcode: Cow::Borrowed(&row.instruction.opcode),
             shape,
             invalid,
+            sharding: sharding_of(row.instruction.sharding.as_ref()),
             sizes: row.sizes,
         })?;
     }
@@ -197,6 +199,7 @@ fn report_stablehlo(
             opcode: Cow::Borrowed(&op.name),
             shape,
             invalid,
+            sharding: None,
             sizes,
         })?;
     }
@@ -227,7 +230,20 @@ struct Row<'a> {
     shape: Cow<'a, str>,
     /// XLA's validation message for a rejected shape.
     invalid: Option<Cow<'a, str>>,
+    /// The instruction's sharding: XLA's text of it, or why it does not
+    /// read.
+    sharding: Option<Result<String, String>>,
     sizes: BufferSizes,
+}
+
+/// The sharding of a row, as the report writes it.
+fn sharding_of(
+    s: Option<&xla_shape::Result<xla_shape::sharding::HloSharding>>,
+) -> Option<Result<String, String>> {
+    s.map(|s| match s {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => Err(Problem::from(e).one_line()),
+    })
 }
 
 impl Row<'_> {
@@ -238,6 +254,7 @@ impl Row<'_> {
             opcode: Cow::Owned(self.opcode.into_owned()),
             shape: Cow::Owned(self.shape.into_owned()),
             invalid: self.invalid.map(|s| Cow::Owned(s.into_owned())),
+            sharding: self.sharding,
             sizes: self.sizes,
         }
     }
@@ -268,6 +285,8 @@ impl Row<'_> {
             "padded_byte_size": s.padded_byte_size,
             "padding": s.padding(),
             "invalid": self.invalid,
+            "sharding": self.sharding.as_ref().and_then(|s| s.as_ref().ok()),
+            "sharding_error": self.sharding.as_ref().and_then(|s| s.as_ref().err()),
         })
     }
 }
@@ -447,6 +466,12 @@ impl<'w, W: Write> Report<'w, W> {
             table_header(self.out, widths, &row.computation)?;
         }
         table_line(self.out, widths, &format!("  {}", row.name), row)?;
+        // The sharding, whole, on a line of its own under the row.
+        match &row.sharding {
+            Some(Ok(s)) => writeln!(self.out, "      sharding={s}")?,
+            Some(Err(e)) => writeln!(self.out, "      sharding error: {e}")?,
+            None => {}
+        }
         Ok(())
     }
 

@@ -5,6 +5,7 @@ use std::io::{BufRead, Write};
 
 use serde_json::json;
 use xla_shape::hlo::{HloModule, ModuleSource, TextLine, TextReader};
+use xla_shape::sharding::HloSharding;
 use xla_shape::stablehlo::StableHloModule;
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 use xla_shape::{Location, Shape};
@@ -91,12 +92,12 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
 }
 
 /// What a line of module text holds: the header, a computation's
-/// signature, or an instruction of a computation.
+/// signature, or an instruction of a computation (and its sharding).
 enum LineOwner<'a> {
     None,
     Header,
     Signature(&'a str),
-    Instruction(&'a str, &'a str),
+    Instruction(&'a str, &'a str, Option<xla_shape::Result<HloSharding>>),
 }
 
 impl LineOwner<'_> {
@@ -114,14 +115,22 @@ impl LineOwner<'_> {
             (LineOwner::Signature(c), ShapeRole::Parameter) => format!("parameter of {c}"),
             (LineOwner::Signature(c), ShapeRole::ComputationResult) => format!("result of {c}"),
             (LineOwner::Signature(c), _) => format!("signature of {c}"),
-            (LineOwner::Instruction(i, c), ShapeRole::InstructionResult) => {
+            (LineOwner::Instruction(i, c, _), ShapeRole::InstructionResult) => {
                 format!("result of {i} in {c}")
             }
-            (LineOwner::Instruction(i, c), ShapeRole::Operand) => {
+            (LineOwner::Instruction(i, c, _), ShapeRole::Operand) => {
                 format!("operand of {i} in {c}")
             }
-            (LineOwner::Instruction(i, c), _) => format!("in {i} in {c}"),
+            (LineOwner::Instruction(i, c, _), _) => format!("in {i} in {c}"),
             (LineOwner::None, _) => "-".into(),
+        }
+    }
+
+    /// The sharding of the instruction whose result `role` is.
+    fn sharding(&self, role: ShapeRole) -> Option<&xla_shape::Result<HloSharding>> {
+        match (self, role) {
+            (LineOwner::Instruction(_, _, s), ShapeRole::InstructionResult) => s.as_ref(),
+            _ => None,
         }
     }
 }
@@ -171,7 +180,9 @@ fn scan_text(
                 name.clone_into(&mut computation);
                 LineOwner::Signature(&computation)
             }
-            Ok(TextLine::Instruction(i)) => LineOwner::Instruction(i.name, &computation),
+            Ok(TextLine::Instruction(i)) => {
+                LineOwner::Instruction(i.name, &computation, i.sharding())
+            }
             _ => LineOwner::None,
         };
         for found in shapes_in_hlo(text).from_line(number) {
@@ -184,7 +195,9 @@ fn scan_text(
                 }),
             };
             let shape = found.shape.as_ref().map_err(|e| (e, found.text));
-            failed |= write_shape(out, json, place, shape, &owner.owner(found.role))?;
+            let owner_text = owner.owner(found.role);
+            let sharding = owner.sharding(found.role);
+            failed |= write_shape(out, json, place, shape, &owner_text, sharding)?;
         }
     }
     Ok(Scanned { any, failed, blank })
@@ -202,7 +215,7 @@ fn scan_binary(module: &HloModule, cx: &mut Context<impl Write>) -> Result<(), F
         };
         let shape = i.shape.as_ref().map_err(|r| (&r.error, r.written.as_str()));
         let owner = format!("result of {} in {}", i.name, c.name);
-        failed |= write_shape(out, json, place, shape, &owner)?;
+        failed |= write_shape(out, json, place, shape, &owner, i.sharding.as_ref())?;
     }
     if failed {
         Err(Failure::Reported)
@@ -220,25 +233,40 @@ struct Place {
 
 /// Writes one shape that `scan` found: its place, byte size (XLA's
 /// `ByteSizeOf`, 8-byte pointers; `?` when it has none), shape and owner;
-/// or, for a shape that does not read, `error: MESSAGE` and its text.
-/// Returns whether it failed.
+/// or, for a shape that does not read, `error: MESSAGE` and its text. The
+/// result of an instruction with a sharding has it last
+/// (`sharding={...}`, or `sharding error: MESSAGE`). Returns whether the
+/// shape or the sharding failed.
 fn write_shape(
     out: &mut impl Write,
     json: bool,
     place: Place,
     shape: Result<&Shape, (&xla_shape::Error, &str)>,
     owner: &str,
+    sharding: Option<&xla_shape::Result<HloSharding>>,
 ) -> Result<bool, Failure> {
     let Place {
         text: at,
         json: mut fields,
     } = place;
+    let sharding_column = match sharding {
+        None => String::new(),
+        Some(Ok(s)) => format!("\tsharding={s}"),
+        Some(Err(e)) => format!("\tsharding error: {}", Problem::from(e).one_line()),
+    };
+    if json {
+        match sharding {
+            Some(Ok(s)) => fields["sharding"] = json!(s.to_string()),
+            Some(Err(e)) => fields["sharding_error"] = Problem::from(e).to_json(),
+            None => {}
+        }
+    }
     match (shape, json) {
         (Ok(shape), false) => {
             let size = xla_shape::shape_util::byte_size_of(shape, 8)
                 .ok()
                 .map_or("?".to_string(), |n| n.to_string());
-            writeln!(out, "{at}\t{size}\t{shape}\t{owner}")?;
+            writeln!(out, "{at}\t{size}\t{shape}\t{owner}{sharding_column}")?;
         }
         (Ok(shape), true) => {
             fields["shape"] = json!(shape.to_string());
@@ -248,7 +276,10 @@ fn write_shape(
         }
         (Err((e, text)), false) => {
             let message = Problem::from(e).one_line();
-            writeln!(out, "{at}\terror: {message}\t{text}\t{owner}")?;
+            writeln!(
+                out,
+                "{at}\terror: {message}\t{text}\t{owner}{sharding_column}"
+            )?;
         }
         (Err((e, text)), true) => {
             fields["text"] = json!(text);
@@ -257,7 +288,7 @@ fn write_shape(
             write_json(out, &fields)?;
         }
     }
-    Ok(shape.is_err())
+    Ok(shape.is_err() || matches!(sharding, Some(Err(_))))
 }
 
 /// `scan` of StableHLO: one line per function argument, function result

@@ -3,15 +3,17 @@
 //! read whole (up to `--max-input` bytes), one line at a time (up to
 //! `--max-line` bytes a line, [`lines`]) or as a module: HLO text, binary
 //! HLO, or StableHLO as text, MLIR bytecode or a `jax.export` serialization
-//! ([`open_module`], [`read_module`], one detection: [`is_stablehlo`]); and
-//! the formats of a shape or layout, detected or named, read into the
-//! library's types ([`format`]).
+//! ([`open_module`], [`read_module`], one detection: [`is_stablehlo`]); the
+//! formats of a shape or layout, detected or named, read into the library's
+//! types ([`format`]); and the forms of a sharding ([`sharding`]).
 
 pub mod format;
 pub mod lines;
+pub mod sharding;
 
 pub use format::{Format, Value, detect, read_message, read_value};
 pub use lines::{Line, Lines, line_text, next_text, too_long};
+pub use sharding::{ShardingFormat, read_sharding};
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
