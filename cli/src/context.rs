@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde_json::Value as Json;
 use xla_shape::ArrayShape;
 
-use crate::input::{self, Format, Limits, Lines, Source, Value};
+use crate::input::{self, Format, Limits, Lines, Module, Source, Value};
 use crate::output::{self, Failure, Problem};
 
 /// The global options and the output, handed to every command's `run`:
@@ -28,10 +28,18 @@ impl<W: Write> Context<W> {
         input::read_all(input, self.limits.max_input)
     }
 
-    /// The whole of a module argument ([`Source::module`]: a plain path
-    /// to an existing file is the file), at most `--max-input` bytes.
-    pub fn read_module(&self, input: Option<&str>) -> Result<Vec<u8>, Failure> {
-        input::read_source(Source::module(input), self.limits.max_input)
+    /// The whole of a module argument, as bytes ([`Source::module`]: a
+    /// plain path to an existing file is the file), at most `--max-input`
+    /// bytes.
+    pub fn read_module_bytes(&self, input: Option<&str>) -> Result<Vec<u8>, Failure> {
+        input::read_module_bytes(input, self.limits.max_input)
+    }
+
+    /// The whole of a module argument as a module ([`Source::module`]):
+    /// StableHLO (text, MLIR bytecode or a `jax.export` serialization) or
+    /// an HLO module (text or binary).
+    pub fn read_module(&self, input: Option<&str>) -> Result<Module, Failure> {
+        input::read_module(input, self.limits.max_input)
     }
 
     /// Runs `each` on every module argument of `report`, `scan` or

@@ -56,7 +56,7 @@ fn analyze(args: &Args, input: Option<&str>, cx: &mut Context<impl Write>) -> Re
         (false, false) => Form::Text,
     };
     let top = args.top;
-    let bytes = cx.read_module(input)?;
+    let bytes = cx.read_module_bytes(input)?;
     let module = HloModule::read(&bytes)?;
     drop(bytes);
     let analysis = memory::analyze(&module)?;

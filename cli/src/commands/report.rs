@@ -1,6 +1,8 @@
 //! `report`: a static memory report of a whole HLO module, text or binary
 //! `HloModuleProto`/`HloProto`/`HloSnapshot` (detected as the library's
-//! `ModuleEncoding::detect` judges). The library's `BufferTally` counts the
+//! `ModuleEncoding::detect` judges), or of StableHLO (text, MLIR bytecode
+//! or a `jax.export` serialization, as `input::open_module` detects it,
+//! read whole). The library's `BufferTally` counts the
 //! totals and keeps the largest buffers; this module lays them out.
 //!
 //! Module text is read one line at a time and the report written as it
@@ -15,7 +17,6 @@ use std::io::{BufRead, Write};
 use serde_json::json;
 use xla_shape::Shape;
 use xla_shape::hlo::{BufferSizes, BufferTally, HloModule, TextLine, TextReader};
-use xla_shape::stablehlo::StableHloModule;
 
 use crate::Context;
 use crate::input::{self, Lines, ModuleInput, Source};
@@ -62,9 +63,7 @@ fn report(args: &Args, input: Option<&str>, cx: &mut Context<impl Write>) -> Res
     let mut report = Report::new(&mut cx.out, args.top, width, cx.json);
     let failed = match module {
         ModuleInput::Text(reader) => report_text(reader, max_line, &mut report)?,
-        ModuleInput::StableHlo(bytes) => {
-            let module = StableHloModule::from_text(input::line_text(&bytes)?)?;
-            drop(bytes);
+        ModuleInput::StableHlo(module) => {
             report_stablehlo(&module, &mut report)?;
             false
         }
@@ -123,6 +122,7 @@ fn report_text(
                     opcode: Cow::Borrowed(i.opcode),
                     shape: Cow::Borrowed(i.shape_text()),
                     invalid,
+                    sharding: sharding_of(i.sharding().as_ref()),
                     sizes,
                 })?;
             }
@@ -170,13 +170,14 @@ fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Res
             opcode: Cow::Borrowed(&row.instruction.opcode),
             shape,
             invalid,
+            sharding: sharding_of(row.instruction.sharding.as_ref()),
             sizes: row.sizes,
         })?;
     }
     Ok(())
 }
 
-/// Writes the report of StableHLO text: one row per operation with
+/// Writes the report of StableHLO: one row per operation with
 /// results (their tuple when several), by function.
 fn report_stablehlo(
     module: &xla_shape::stablehlo::StableHloModule,
@@ -204,6 +205,7 @@ fn report_stablehlo(
             opcode: Cow::Borrowed(&op.name),
             shape,
             invalid,
+            sharding: None,
             sizes,
         })?;
     }
@@ -234,7 +236,20 @@ struct Row<'a> {
     shape: Cow<'a, str>,
     /// XLA's validation message for a rejected shape.
     invalid: Option<Cow<'a, str>>,
+    /// The instruction's sharding: XLA's text of it, or why it does not
+    /// read.
+    sharding: Option<Result<String, String>>,
     sizes: BufferSizes,
+}
+
+/// The sharding of a row, as the report writes it.
+fn sharding_of(
+    s: Option<&xla_shape::Result<xla_shape::sharding::HloSharding>>,
+) -> Option<Result<String, String>> {
+    s.map(|s| match s {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => Err(Problem::from(e).one_line()),
+    })
 }
 
 impl Row<'_> {
@@ -245,6 +260,7 @@ impl Row<'_> {
             opcode: Cow::Owned(self.opcode.into_owned()),
             shape: Cow::Owned(self.shape.into_owned()),
             invalid: self.invalid.map(|s| Cow::Owned(s.into_owned())),
+            sharding: self.sharding,
             sizes: self.sizes,
         }
     }
@@ -275,6 +291,8 @@ impl Row<'_> {
             "padded_byte_size": s.padded_byte_size,
             "padding": s.padding(),
             "invalid": self.invalid,
+            "sharding": self.sharding.as_ref().and_then(|s| s.as_ref().ok()),
+            "sharding_error": self.sharding.as_ref().and_then(|s| s.as_ref().err()),
         })
     }
 }
@@ -454,6 +472,12 @@ impl<'w, W: Write> Report<'w, W> {
             table_header(self.out, widths, &row.computation)?;
         }
         table_line(self.out, widths, &format!("  {}", row.name), row)?;
+        // The sharding, whole, on a line of its own under the row.
+        match &row.sharding {
+            Some(Ok(s)) => writeln!(self.out, "      sharding={s}")?,
+            Some(Err(e)) => writeln!(self.out, "      sharding error: {e}")?,
+            None => {}
+        }
         Ok(())
     }
 
