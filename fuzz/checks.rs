@@ -440,6 +440,22 @@ fn index_checks(shape: &ArrayShape, b: &mut Bytes<'_>) {
     assert!(tiled.slot_count() >= tiled.tiled_element_count());
     assert!(tiled.tiled_element_count() >= count);
     assert!(tiled.byte_size() >= tiled.unpadded_byte_size());
+    // The tiles' roundings account for the tiled count: count times every
+    // rounded / size (checked where the products fit i128).
+    let product = |f: fn(&xla_shape::tiling::Rounding) -> i64, start: i64| {
+        tiled
+            .roundings()
+            .iter()
+            .try_fold(i128::from(start), |acc, r| {
+                acc.checked_mul(i128::from(f(r)))
+            })
+    };
+    if count > 0
+        && let (Some(num), Some(den)) = (product(|r| r.rounded, count), product(|r| r.size, 1))
+        && let Some(lhs) = i128::from(tiled.tiled_element_count()).checked_mul(den)
+    {
+        assert_eq!(lhs, num, "{tiled}: {:?}", tiled.roundings());
+    }
     if count > 0 {
         let offset = tiled.offset(&index).expect("an index in bounds");
         assert!((0..tiled.slot_count()).contains(&offset));
