@@ -47,7 +47,7 @@ use std::str::Lines;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ListingFormat {
-    /// XLA:TPU's "Largest program allocations in <memory space>".
+    /// XLA:TPU's "Largest program allocations in" a memory space.
     Tpu,
     /// XLA's `BufferAssignment::ToVerboseString` ("BufferAssignment OOM
     /// Debugging", XLA:GPU's peak buffers).
