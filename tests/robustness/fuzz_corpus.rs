@@ -80,6 +80,7 @@ replay_tests!(
     any_message,
     stablehlo_text,
     memory,
+    padding,
 );
 
 /// The binary modules of the golden data, which Google's runtime wrote,
