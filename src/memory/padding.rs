@@ -679,8 +679,9 @@ pub struct PaddingEntry<'a> {
     /// The listing's entry it comes from.
     pub listed: Option<ListedAllocation<'a>>,
     /// The explanation, or why there is none (a shape that does not parse
-    /// or that the listing cut short); `None` without a shape.
-    pub explanation: Option<Result<Padding>>,
+    /// or that the listing cut short); `None` without a shape. (Boxed: a
+    /// log of many short entries holds many errors.)
+    pub explanation: Option<Result<Box<Padding>>>,
 }
 
 impl PaddingEntry<'_> {
@@ -758,7 +759,7 @@ impl<'a> Iterator for PaddingEntries<'a> {
                 return Some(Ok(PaddingEntry {
                     shape: Some(text),
                     listed: None,
-                    explanation: Some(explain_padding(&shape, &self.options)),
+                    explanation: Some(explain_padding(&shape, &self.options).map(Box::new)),
                 }));
             }
             self.listing = Some(Listing::new(self.input));
@@ -771,7 +772,9 @@ impl<'a> Iterator for PaddingEntries<'a> {
                     ListingFormat::Tpu => &self.options,
                     ListingFormat::BufferAssignment => untiled(),
                 };
-                let explanation = listed.shape.map(|s| explain_listed(s, options));
+                let explanation = listed
+                    .shape
+                    .map(|s| explain_listed(s, options).map(Box::new));
                 Some(Ok(PaddingEntry {
                     shape: listed.shape,
                     listed: Some(listed),
