@@ -1295,11 +1295,23 @@ pub fn padding(data: &[u8]) {
         };
         entries += 1;
         if let Some(l) = &entry.listed {
-            assert!(l.line >= last_line && l.line >= 1, "{} after {last_line}", l.line);
+            assert!(
+                l.line >= last_line && l.line >= 1,
+                "{} after {last_line}",
+                l.line
+            );
             last_line = l.line;
-            for s in [l.size, l.shape, l.unpadded, l.extra, l.expansion, l.operator, l.label]
-                .into_iter()
-                .flatten()
+            for s in [
+                l.size,
+                l.shape,
+                l.unpadded,
+                l.extra,
+                l.expansion,
+                l.operator,
+                l.label,
+            ]
+            .into_iter()
+            .flatten()
             {
                 assert!(inside(s), "{s:?} is not text of the input");
             }
@@ -1319,7 +1331,10 @@ pub fn padding(data: &[u8]) {
             assert_eq!((again.padded, again.unpadded), (s.padded, s.unpadded));
         }
         if let Some(check) = entry.check() {
-            for f in [&check.size, &check.unpadded, &check.extra].into_iter().flatten() {
+            for f in [&check.size, &check.unpadded, &check.extra]
+                .into_iter()
+                .flatten()
+            {
                 assert_eq!(f.agrees, f.printed == f.ours, "{f:?}");
             }
         }
