@@ -329,6 +329,45 @@ fn main() {
             }),
         },
         Family {
+            name: "padding: XLA:TPU listing (jax-ml/jax#7502, repeated)",
+            make: Box::new(|n| {
+                let listing = std::fs::read_to_string(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../tests/data/listings/jax-ml_jax_7502.txt"
+                ))
+                .unwrap();
+                listing.repeat(n / listing.len() + 1).into_bytes()
+            }),
+            run: text(|t| {
+                let options = memory::PaddingOptions::new();
+                black_box(memory::padding_entries(t, &options).count());
+            }),
+        },
+        Family {
+            name: "padding: `Shape: x` lines (parse errors)",
+            make: Box::new(|n| fill("", "Shape: x", "\n", "\n", n).into_bytes()),
+            run: text(|t| {
+                let options = memory::PaddingOptions::new();
+                black_box(memory::padding_entries(t, &options).count());
+            }),
+        },
+        Family {
+            name: "padding: one line of `Size: ` keys",
+            make: Box::new(|n| fill("  1. Size: 1B", " Size: 1B", "", "\n", n).into_bytes()),
+            run: text(|t| {
+                let options = memory::PaddingOptions::new();
+                black_box(memory::padding_entries(t, &options).count());
+            }),
+        },
+        Family {
+            name: "padding: a tuple of tiled arrays",
+            make: Box::new(|n| fill("(", "f32[3,5]{1,0:T(2,2)}", ",", ")", n).into_bytes()),
+            run: text(|t| {
+                let options = memory::PaddingOptions::new();
+                black_box(memory::padding_entries(t, &options).count());
+            }),
+        },
+        Family {
             name: "module text: HloModule::from_text",
             make: Box::new(module_text.clone()),
             run: text(|t| {
