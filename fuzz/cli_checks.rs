@@ -10,10 +10,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use xla_shape_cli::convert::{self, Format};
-use xla_shape_cli::input::Limits;
-use xla_shape_cli::output::{Failure, Numbers};
-use xla_shape_cli::{describe, draw, memory, report, scan, strides, validate};
+use xla_shape_cli::Context;
+use xla_shape_cli::commands::{convert, describe, draw, memory, report, scan, strides, validate};
+use xla_shape_cli::input::{Format, Limits};
+use xla_shape_cli::output::Failure;
 
 /// A property over one fuzz input: panics when it does not hold.
 pub type Check = fn(&[u8]);
@@ -151,19 +151,23 @@ pub fn cli_json(data: &[u8]) {
     let input = c.0;
     let file = InputFile::new(input);
     let arg = file.arg();
-    let mut out = Vec::new();
-    let options = |lines| convert::Options {
+    let mut cx = Context {
+        json: true,
+        limits,
+        out: Vec::new(),
+    };
+    let options = |lines| convert::Args {
         from,
         to,
         lossless,
         message: message.map(str::to_owned),
         lines,
-        json: true,
+        input: Some(arg.clone()),
     };
     match command {
         0 | 1 => {
-            let result = convert::run(Some(&arg), &options(true), &limits, &mut out);
-            if let Some(doc) = document(result, out) {
+            let result = convert::run(&options(true), &mut cx);
+            if let Some(doc) = document(result, cx.out) {
                 let records = json_lines(&doc);
                 if records.len() == 1 && records[0].get("line").is_none() {
                     // An error before the first line (the whole run's).
@@ -178,47 +182,65 @@ pub fn cli_json(data: &[u8]) {
             }
         }
         2 | 3 => {
-            let result = convert::run(Some(&arg), &options(false), &limits, &mut out);
-            one_document(document(result, out));
+            let result = convert::run(&options(false), &mut cx);
+            one_document(document(result, cx.out));
         }
         4 => {
-            let result = describe::run(
-                Some(&arg),
-                false,
+            let args = describe::Args {
+                input: Some(arg),
                 from,
-                Numbers { grouped: lossless },
-                true,
-                &limits,
-                &mut out,
-            );
-            one_document(document(result, out));
+                group_digits: lossless,
+            };
+            let result = describe::run(&args, &mut cx);
+            one_document(document(result, cx.out));
         }
         5 => {
-            let result = validate::run(Some(&arg), from, true, &limits, &mut out);
-            one_document(document(result, out));
-            let mut out = Vec::new();
-            let result = strides::run(Some(&arg), from, true, &limits, &mut out);
-            one_document(document(result, out));
+            let result = validate::run(
+                &validate::Args {
+                    input: Some(arg.clone()),
+                    from,
+                },
+                &mut cx,
+            );
+            one_document(document(result, std::mem::take(&mut cx.out)));
+            let result = strides::run(
+                &strides::Args {
+                    input: Some(arg),
+                    from,
+                },
+                &mut cx,
+            );
+            one_document(document(result, cx.out));
         }
         6 => {
-            let result = scan::run(Some(&arg), true, &limits, &mut out);
-            if let Some(doc) = document(result, out) {
+            let result = scan::run(&scan::Args { input: Some(arg) }, &mut cx);
+            if let Some(doc) = document(result, cx.out) {
                 for r in json_lines(&doc) {
                     assert!(r.get("error").is_some() || r.get("shape").is_some(), "{r}");
                 }
             }
         }
         7 => {
-            let result = report::run(Some(&arg), top, Some(80), true, &limits, &mut out);
-            one_document(document(result, out));
+            let args = report::Args {
+                input: Some(arg),
+                top,
+                width: Some(80),
+            };
+            let result = report::run(&args, &mut cx);
+            one_document(document(result, cx.out));
         }
         _ => {
-            let result = memory::run(Some(&arg), memory::Form::Json, top, &limits, &mut out);
-            one_document(document(result, out));
+            let args = |svg| memory::Args {
+                input: Some(arg.clone()),
+                svg,
+                top,
+            };
+            let result = memory::run(&args(false), &mut cx);
+            one_document(document(result, std::mem::take(&mut cx.out)));
             // Its picture, when it has one, is well-formed XML.
-            let mut out = Vec::new();
-            if memory::run(Some(&arg), memory::Form::Svg, top, &limits, &mut out).is_ok() {
-                let svg = std::str::from_utf8(&out).expect("memory writes UTF-8");
+            cx.json = false;
+            if memory::run(&args(true), &mut cx).is_ok() {
+                let svg = std::str::from_utf8(&cx.out).expect("memory writes UTF-8");
                 let doc = roxmltree::Document::parse(svg)
                     .unwrap_or_else(|e| panic!("memory wrote malformed XML: {e}\n{svg:.400}"));
                 assert_eq!(doc.root_element().tag_name().name(), "svg");
@@ -241,28 +263,32 @@ pub fn cli_draw(data: &[u8]) {
     let mut c = Choices(data);
     let from = c.maybe(FORMATS);
     let size = |b: u8| i64::from(b % 40);
-    let options = draw::Options {
-        slice: None,
-        max_rows: size(c.byte()),
-        max_cols: size(c.byte()),
-        wrap: c.maybe(&[1, 2, 3, 5, 8, 33, 0]),
-    };
+    let max_rows = size(c.byte());
+    let max_cols = size(c.byte());
+    let wrap = c.maybe(&[1, 2, 3, 5, 8, 33, 0]);
     let slice_len = usize::from(c.byte() % 8);
     let (slice, rest) = c.0.split_at(slice_len.min(c.0.len()));
-    let options = draw::Options {
-        slice: (!slice.is_empty()).then(|| String::from_utf8_lossy(slice).into_owned()),
-        ..options
-    };
-    let limits = Limits {
-        max_input: 1 << 20,
-        max_line: 1 << 16,
-    };
     let file = InputFile::new(rest);
-    let mut out = Vec::new();
-    if draw::run(Some(&file.arg()), from, &options, &limits, &mut out).is_err() {
+    let args = draw::Args {
+        input: Some(file.arg()),
+        from,
+        slice: (!slice.is_empty()).then(|| String::from_utf8_lossy(slice).into_owned()),
+        max_rows,
+        max_cols,
+        wrap,
+    };
+    let mut cx = Context {
+        json: false,
+        limits: Limits {
+            max_input: 1 << 20,
+            max_line: 1 << 16,
+        },
+        out: Vec::new(),
+    };
+    if draw::run(&args, &mut cx).is_err() {
         return;
     }
-    let svg = std::str::from_utf8(&out).expect("draw writes UTF-8");
+    let svg = std::str::from_utf8(&cx.out).expect("draw writes UTF-8");
     let doc = roxmltree::Document::parse(svg)
         .unwrap_or_else(|e| panic!("draw wrote malformed XML: {e}\n{svg:.400}"));
     assert_eq!(doc.root_element().tag_name().name(), "svg");

@@ -339,25 +339,6 @@ impl Error {
         self.with_details(|d| d.context.insert(0, context))
     }
 
-    pub(crate) fn decode(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Decode, message)
-    }
-    pub(crate) fn malformed(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::MalformedProto, message)
-    }
-    pub(crate) fn invalid_shape(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::InvalidShape, message)
-    }
-    pub(crate) fn invalid_layout(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::InvalidLayout, message)
-    }
-    pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::InvalidArgument, message)
-    }
-    pub(crate) fn overflow(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Overflow, message)
-    }
-
     /// Input nested deeper than [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH),
     /// the one limit of every decoder and parser: `context` starts the
     /// message (`"failed to decode protobuf message: "`), `what` says what
@@ -371,6 +352,29 @@ impl Error {
     pub(crate) fn too_deep(kind: ErrorKind, context: &str, what: Nesting) -> Self {
         Self::new(kind, too_deep_message(context, what))
     }
+}
+
+/// The crate's shorthand for an error of a common kind:
+/// `Error::decode(message)` is `Error::new(ErrorKind::Decode, message)`.
+macro_rules! kind_constructors {
+    ($($name:ident => $kind:ident,)*) => {
+        impl Error {
+            $(
+                pub(crate) fn $name(message: impl Into<String>) -> Self {
+                    Self::new(ErrorKind::$kind, message)
+                }
+            )*
+        }
+    };
+}
+
+kind_constructors! {
+    decode => Decode,
+    malformed => MalformedProto,
+    invalid_shape => InvalidShape,
+    invalid_layout => InvalidLayout,
+    invalid_argument => InvalidArgument,
+    overflow => Overflow,
 }
 
 /// The message of [`Error::too_deep`], for the HLO parser, which collects

@@ -275,7 +275,7 @@ pub fn linear_index_to_multidimensional_index_into(
             None => {}
         }
     }
-    let count = crate::shape_util::elements_in(shape)?;
+    let count = shape.element_count()?;
     Err(Error::invalid_argument(format!(
         "linear index {linear_index} is out of bounds for shape {shape} of {count} elements"
     )))

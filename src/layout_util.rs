@@ -28,7 +28,9 @@
 use crate::error::{Error, Result};
 use crate::model::display::index_string;
 use crate::model::validate;
-use crate::model::{ArrayShape, Layout, LayoutEqual, ProgramShape, Shape, SplitConfig};
+use crate::model::{
+    ArrayShape, Layout, LayoutEqual, PrimitiveType, ProgramShape, Shape, SplitConfig,
+};
 
 /// The array's layout, or XLA's "does not have a layout" error (XLA
 /// `CHECK`-fails where a function needs one).
@@ -409,11 +411,7 @@ pub fn minor_to_major(shape: &ArrayShape) -> Result<&[i64]> {
 /// ```
 #[doc(alias = "LayoutUtil::Major")]
 pub fn major(layout: &Layout, physical: usize) -> i64 {
-    let mtm = layout.minor_to_major();
-    assert!(
-        physical < mtm.len(),
-        "physical dimension {physical} is out of range for layout {layout}"
-    );
+    let mtm = physical_order(layout, physical);
     mtm[mtm.len() - 1 - physical]
 }
 
@@ -426,12 +424,18 @@ pub fn major(layout: &Layout, physical: usize) -> i64 {
 /// `CHECK`-fails).
 #[doc(alias = "LayoutUtil::Minor")]
 pub fn minor(layout: &Layout, physical: usize) -> i64 {
+    physical_order(layout, physical)[physical]
+}
+
+/// `minor_to_major` of `layout`, once XLA's `CHECK` that `physical` is one
+/// of its positions holds (else a panic, as [`major`] and [`minor`] say).
+fn physical_order(layout: &Layout, physical: usize) -> &[i64] {
     let mtm = layout.minor_to_major();
     assert!(
         physical < mtm.len(),
         "physical dimension {physical} is out of range for layout {layout}"
     );
-    mtm[physical]
+    mtm
 }
 
 /// XLA's `LayoutUtil::MakeLogicalToPhysical`: for each logical dimension,
@@ -751,7 +755,7 @@ pub fn memory_space(shape: &Shape) -> i64 {
 pub fn byte_strides_is_major_to_minor(
     byte_strides: &[i64],
     dims: &[i64],
-    element_type: crate::PrimitiveType,
+    element_type: PrimitiveType,
 ) -> bool {
     assert_eq!(
         byte_strides.len(),

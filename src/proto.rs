@@ -27,6 +27,9 @@
 
 include!(concat!(env!("OUT_DIR"), "/xla.rs"));
 
+/// The field numbers the hand-written codecs read and write.
+pub(crate) mod fields;
+
 /// The encoded `FileDescriptorSet` of the schema, as compiled by `build.rs`.
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/xla_descriptor_set.bin"));

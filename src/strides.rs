@@ -19,9 +19,13 @@
 //! # Ok::<(), xla_shape::Error>(())
 //! ```
 
+pub(crate) mod compact;
+
 use crate::error::{Error, Result};
 use crate::model::{ArrayShape, Layout, PrimitiveType};
 use crate::tiling::{TiledLayout, byte_width};
+
+use compact::{NoLayout, Rules, compact_layout};
 
 /// The element strides of `shape`'s layout: element `i` is at element
 /// offset `sum(i[d] * strides[d])`.
@@ -118,6 +122,13 @@ pub fn byte_strides(shape: &ArrayShape) -> Result<Vec<i64>> {
 /// size 1 accept any stride, and when some dimension is 0 (no element)
 /// every stride is accepted and the layout is the default descending one.
 ///
+/// Call this for strides from anywhere (NumPy's, DirectML's, a C
+/// library's), and [`dlpack::strides_to_layout`](crate::interop::dlpack::strides_to_layout)
+/// for what XLA's own DLPack importer decides. The two run one algorithm
+/// and differ only where a dimension has at most one element: here a
+/// size-1 dimension sits where its stride puts it and an empty array is
+/// always accepted; XLA makes such arrays row-major when it can.
+///
 /// ```
 /// use xla_shape::strides::layout_from_strides;
 /// // Column-major 2x3 (DirectML's "WH").
@@ -125,7 +136,7 @@ pub fn byte_strides(shape: &ArrayShape) -> Result<Vec<i64>> {
 /// // A padded view (a row stride of 5 for rows of 3) has no layout.
 /// assert_eq!(
 ///     layout_from_strides(&[2, 3], &[5, 1]).unwrap_err().to_string(),
-///     "strides [5, 1] of dimensions [2, 3] are not a permutation of a packed layout: dimension 0 has stride 5 where a packed layout needs 3 (a gap between elements)"
+///     "strides [5, 1] of dimensions [2, 3] are not a permutation of a packed layout: dimension 0 has stride 5 where a compact layout needs 3: a gap between elements"
 /// );
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
@@ -134,73 +145,15 @@ pub fn byte_strides(shape: &ArrayShape) -> Result<Vec<i64>> {
 ///
 /// `InvalidArgument` naming the offending dimensions: a length mismatch, a
 /// negative size or stride, two dimensions with the same stride
-/// (overlapping), or a stride that leaves gaps.
+/// (overlapping), or a stride that leaves gaps. Of several strides that
+/// are not packed, the first in stride order is named.
 pub fn layout_from_strides(dims: &[i64], strides: &[i64]) -> Result<Layout> {
-    if dims.len() != strides.len() {
-        return Err(Error::invalid_argument(format!(
-            "{} strides given for {} dimensions",
-            strides.len(),
-            dims.len()
-        )));
-    }
-    let fail = |why: String| {
-        Error::invalid_argument(format!(
-            "strides {strides:?} of dimensions {dims:?} are not a permutation of a packed layout: {why}"
-        ))
-    };
-    if let Some(d) = dims.iter().position(|&n| n < 0) {
-        return Err(Error::invalid_argument(format!(
-            "dimension {d} has negative size {}",
-            dims[d]
-        )));
-    }
-    let rank = dims.len() as i64;
-    if dims.contains(&0) {
-        return Ok(Layout::new((0..rank).rev().collect::<Vec<_>>()));
-    }
-    let free = |d: usize| dims[d] <= 1;
-    if let Some(d) = (0..dims.len()).find(|&d| !free(d) && strides[d] < 0) {
-        return Err(fail(format!(
-            "dimension {d} has negative stride {}",
-            strides[d]
-        )));
-    }
-    let mut order: Vec<usize> = (0..dims.len()).collect();
-    // By stride; a size-1 dimension before a larger one of equal stride,
-    // ties among size-1 dimensions the higher number first (row-major).
-    order.sort_by_key(|&d| (strides[d], !free(d), std::cmp::Reverse(d)));
-    let mut running = 1i64;
-    let mut previous: Option<usize> = None;
-    for &d in &order {
-        if free(d) {
-            continue;
-        }
-        if strides[d] != running {
-            let why = if strides[d] < running {
-                match previous {
-                    Some(p) => format!(
-                        "dimensions {p} and {d} overlap: dimension {d} has stride {} where a packed layout needs {running}",
-                        strides[d]
-                    ),
-                    None => format!(
-                        "dimension {d} has stride {} where a packed layout needs {running}",
-                        strides[d]
-                    ),
-                }
-            } else {
-                format!(
-                    "dimension {d} has stride {} where a packed layout needs {running} (a gap between elements)",
-                    strides[d]
-                )
-            };
-            return Err(fail(why));
-        }
-        running = running.saturating_mul(dims[d]);
-        previous = Some(d);
-    }
-    Ok(Layout::new(
-        order.into_iter().map(|d| d as i64).collect::<Vec<_>>(),
-    ))
+    compact_layout(dims, strides, Rules::Packed).map_err(|e| match e {
+        NoLayout::NotCompact(_) => Error::invalid_argument(format!(
+            "strides {strides:?} of dimensions {dims:?} are not a permutation of a packed layout: {e}"
+        )),
+        _ => Error::invalid_argument(e.to_string()),
+    })
 }
 
 /// [`layout_from_strides`] for byte strides (NumPy's), with elements of

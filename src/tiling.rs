@@ -659,14 +659,7 @@ impl TiledLayout {
     /// As [`slot`](Self::slot), and `InvalidArgument` when `index.len()` is
     /// not the rank.
     pub fn slot_into(&self, offset: i64, index: &mut [i64]) -> Result<bool> {
-        let rank = self.shape.rank();
-        if index.len() != rank {
-            return Err(Error::invalid_argument(format!(
-                "index buffer has {} entries but {} has rank {rank}",
-                index.len(),
-                self.shape
-            )));
-        }
+        self.check_rank(index, "index buffer")?;
         if offset < 0 || offset >= self.slot_count {
             return Err(Error::invalid_argument(format!(
                 "offset {offset} is out of bounds: {} has {} slots",
@@ -734,15 +727,22 @@ impl TiledLayout {
         true
     }
 
-    fn check_index(&self, index: &[i64]) -> Result<()> {
+    /// `InvalidArgument` unless `index` (`what`: an index or a buffer for
+    /// one) has one entry per dimension.
+    fn check_rank(&self, index: &[i64], what: &str) -> Result<()> {
         let rank = self.shape.rank();
         if index.len() != rank {
             return Err(Error::invalid_argument(format!(
-                "index has {} entries but {} has rank {rank}",
+                "{what} has {} entries but {} has rank {rank}",
                 index.len(),
                 self.shape
             )));
         }
+        Ok(())
+    }
+
+    fn check_index(&self, index: &[i64]) -> Result<()> {
+        self.check_rank(index, "index")?;
         for (d, (&i, &size)) in index.iter().zip(&self.dims).enumerate() {
             if i < 0 || i >= size {
                 return Err(Error::invalid_argument(format!(

@@ -283,6 +283,36 @@ fn dlpack_strides_match_jaxlib() {
     assert_eq!(n, 35);
 }
 
+/// jaxlib accepts every view with no element (`import_empty`), whatever
+/// its strides: its importer reads the strides only when no dimension is 0
+/// (`DLPackManagedTensorToBuffer`: `absl::c_find(dimensions, 0) ==
+/// dimensions.end()`, else `minor_to_major` is the reversed iota, row-major).
+#[test]
+fn dlpack_tensors_without_elements_are_row_major_whatever_their_strides() {
+    let mut n = 0;
+    for r in records("oracle/interop_dlpack.jsonl") {
+        if r["import_empty"].is_null() {
+            continue;
+        }
+        let ints = |v: &serde_json::Value| -> Vec<i64> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_i64().unwrap())
+                .collect()
+        };
+        let (dims, strides) = (ints(&r["import_empty"]), ints(&r["strides"]));
+        assert!(r["error"].is_null(), "{r}");
+        let t = DlpackTensor::new(DLDataType::new(dlpack::KDL_FLOAT, 32, 1), dims.clone())
+            .with_strides(strides);
+        let shape = t.to_array_shape().unwrap();
+        let row_major: Vec<i64> = (0..dims.len() as i64).rev().collect();
+        assert_eq!(shape.layout().unwrap().minor_to_major(), row_major, "{r}");
+        n += 1;
+    }
+    assert_eq!(n, 4);
+}
+
 /// XLA's upstream cases (`xla/python/dlpack_strides_test.cc`,
 /// `DlpackStridesTestSuite`), with their expected minor-to-major.
 #[test]

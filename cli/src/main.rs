@@ -5,20 +5,19 @@
 //! standard error, on the line's own output line in line-by-line modes, or
 //! the JSON document with `--json`), 2 for usage errors.
 
-use xla_shape_cli::{
-    convert, describe, draw, dtypes, index, input, memory, output, report, scan, signature,
-    strides, validate,
+use xla_shape_cli::commands::{
+    convert, describe, draw, dtypes, index, memory, report, scan, signature, strides, validate,
 };
+use xla_shape_cli::{Context, input};
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::json;
 
-use convert::Format;
 use input::Limits;
-use output::{Failure, Numbers, Problem, write_json};
+use xla_shape_cli::output::{Failure, Problem, write_json};
 
 #[derive(Parser)]
 #[command(
@@ -48,6 +47,9 @@ struct Cli {
     command: Option<Command>,
 }
 
+/// The commands: each is a module of `xla_shape_cli::commands` with its
+/// `Args` and `run` (see the crate's docs on adding one). The doc comment
+/// of a variant is the command's summary in `--help`.
 #[derive(Subcommand)]
 enum Command {
     /// A readable summary of a shape or layout.
@@ -56,61 +58,21 @@ enum Command {
                             Without INPUT, reads standard input, or describes the built-in \
                             example when standard input is a terminal."
     )]
-    Describe {
-        /// The shape or layout (standard input when absent or '-').
-        input: Option<String>,
-        /// The input format (detected when absent).
-        #[arg(long, value_enum)]
-        from: Option<Format>,
-        /// Group the digits of large numbers in threes: 167_772_160.
-        #[arg(long)]
-        group_digits: bool,
-    },
+    Describe(describe::Args),
     /// Convert a shape (or layout) between formats.
     #[command(after_help = "Examples:\n  xla-shape convert --to hex 'f32[2,3]'\n  \
                             printf 'f32[2]\\nf32[3]\\n' | xla-shape convert --lines --to json")]
-    Convert {
-        /// The input format (detected when absent).
-        #[arg(long, value_enum)]
-        from: Option<Format>,
-        /// The output format.
-        #[arg(long, value_enum)]
-        to: Format,
-        /// Convert at the schema level, as Google's runtime does: keep unknown
-        /// fields, do not validate (proto formats only).
-        #[arg(long)]
-        lossless: bool,
-        /// The message of the schema to convert (xla_data.proto, hlo.proto,
-        /// metrics.proto), at the schema level: xla.LayoutProto,
-        /// xla.HloModuleProto, ... (default xla.ShapeProto; proto formats
-        /// only).
-        #[arg(long, value_name = "NAME")]
-        message: Option<String>,
-        /// Each line of the input is one shape; one output line each.
-        #[arg(long)]
-        lines: bool,
-        /// The input (standard input when absent or '-').
-        input: Option<String>,
-    },
+    Convert(convert::Args),
     /// Check a shape or layout as XLA's parser and validation do: prints
     /// `ok` or the error.
     #[command(after_help = "Example:\n  xla-shape validate 'f32[2,3]{0,0}'")]
-    Validate {
-        /// The input (standard input when absent or '-').
-        input: Option<String>,
-        /// The input format (detected when absent).
-        #[arg(long, value_enum)]
-        from: Option<Format>,
-    },
+    Validate(validate::Args),
     /// Every shape in an HLO module: LINE:COLUMN (both 1-based), byte size,
     /// shape and the instruction or computation it belongs to. A binary
     /// HloModuleProto, HloProto or HloSnapshot lists each instruction's
     /// result as COMPUTATION/INSTRUCTION.
     #[command(after_help = "Example:\n  xla-shape scan @module.hlo.txt")]
-    Scan {
-        /// The module text (standard input when absent or '-').
-        input: Option<String>,
-    },
+    Scan(scan::Args),
     /// How much memory an HLO module needs, and why: arguments, outputs,
     /// aliased bytes, temporaries and their peak, the allocations by kind,
     /// the largest buffers live at the peak. Exact from XLA's buffer
@@ -124,16 +86,7 @@ enum Command {
                             written: on optimized modules it is close to XLA's; before \
                             optimization, fusion decides what is materialized (docs/memory.md)."
     )]
-    Memory {
-        /// The module (standard input when absent or '-').
-        input: Option<String>,
-        /// Write an SVG picture of the live bytes over the program instead.
-        #[arg(long, conflicts_with = "json")]
-        svg: bool,
-        /// How many of the largest buffers live at the peak to list.
-        #[arg(long, default_value_t = 10)]
-        top: usize,
-    },
+    Memory(memory::Args),
     /// A static listing of an HLO module, text or binary
     /// HloModuleProto/HloProto/HloSnapshot: every instruction's buffer
     /// (memory space, XLA's ByteSizeOf, bytes with its tiles applied,
@@ -142,16 +95,7 @@ enum Command {
     /// its sums are no measure of the memory needed (see `memory`).
     #[command(after_help = "Example:\n  xla-shape report --top 5 @module.pb\n\n\
                             For the memory the module needs, see `xla-shape memory`.")]
-    Report {
-        /// The module (standard input when absent or '-').
-        input: Option<String>,
-        /// How many of the largest buffers to list.
-        #[arg(long, default_value_t = 10)]
-        top: usize,
-        /// The width of the table (default: $COLUMNS, else 120).
-        #[arg(long)]
-        width: Option<usize>,
-    },
+    Report(report::Args),
     /// The entry computation layout of a module: StableHLO text (as XLA's
     /// conversion prints it, with the aliasing from donation and what
     /// compilation applies beside it), HLO text or a binary
@@ -161,60 +105,20 @@ enum Command {
                             With --json, one document: entry_computation_layout, parameters, result \
                             (and for StableHLO results, aliasing, shardings, memory kinds, layout modes, \
                             the layout compilation asks for, notes).")]
-    Signature {
-        /// The module (standard input when absent or '-').
-        input: Option<String>,
-    },
+    Signature(signature::Args),
     /// Element offsets in SHAPE's layout, tiles applied, for the indices
     /// `i,j,k` read one per line from standard input.
     #[command(
         after_help = "Example:\n  printf '2,3\\n0,4\\n' | xla-shape index 'f32[3,5]{1,0:T(2,2)}'"
     )]
-    Index {
-        /// An array shape with its layout, in any format (an argument or
-        /// @FILE: standard input holds the indices).
-        shape: String,
-        /// The format of SHAPE (detected when absent).
-        #[arg(long, value_enum)]
-        from: Option<Format>,
-        /// Read offsets instead and print indices (or `padding`).
-        #[arg(long)]
-        offset: bool,
-    },
+    Index(index::Args),
     /// Element and byte strides of an array's layout, or why it has none.
     #[command(after_help = "Example:\n  xla-shape strides 'f32[3,5,7]{2,1,0}'")]
-    Strides {
-        /// An array shape (standard input when absent or '-').
-        input: Option<String>,
-        /// The input format (detected when absent).
-        #[arg(long, value_enum)]
-        from: Option<Format>,
-    },
+    Strides(strides::Args),
     /// An SVG picture of an array's memory layout: the index grid, each
     /// element labelled with its offset, tiles outlined, padding hatched.
     #[command(after_help = "Example:\n  xla-shape draw 'f32[3,5]{1,0:T(2,2)}' > layout.svg")]
-    Draw {
-        /// An array shape with its layout (standard input when absent or '-').
-        input: Option<String>,
-        /// The input format (detected when absent).
-        #[arg(long, value_enum)]
-        from: Option<Format>,
-        /// For rank 3 and up, the 2-D slice drawn: ':' for the two drawn
-        /// dimensions, an index for each other one (default: the last two
-        /// dimensions at index 0, such as 0,:,:).
-        #[arg(long)]
-        slice: Option<String>,
-        /// The most rows drawn (whole tiles where they fit).
-        #[arg(long, default_value_t = 16)]
-        max_rows: i64,
-        /// The most columns drawn (whole tiles where they fit).
-        #[arg(long, default_value_t = 16)]
-        max_cols: i64,
-        /// Draw a 1-D array N elements a row, as a linearised array is
-        /// pictured (up to --max-rows rows).
-        #[arg(long, value_name = "N")]
-        wrap: Option<i64>,
-    },
+    Draw(draw::Args),
     /// The names NumPy, DLPack, PJRT, safetensors and TensorFlow give each
     /// XLA element type (`-` where a system has none).
     #[command(after_help = "Example:\n  xla-shape dtypes --json")]
@@ -244,14 +148,16 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     let json = cli.json;
-    let limits = Limits {
-        max_input: cli.max_input,
-        max_line: cli.max_line,
+    let mut cx = Context {
+        json,
+        limits: Limits {
+            max_input: cli.max_input,
+            max_line: cli.max_line,
+        },
+        out: io::BufWriter::new(io::stdout().lock()),
     };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let result = run(cli.command, json, &limits, &mut out);
-    let result = match out.flush() {
+    let result = run(cli.command, &mut cx);
+    let result = match cx.out.flush() {
         Ok(()) => result,
         Err(e) => result.and(Err(Failure::Io(e))),
     };
@@ -280,88 +186,25 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-fn run(
-    command: Option<Command>,
-    json: bool,
-    limits: &Limits,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
+/// Runs `command` (without one, describes the built-in example).
+fn run(command: Option<Command>, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let Some(command) = command else {
-        return describe::run(None, true, None, Numbers::default(), json, limits, out);
+        return describe::run_example(cx);
     };
     match command {
-        Command::Describe {
-            input,
-            from,
-            group_digits,
-        } => {
-            let example = input.is_none() && io::stdin().is_terminal();
-            let numbers = Numbers {
-                grouped: group_digits,
-            };
-            describe::run(input.as_deref(), example, from, numbers, json, limits, out)
-        }
-        Command::Convert {
-            from,
-            to,
-            lossless,
-            message,
-            lines,
-            input,
-        } => {
-            let options = convert::Options {
-                from,
-                to,
-                lossless,
-                message,
-                lines,
-                json,
-            };
-            convert::run(input.as_deref(), &options, limits, out)
-        }
-        Command::Validate { input, from } => {
-            validate::run(input.as_deref(), from, json, limits, out)
-        }
-        Command::Scan { input } => scan::run(input.as_deref(), json, limits, out),
-        Command::Signature { input } => signature::run(input.as_deref(), json, limits, out),
-        Command::Memory { input, svg, top } => {
-            let form = if svg {
-                memory::Form::Svg
-            } else if json {
-                memory::Form::Json
-            } else {
-                memory::Form::Text
-            };
-            memory::run(input.as_deref(), form, top, limits, out)
-        }
-        Command::Report { input, top, width } => {
-            report::run(input.as_deref(), top, width, json, limits, out)
-        }
-        Command::Index {
-            shape,
-            from,
-            offset,
-        } => index::run(&shape, from, offset, json, limits, out),
-        Command::Strides { input, from } => strides::run(input.as_deref(), from, json, limits, out),
-        Command::Draw {
-            input,
-            from,
-            slice,
-            max_rows,
-            max_cols,
-            wrap,
-        } => {
-            let options = draw::Options {
-                slice,
-                max_rows,
-                max_cols,
-                wrap,
-            };
-            draw::run(input.as_deref(), from, &options, limits, out)
-        }
-        Command::Dtypes => dtypes::run(json, out),
+        Command::Describe(args) => describe::run(&args, cx),
+        Command::Convert(args) => convert::run(&args, cx),
+        Command::Validate(args) => validate::run(&args, cx),
+        Command::Scan(args) => scan::run(&args, cx),
+        Command::Memory(args) => memory::run(&args, cx),
+        Command::Report(args) => report::run(&args, cx),
+        Command::Signature(args) => signature::run(&args, cx),
+        Command::Index(args) => index::run(&args, cx),
+        Command::Strides(args) => strides::run(&args, cx),
+        Command::Draw(args) => draw::run(&args, cx),
+        Command::Dtypes => dtypes::run(cx),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "xla-shape", out);
+            clap_complete::generate(shell, &mut Cli::command(), "xla-shape", &mut cx.out);
             Ok(())
         }
     }

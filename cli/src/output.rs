@@ -1,10 +1,14 @@
-//! What the commands write: errors as text or JSON objects, numbers, and
-//! the failures that set the exit status.
+//! What the commands write: errors as text or JSON objects, numbers,
+//! lists, the names other systems give an element type, names from the
+//! input made printable, JSON lines, and the failures that set the exit
+//! status.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
-use xla_shape::{Diagnostic, ErrorKind};
+use xla_shape::interop::{ElementType, System};
+use xla_shape::{Diagnostic, ErrorKind, PrimitiveType};
 
 /// One error, as the tool reports it: a kind (the library's
 /// `ErrorKind::as_str`, or `Io`, `NoInput`, `TooLarge`, `Usage`), the
@@ -167,12 +171,27 @@ impl Numbers {
     }
 }
 
-/// `text` fit for a terminal and for line formats: control characters
-/// (escape sequences, line breaks) written as Rust escapes (`\u{1b}`,
-/// `\n`), the rest as it is.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+/// `[a, b, c]`.
+pub fn list(values: &[i64]) -> String {
+    format!("{values:?}")
+}
+
+/// `a,b,c`.
+pub fn comma_list(values: &[i64]) -> String {
+    values
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Text for a terminal or a line format: control characters (escape
+/// sequences, line breaks) written as Rust escapes (`\u{1b}`, `\n`), so
+/// that names from the input cannot move the cursor or forge lines; the
+/// rest as it is.
+pub fn printable(text: &str) -> Cow<'_, str> {
     if !text.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(text);
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
@@ -182,7 +201,60 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
             out.push(c);
         }
     }
-    std::borrow::Cow::Owned(out)
+    Cow::Owned(out)
+}
+
+/// `s` cut to `width` characters, ending in `…` when cut.
+pub fn cut(s: &str, width: usize) -> Cow<'_, str> {
+    if s.len() <= width || s.chars().count() <= width {
+        return Cow::Borrowed(s);
+    }
+    let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+    t.push('…');
+    Cow::Owned(t)
+}
+
+/// `text` for XML text and attribute values.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// `NumPy bfloat16, DLPack kDLBfloat bits=16 lanes=1, ...`, or `None`
+/// when no system names `t`.
+pub fn known_as(t: PrimitiveType) -> Option<String> {
+    let parts: Vec<String> = System::ALL
+        .iter()
+        .filter_map(|s| Some(format!("{} {}", s.name(), s.element_type(t)?)))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// An element type of another system as JSON: a name, a number, or
+/// DLPack's `{code, bits, lanes}`.
+fn element_type_json(e: ElementType) -> Value {
+    match e {
+        ElementType::Numpy(d) => json!(d.name),
+        ElementType::Dlpack(d) => json!({"code": d.code, "bits": d.bits, "lanes": d.lanes}),
+        ElementType::Pjrt(n) | ElementType::Tensorflow(n) => json!(n),
+        ElementType::Safetensors(name) => json!(name),
+        _ => json!(e.to_string()),
+    }
+}
+
+/// The names of `t` as a JSON object, one key per system (`null` where a
+/// system has none).
+pub fn names_json(t: PrimitiveType) -> Value {
+    let names: serde_json::Map<String, Value> = System::ALL
+        .iter()
+        .map(|s| {
+            let name = s.element_type(t).map_or(Value::Null, element_type_json);
+            (s.as_str().to_owned(), name)
+        })
+        .collect();
+    Value::Object(names)
 }
 
 /// Writes one JSON value on its own line.

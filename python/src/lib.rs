@@ -17,7 +17,7 @@ use pyo3::types::{PyBytes, PyTuple};
 use xla_shape::formats::{LosslessMessage, ProtoFormats};
 use xla_shape::proto::{LayoutProto, ProgramShapeProto, ShapeProto};
 use xla_shape::relayout::Relayout;
-use xla_shape::text::{ShapeRole, shapes_in_hlo};
+use xla_shape::text::shapes_in_hlo;
 use xla_shape::tiling::{Slot, TiledLayout};
 use xla_shape::{Layout, ProgramShape, Shape};
 
@@ -124,13 +124,7 @@ fn scan_hlo(text: &str) -> Vec<PyHloShape> {
             line: s.location.line,
             column: s.location.column,
             offset: s.location.offset,
-            role: match s.role {
-                ShapeRole::InstructionResult => "instruction_result",
-                ShapeRole::Operand => "operand",
-                ShapeRole::Parameter => "parameter",
-                ShapeRole::ComputationResult => "computation_result",
-                _ => "other",
-            },
+            role: s.role.as_str(),
             shape: s.shape,
         })
         .collect()

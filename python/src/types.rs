@@ -156,8 +156,11 @@ pub(crate) use text_form_methods;
 
 /// The Python methods of a class wrapping a model type (`Shape`, `Layout`,
 /// `ProgramShape`): the conversions to and from serialized bytes, protobuf
-/// message objects, proto3 JSON and text format, and pickling, followed by
-/// the class's own methods.
+/// message objects, proto3 JSON and text format, pickling and `repr`
+/// (`Shape("f32[2]{0}")`), followed by the class's own methods. The
+/// other dunders come from the model's own traits, named once in each
+/// class's `#[pyclass]`: `str` (`Display`: the HLO text), `eq`
+/// (`PartialEq`), `hash` (`Hash`, where Python may hash the class).
 macro_rules! proto_model_methods {
     ($class:ident($model:ident), $message:literal, { $($methods:tt)* }) => {
         text_form_methods! { $class, concat!("the `", $message, "`"), {
@@ -214,10 +217,29 @@ macro_rules! proto_model_methods {
                 Ok((ctor, (slf.get().to_serialized_proto(py),)))
             }
 
+            fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+                let name = slf.get_type().name()?;
+                Ok(format!("{name}({:?})", slf.get().0.to_string()))
+            }
+
             $($methods)*
         }}
     };
 }
+
+/// `Display` of the model classes is their model's (the HLO text), which
+/// the `str` of their `#[pyclass]` makes Python's `str`.
+macro_rules! display_as_model {
+    ($($class:ident),*) => {$(
+        impl std::fmt::Display for $class {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    )*};
+}
+
+display_as_model!(PyLayout, PyShape, PyProgramShape);
 
 fn tiles_from(tiling: Vec<Vec<i64>>) -> PyResult<Vec<Tile>> {
     tiling.iter().map(|t| Tile::new(t).py()).collect()
@@ -225,8 +247,8 @@ fn tiles_from(tiling: Vec<Vec<i64>>) -> PyResult<Vec<Tile>> {
 
 /// A layout (`xla.LayoutProto`): the order of the dimensions in memory,
 /// tiles, element size and the rest, as jaxlib's `xla_client.Layout`.
-#[pyclass(name = "Layout", module = "xla_shape", frozen)]
-#[derive(Clone)]
+#[pyclass(name = "Layout", module = "xla_shape", frozen, eq, hash, str)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyLayout(pub Layout);
 
 proto_model_methods! { PyLayout(Layout), "xla.LayoutProto", {
@@ -291,26 +313,6 @@ proto_model_methods! { PyLayout(Layout), "xla.LayoutProto", {
         self.0.to_string()
     }
 
-    fn __str__(&self) -> String {
-        self.0.to_string()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("Layout({:?})", self.0.to_string())
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .downcast::<PyLayout>()
-            .is_ok_and(|o| o.get().0 == self.0)
-    }
-
-    fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.0.hash(&mut h);
-        h.finish()
-    }
 }}
 
 pub fn json_options(preserving_proto_field_name: bool, pretty: bool) -> JsonOptions {
@@ -355,8 +357,8 @@ pub fn checked_shape(shape: Shape) -> PyResult<PyShape> {
 /// An XLA shape: an array, a tuple, a token (`xla.ShapeProto`), with the
 /// methods of jaxlib's `xla_client.Shape` and more. `Shape(text)` parses
 /// HLO text such as `"bf16[8,128]{1,0:T(8,128)(2,1)}"`.
-#[pyclass(name = "Shape", module = "xla_shape", frozen)]
-#[derive(Clone)]
+#[pyclass(name = "Shape", module = "xla_shape", frozen, eq, hash, str)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyShape(pub Shape);
 
 impl PyShape {
@@ -577,35 +579,12 @@ proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
         self.0.to_string()
     }
 
-    fn __str__(&self) -> String {
-        self.0.to_string()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("Shape({:?})", self.0.to_string())
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .downcast::<PyShape>()
-            .is_ok_and(|o| o.get().0 == self.0)
-    }
-
-    /// Hashes the shape without its layout (XLA's `HumanString`), so equal
-    /// shapes hash equally.
-    fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        shape_util::human_string(&self.0).hash(&mut h);
-        h.finish()
-    }
-
 }}
 
 /// A computation's signature: parameter shapes and a result shape
 /// (`xla.ProgramShapeProto`), as jaxlib's `xla_client.ProgramShape`.
-#[pyclass(name = "ProgramShape", module = "xla_shape", frozen)]
-#[derive(Clone)]
+#[pyclass(name = "ProgramShape", module = "xla_shape", frozen, eq, str)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct PyProgramShape(pub ProgramShape);
 
 proto_model_methods! { PyProgramShape(ProgramShape), "xla.ProgramShapeProto", {
@@ -652,23 +631,6 @@ proto_model_methods! { PyProgramShape(ProgramShape), "xla.ProgramShapeProto", {
     /// The result shape.
     fn result_shape(&self) -> PyShape {
         PyShape(self.0.result().clone())
-    }
-
-    fn __str__(&self) -> String {
-        self.0.to_string()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("ProgramShape({:?})", self.0.to_string())
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.downcast::<PyProgramShape>().is_ok_and(|o| {
-            let o = &o.get().0;
-            o.result() == self.0.result()
-                && o.parameters() == self.0.parameters()
-                && o.parameter_names() == self.0.parameter_names()
-        })
     }
 
 }}

@@ -1,8 +1,8 @@
 //! [`LosslessMessage`]: the data of a message decoded without losing
 //! anything. It holds data only; each format adds its own `impl` block:
 //! the wire format (`decode`, `encode_to_vec`, ...) in `wire.rs`, JSON in
-//! `json.rs`, the text format in `text_format.rs`, retired fields in
-//! `retired.rs`. It is general over any message descriptor.
+//! `json/write.rs`, the text format in `text_format/write.rs`, retired
+//! fields in `retired.rs`. It is general over any message descriptor.
 
 use std::collections::{BTreeMap, HashMap};
 

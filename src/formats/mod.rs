@@ -13,7 +13,7 @@
 //! ([`Shape::from_proto_bytes`](crate::Shape::from_proto_bytes)), and
 //! prost's own [`prost::Message::decode`] / `encode_to_vec` for the
 //! generated messages (its `DecodeError` converts into
-//! [`Error`](crate::Error) with `?`).
+//! [`Error`] with `?`).
 //!
 //! | format | write | read |
 //! | --- | --- | --- |
@@ -72,7 +72,7 @@ pub use text_format::{
 
 use prost_reflect::{DynamicMessage, ReflectMessage, Value};
 
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 
 /// The fields retired from the schema that `message` carries, at any
 /// nesting level, in the order of a walk of the message (outer levels
@@ -122,8 +122,8 @@ pub(crate) fn with_stack_for<T: Send>(
             .stack_size(DEEP_STACK_BYTES)
             .spawn_scoped(scope, f)
             .map_err(|e| {
-                crate::Error::new(
-                    crate::ErrorKind::Format,
+                Error::new(
+                    ErrorKind::Format,
                     format!("cannot start a thread to parse deeply nested input: {e}"),
                 )
             })?;

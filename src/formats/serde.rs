@@ -99,6 +99,7 @@ pub mod compact {
     use serde::de::{Deserializer, Visitor};
     use serde::ser::Serializer;
 
+    use crate::error::Error;
     use crate::model::{Layout, Shape};
 
     mod sealed {
@@ -109,7 +110,7 @@ pub mod compact {
 
     /// The types with a compact form: [`Shape`] and [`Layout`], whose
     /// `Display` is XLA's printer and whose `FromStr` is XLA's parser.
-    pub trait Compact: sealed::Sealed + fmt::Display + FromStr<Err = crate::Error> + Sized {
+    pub trait Compact: sealed::Sealed + fmt::Display + FromStr<Err = Error> + Sized {
         /// What the value is, for serde's "expected ..." messages.
         #[doc(hidden)]
         const EXPECTING: &'static str;
@@ -157,15 +158,14 @@ pub mod compact {
         }
 
         fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<T, E> {
-            text.parse()
-                .map_err(|e: crate::Error| E::custom(e.message()))
+            text.parse().map_err(|e: Error| E::custom(e.message()))
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::{ArrayShape, PrimitiveType, Shape};
+    use crate::model::{ArrayShape, PrimitiveType, Shape};
 
     #[test]
     fn serde_json_writes_the_proto_json() {

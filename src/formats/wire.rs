@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorKind, Nesting, Result};
 use crate::formats::is_default_value;
 use crate::formats::lossless::{Field, LosslessMessage, MapValue, ScalarList};
 use crate::limits::MAX_NESTING_DEPTH;
-use crate::protobuf::fields::map_entry;
+use crate::protobuf::map_entry;
 use crate::protobuf::{DECODE_CONTEXT, Reader};
 
 pub(crate) fn len_delimited_len(number: u32, len: usize) -> usize {

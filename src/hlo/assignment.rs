@@ -15,7 +15,7 @@
 
 use super::wire::count_fields;
 use crate::limits::MAX_NESTING_DEPTH;
-use crate::protobuf::fields::{buffer_allocation, buffer_assignment, heap_trace, logical_buffer};
+use crate::proto::fields::{buffer_allocation, buffer_assignment, heap_trace, logical_buffer};
 use crate::protobuf::{WireResult, WireType, each_field};
 
 /// The buffer assignment of a compiled module (`BufferAssignmentProto`).

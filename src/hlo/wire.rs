@@ -2,7 +2,7 @@
 //!
 //! The walk goes HloModuleProto -> computations -> instructions over the
 //! crate's protobuf byte layer and reads only the fields the view needs
-//! (numbers in `protobuf::fields`, checked against
+//! (numbers in `proto::fields`, checked against
 //! `proto/xla/service/hlo.proto`); every other field is skipped without
 //! being built. Semantics are Google's runtime's, as for `ShapeProto`: a
 //! known field with another wire type is an unknown field, the last scalar
@@ -25,11 +25,11 @@ use super::{
 use crate::error::{Error, ErrorContext, ErrorKind, Result};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::{ProgramShape, Shape};
-use crate::protobuf::fields::{
+use crate::proto::fields::{
     buffer_donor, hlo_computation, hlo_instruction, hlo_module, hlo_proto, hlo_schedule,
-    hlo_wrapper, input_output_alias, map_entry, output_operand_aliasing,
+    hlo_wrapper, input_output_alias, output_operand_aliasing,
 };
-use crate::protobuf::{DECODE_CONTEXT, Reader, WireResult, WireType, each_field};
+use crate::protobuf::{DECODE_CONTEXT, Reader, WireResult, WireType, each_field, map_entry};
 
 /// The message of `xla/service/hlo.proto` that holds a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

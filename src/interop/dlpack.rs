@@ -33,6 +33,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::{ArrayShape, Layout, PrimitiveType};
+use crate::strides::compact::{NoLayout, Rules, compact_layout};
 
 use PrimitiveType as P;
 
@@ -233,6 +234,14 @@ pub fn from_dl_data_type(t: DLDataType) -> Result<PrimitiveType> {
 /// stride (equal strides: the higher dimension minor), and every dimension
 /// with more than one element must have the compact stride of its place.
 ///
+/// Call this to know what XLA's DLPack importer decides (the layout of
+/// the imported array, or its refusal word for word), and
+/// [`strides::layout_from_strides`](crate::strides::layout_from_strides)
+/// for strides from anywhere else: the two run one algorithm and differ
+/// only in where a dimension of at most one element goes. XLA's importer
+/// does not call this for an array with no element (a dimension of size
+/// 0): [`DlpackTensor::to_array_shape`] makes such an array row-major.
+///
 /// # Errors
 ///
 /// [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument): a
@@ -242,72 +251,12 @@ pub fn from_dl_data_type(t: DLDataType) -> Result<PrimitiveType> {
 /// stride order, with a zero (broadcasting), negative, overlapping or
 /// padded (gap) stride.
 pub fn strides_to_layout(dims: &[i64], strides: &[i64]) -> Result<Layout> {
-    if dims.len() != strides.len() {
-        return Err(Error::invalid_argument(format!(
-            "{} DLPack strides given for {} dimensions",
-            strides.len(),
-            dims.len()
-        )));
-    }
-    if let Some(d) = dims.iter().position(|&n| n < 0) {
-        return Err(Error::invalid_argument(format!(
-            "DLPack dimension {d} has negative size {}",
-            dims[d]
-        )));
-    }
-    let rank = dims.len();
-    // Some dimension of size 0 or 1: row-major if the others are.
-    if dims.iter().any(|&n| n <= 1) {
-        let mut running = 1i64;
-        let mut row_major = true;
-        for d in (0..rank).rev() {
-            if dims[d] > 1 {
-                if strides[d] != running {
-                    row_major = false;
-                    break;
-                }
-                running = running.saturating_mul(dims[d]);
-            }
+    compact_layout(dims, strides, Rules::Xla).map_err(|e| match e {
+        NoLayout::NotCompact(_) => {
+            Error::invalid_argument(format!("{} {e}.", not_compact(dims, strides)))
         }
-        if row_major {
-            return Ok(Layout::new((0..rank as i64).rev().collect::<Vec<_>>()));
-        }
-    }
-    let mut order: Vec<usize> = (0..rank).collect();
-    order.sort_by(|&a, &b| strides[a].cmp(&strides[b]).then(b.cmp(&a)));
-    let mut running = 1i64;
-    for (i, &d) in order.iter().enumerate() {
-        if dims[d] > 1 && strides[d] != running {
-            let s = strides[d];
-            let reason = if s == 0 {
-                format!("dimension {d} has stride 0: broadcasting.")
-            } else if s < 0 {
-                format!("dimension {d} has negative stride {s}.")
-            } else if s < running {
-                let p = order[..i].iter().rev().find(|&&p| dims[p] > 1);
-                match p {
-                    Some(p) => format!(
-                        "dimension {d} has stride {s} where a compact layout needs {running}: it overlaps dimension {p}."
-                    ),
-                    None => format!(
-                        "dimension {d} has stride {s} where a compact layout needs {running}: elements overlap."
-                    ),
-                }
-            } else {
-                format!(
-                    "dimension {d} has stride {s} where a compact layout needs {running}: a gap between elements."
-                )
-            };
-            return Err(Error::invalid_argument(format!(
-                "{} {reason}",
-                not_compact(dims, strides)
-            )));
-        }
-        running = running.saturating_mul(dims[d]);
-    }
-    Ok(Layout::new(
-        order.into_iter().map(|d| d as i64).collect::<Vec<_>>(),
-    ))
+        _ => Error::invalid_argument(e.to_string()),
+    })
 }
 
 /// XLA's refusal of strides that have no layout.
@@ -367,7 +316,9 @@ impl DlpackTensor {
     /// The XLA array shape with layout that XLA's bridge gives this tensor
     /// on import (`DLPackManagedTensorToBuffer`): the element type of
     /// [`from_dl_data_type`], the dimensions, and the layout of
-    /// [`strides_to_layout`] (row-major without strides).
+    /// [`strides_to_layout`] (row-major without strides, or without
+    /// elements: XLA reads no strides of an array with a dimension of
+    /// size 0).
     ///
     /// # Errors
     ///
@@ -376,8 +327,12 @@ impl DlpackTensor {
     pub fn to_array_shape(&self) -> Result<ArrayShape> {
         let t = from_dl_data_type(self.dtype)?;
         let layout = match &self.strides {
-            Some(strides) => strides_to_layout(&self.shape, strides)?,
-            None => Layout::new((0..self.shape.len() as i64).rev().collect::<Vec<_>>()),
+            // XLA reads the strides of an array with elements only
+            // (`absl::c_find(dimensions, 0) == dimensions.end()`).
+            Some(strides) if !self.shape.contains(&0) || strides.len() != self.shape.len() => {
+                strides_to_layout(&self.shape, strides)?
+            }
+            _ => Layout::new((0..self.shape.len() as i64).rev().collect::<Vec<_>>()),
         };
         ArrayShape::new(t, self.shape.clone())?.with_layout(Some(layout))
     }

@@ -90,14 +90,8 @@ const fn ml(
         _ => "<V1",
     };
     Dtype {
-        name,
-        str,
-        char,
-        kind,
-        itemsize,
-        repr,
         ml_dtypes: true,
-        xla,
+        ..np(name, str, char, kind, itemsize, repr, xla)
     }
 }
 

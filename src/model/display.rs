@@ -1,7 +1,8 @@
 //! XLA's printed forms, the `Display` of the model types:
 //! `ShapeUtil::HumanString(WithLayout)`, `Layout::ToString`,
-//! `Tile::ToString`, `SplitConfig::ToString` and the program-shape string
-//! (`xla/shape_util.cc`, `xla/layout.cc`). Everything goes through a
+//! `Tile::ToString`, `SplitConfig::ToString`, `ShapeIndex::ToString`, the
+//! program-shape string (`xla/shape_util.cc`, `xla/layout.cc`,
+//! `xla/shape_util.h`) and the lowercase names of element types. Everything goes through a
 //! [`Printer`]: bytes gathered in a buffer on the stack and handed to the
 //! destination (a `fmt::Formatter` or a `String`) in one piece, or in
 //! pieces for a shape too large for the buffer, without `fmt`'s machinery
@@ -14,6 +15,7 @@ use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
+use crate::model::shape_index::ShapeIndex;
 use crate::model::tile::{SplitConfig, Tile};
 
 /// The printer's buffer: most printed shapes fit, so they reach their
@@ -216,6 +218,14 @@ impl<'a> Printer<'a> {
             self.buf[i] = b'0' + n as u8;
         }
         end
+    }
+
+    /// An index as XLA writes spans and `ShapeIndex::ToString` writes
+    /// indices: `{3,5}`.
+    fn index(&mut self, index: &[i64]) {
+        self.byte(b'{');
+        self.ints(index);
+        self.byte(b'}');
     }
 
     /// `v` as a comma-separated list.
@@ -510,11 +520,7 @@ pub(crate) fn write_layout_with_physical(
 /// Formats an index as XLA writes spans: `{3,5}`.
 pub(crate) fn index_string(index: &[i64]) -> String {
     let mut s = String::new();
-    print_into(&mut s, |p| {
-        p.byte(b'{');
-        p.ints(index);
-        p.byte(b'}');
-    });
+    print_into(&mut s, |p| p.index(index));
     s
 }
 impl Shape {
@@ -625,6 +631,21 @@ impl ProgramShape {
         let mut out = String::new();
         print_into(&mut out, |p| p.computation_layout(self));
         out
+    }
+}
+
+impl fmt::Display for ShapeIndex {
+    /// XLA's `ShapeIndex::ToString`: `{1,2,42}`, no spaces.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        display(f, |p| p.index(self))
+    }
+}
+
+impl fmt::Display for PrimitiveType {
+    /// The [lowercase name](PrimitiveType::lowercase_name), as in HLO
+    /// text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.lowercase_name())
     }
 }
 

@@ -24,9 +24,6 @@ pub(crate) type Dims = InlineVec<i64, 6>;
 /// 24 bytes a `Vec` takes, so they cost no more than one.
 pub(crate) type DynamicFlags = InlineVec<bool, 15>;
 
-/// A layout's tiles: in place up to two (`T(8,128)(2,1)`).
-pub(crate) type Tiles = InlineVec<crate::model::tile::Tile, 2>;
-
 /// A tile's bounds: in place up to four.
 pub(crate) type TileBounds = InlineVec<i64, 4>;
 

@@ -1,10 +1,10 @@
 //! [`Layout`]: how an array's elements are placed in memory.
 
 use crate::error::{Error, Result};
-use crate::model::inline::{Dims, Tiles};
+use crate::model::inline::Dims;
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::shape::Shape;
-use crate::model::tile::{SplitConfig, Tile};
+use crate::model::tile::{SplitConfig, Tile, Tiles};
 
 /// An array layout (XLA's `Layout`): the minor-to-major dimension order and
 /// the optional attributes printed in HLO text as
@@ -437,7 +437,7 @@ mod tests {
         assert_eq!(format!("{plain:?}"), format!("{boxed:?}"));
         assert_eq!(plain.to_string(), boxed.to_string());
         let array = |l: &Layout| {
-            crate::ArrayShape::new(PrimitiveType::F32, [2, 3])
+            crate::model::ArrayShape::new(PrimitiveType::F32, [2, 3])
                 .unwrap()
                 .with_layout(Some(l.clone()))
                 .unwrap()

@@ -398,13 +398,6 @@ impl PrimitiveType {
     }
 }
 
-impl std::fmt::Display for PrimitiveType {
-    /// The [lowercase name](Self::lowercase_name), as in HLO text.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.lowercase_name())
-    }
-}
-
 impl std::str::FromStr for PrimitiveType {
     type Err = Error;
     /// [`from_lowercase_name`](Self::from_lowercase_name).

@@ -1,8 +1,8 @@
 //! [`RawShape`] and [`RawLayout`]: what a `ShapeProto` / `LayoutProto`
 //! carries, before XLA's `FromProto` checks and validation.
 
-use crate::model::inline::{Dims, DynamicFlags, Tiles};
-use crate::model::tile::{SplitConfig, Tile};
+use crate::model::inline::{Dims, DynamicFlags};
+use crate::model::tile::{SplitConfig, Tile, Tiles};
 use crate::proto::{LayoutProto, ProgramShapeProto, ShapeProto};
 
 /// What a `ShapeProto` carries, held in the model's own containers before

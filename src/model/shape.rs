@@ -4,7 +4,6 @@ use crate::error::{Error, Result};
 use crate::model::inline::{Dims, DynamicFlags, InlineVec};
 use crate::model::layout::{Layout, LayoutEqual};
 use crate::model::primitive_type::PrimitiveType;
-use crate::model::validate;
 
 /// A valid XLA shape (XLA's `Shape`): exactly one of an array, a tuple, a
 /// token, an opaque value or a buffer.
@@ -75,79 +74,9 @@ impl ArrayShape {
     /// dimension (`?` in HLO text).
     pub const UNBOUNDED_SIZE: i64 = i64::MIN;
 
-    /// An array of `element_type` with `dimensions` and XLA's default
-    /// (descending, row-major) layout, as `ShapeUtil::MakeValidatedShape`:
-    /// a dimension equal to [`UNBOUNDED_SIZE`](Self::UNBOUNDED_SIZE) is
-    /// unbounded dynamic, every other one static.
-    ///
-    /// # Errors
-    ///
-    /// XLA's messages: `Unsupported element type: TOKEN` for a non-array
-    /// type, `Invalid dimension size -1, is_dynamic=false`, `overflow in
-    /// static extent product: dimes=[...]`.
-    #[doc(alias = "MakeValidatedShape")]
-    #[doc(alias = "xla_client.Shape.array_shape")]
-    pub fn new(element_type: PrimitiveType, dimensions: impl Into<Vec<i64>>) -> Result<Self> {
-        let dimensions = Dims::from(dimensions.into());
-        let dynamic = dimensions
-            .iter()
-            .map(|&d| d == Self::UNBOUNDED_SIZE)
-            .collect();
-        validate::make_validated_array(element_type, dimensions, dynamic)
-    }
-
-    /// Like [`new`](Self::new), with an explicit dynamic flag per
-    /// dimension (XLA's `MakeValidatedShape(t, dims, dynamic_dims)`).
-    ///
-    /// # Errors
-    ///
-    /// As [`new`](Self::new), and `dynamic dimensions size 1 did not match
-    /// number of dimensions 2` when the lengths differ.
-    pub fn with_dynamic_dimensions(
-        element_type: PrimitiveType,
-        dimensions: impl Into<Vec<i64>>,
-        dynamic: impl Into<Vec<bool>>,
-    ) -> Result<Self> {
-        validate::make_validated_array(
-            element_type,
-            Dims::from(dimensions.into()),
-            DynamicFlags::from(dynamic.into()),
-        )
-    }
-
-    /// An array from all its parts, checked as XLA's
-    /// `ValidateShapeWithOptionalLayout` checks it. `dynamic` is empty (all
-    /// static) or has one flag per dimension.
-    ///
-    /// # Errors
-    ///
-    /// Every rule of XLA's validation, with its message.
-    pub fn from_parts(
-        element_type: PrimitiveType,
-        dimensions: Vec<i64>,
-        dynamic: Vec<bool>,
-        layout: Option<Layout>,
-    ) -> Result<Self> {
-        validate::array_from_parts(element_type, dimensions.into(), dynamic.into(), layout)
-    }
-
-    /// This array with `layout` instead of its own (`None` removes it).
-    ///
-    /// # Errors
-    ///
-    /// The layout does not fit (XLA's `ValidateLayoutForShape` messages).
-    pub fn with_layout(mut self, layout: Option<Layout>) -> Result<Self> {
-        if let Some(l) = &layout {
-            validate::validate_layout_for_array(
-                l,
-                self.element_type,
-                &self.dimensions,
-                &self.dynamic,
-            )?;
-        }
-        self.layout = layout;
-        Ok(self)
-    }
+    // The validated constructors (`new`, `with_dynamic_dimensions`,
+    // `from_parts`, `with_layout`) are in `validate.rs`, beside the rules
+    // they run.
 
     /// The element type (an array type).
     pub fn element_type(&self) -> PrimitiveType {
@@ -235,6 +164,29 @@ impl ArrayShape {
     /// No dynamic dimension.
     pub fn is_static(&self) -> bool {
         !self.dynamic.iter().any(|&d| d)
+    }
+
+    /// The number of elements, the product of the dimensions (a bounded
+    /// dynamic dimension counts its bound; a scalar has 1): XLA's
+    /// `ShapeUtil::ElementsIn`, whose public spelling is
+    /// [`shape_util::elements_in`](crate::shape_util::elements_in). Here
+    /// so that the layers under `shape_util` (`index_util`) count
+    /// elements too.
+    ///
+    /// # Errors
+    ///
+    /// An unbounded dimension (the count is undefined), or a product past
+    /// `i64`.
+    pub(crate) fn element_count(&self) -> Result<i64> {
+        if self.dimensions.contains(&Self::UNBOUNDED_SIZE) {
+            return Err(Error::invalid_argument(format!(
+                "ElementsIn is undefined for the unbounded dynamic shape {self:#}"
+            )));
+        }
+        self.dimensions
+            .iter()
+            .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| Error::overflow(format!("element count of {self} overflows int64")))
     }
 
     pub(crate) fn equal_with(&self, other: &ArrayShape, o: &ShapeEqual) -> bool {

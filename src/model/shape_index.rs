@@ -1,7 +1,5 @@
 //! [`ShapeIndex`]: a path to a subshape.
 
-use std::fmt;
-
 /// A path of tuple-element indices from the root of a shape (XLA's
 /// `ShapeIndex`); the empty index is the whole shape.
 ///
@@ -94,19 +92,5 @@ impl From<ShapeIndex> for Vec<i64> {
 impl FromIterator<i64> for ShapeIndex {
     fn from_iter<I: IntoIterator<Item = i64>>(iter: I) -> Self {
         ShapeIndex(iter.into_iter().collect())
-    }
-}
-
-impl fmt::Display for ShapeIndex {
-    /// XLA's `ShapeIndex::ToString`: `{1,2,42}`, no spaces.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("{")?;
-        for (i, x) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{x}")?;
-        }
-        f.write_str("}")
     }
 }

@@ -4,7 +4,10 @@
 use std::fmt;
 
 use crate::error::{Error, Result};
-use crate::model::inline::TileBounds;
+use crate::model::inline::{InlineVec, TileBounds};
+
+/// A layout's tiles: in place up to two (`T(8,128)(2,1)`).
+pub(crate) type Tiles = InlineVec<Tile, 2>;
 
 /// One tile of a tiled layout (XLA's `Tile`): bounds, most major first,
 /// applied to the most minor physical dimensions of an array.

@@ -254,23 +254,21 @@ fn layout_for_array_in_full(
             layout.tail_padding_alignment()
         )));
     }
-    if layout.has_index_primitive_type() {
-        return Err(Error::invalid_layout(format!(
-            "layout has a index_primitive_type, but is not a sparse array: {}",
-            shape()
-        )));
-    }
-    if layout.has_pointer_primitive_type() {
-        return Err(Error::invalid_layout(format!(
-            "layout has a pointer_primitive_type, but is not a sparse array: {}",
-            shape()
-        )));
-    }
-    if layout.has_physical_shape() {
-        return Err(Error::invalid_layout(format!(
-            "layout has a physical_shape, but is not a sparse array: {}",
-            shape()
-        )));
+    // The attributes only sparse arrays may have, in XLA's order.
+    for (has, what) in [
+        (layout.has_index_primitive_type(), "index_primitive_type"),
+        (
+            layout.has_pointer_primitive_type(),
+            "pointer_primitive_type",
+        ),
+        (layout.has_physical_shape(), "physical_shape"),
+    ] {
+        if has {
+            return Err(Error::invalid_layout(format!(
+                "layout has a {what}, but is not a sparse array: {}",
+                shape()
+            )));
+        }
     }
     if layout.has_invalid_tiles() {
         return Err(Error::invalid_layout(format!(
@@ -285,6 +283,13 @@ fn layout_for_array_in_full(
         )));
     }
     Ok(())
+}
+
+/// XLA's error for dynamic flags that are not one per dimension.
+fn dynamic_size_mismatch(flags: usize, rank: usize) -> Error {
+    Error::invalid_argument(format!(
+        "dynamic dimensions size {flags} did not match number of dimensions {rank}"
+    ))
 }
 
 /// The error for a non-array element type given where an array is needed
@@ -302,48 +307,15 @@ pub(crate) fn require_array_type(t: PrimitiveType) -> Result<()> {
     }
 }
 
-/// `ArrayShape::from_parts`: the full `ValidateShapeWithOptionalLayout`.
-pub(crate) fn array_from_parts(
-    t: PrimitiveType,
-    dimensions: Dims,
-    mut dynamic: DynamicFlags,
-    layout: Option<Layout>,
-) -> Result<ArrayShape> {
-    require_array_type(t)?;
-    if dynamic.is_empty() {
-        dynamic = dimensions.iter().map(|_| false).collect();
-    } else if dynamic.len() != dimensions.len() {
-        return Err(Error::invalid_argument(format!(
-            "dynamic dimensions size {} did not match number of dimensions {}",
-            dynamic.len(),
-            dimensions.len()
-        )));
-    }
-    validate_array_dimensions(t, &dimensions, &dynamic)?;
-    if let Some(l) = &layout {
-        validate_layout_for_array(l, t, &dimensions, &dynamic)?;
-    }
-    Ok(ArrayShape {
-        element_type: t,
-        dimensions,
-        dynamic,
-        layout,
-    })
-}
-
 /// XLA's `ShapeUtil::MakeValidatedShape(t, dims, dynamic)`: checked
 /// dimensions and the default descending layout.
-pub(crate) fn make_validated_array(
+fn make_validated_array(
     t: PrimitiveType,
     dimensions: Dims,
     dynamic: DynamicFlags,
 ) -> Result<ArrayShape> {
     if dynamic.len() != dimensions.len() {
-        return Err(Error::invalid_argument(format!(
-            "dynamic dimensions size {} did not match number of dimensions {}",
-            dynamic.len(),
-            dimensions.len()
-        )));
+        return Err(dynamic_size_mismatch(dynamic.len(), dimensions.len()));
     }
     require_array_type(t)?;
     let mut product = t.byte_width().unwrap_or(1);
@@ -374,4 +346,93 @@ pub(crate) fn make_validated_array(
         dynamic,
         layout: Some(layout),
     })
+}
+
+/// The validated constructors: each runs XLA's validation above.
+impl ArrayShape {
+    /// An array of `element_type` with `dimensions` and XLA's default
+    /// (descending, row-major) layout, as `ShapeUtil::MakeValidatedShape`:
+    /// a dimension equal to [`UNBOUNDED_SIZE`](Self::UNBOUNDED_SIZE) is
+    /// unbounded dynamic, every other one static.
+    ///
+    /// # Errors
+    ///
+    /// XLA's messages: `Unsupported element type: TOKEN` for a non-array
+    /// type, `Invalid dimension size -1, is_dynamic=false`, `overflow in
+    /// static extent product: dimes=[...]`.
+    #[doc(alias = "MakeValidatedShape")]
+    #[doc(alias = "xla_client.Shape.array_shape")]
+    pub fn new(element_type: PrimitiveType, dimensions: impl Into<Vec<i64>>) -> Result<Self> {
+        let dimensions = Dims::from(dimensions.into());
+        let dynamic = dimensions
+            .iter()
+            .map(|&d| d == Self::UNBOUNDED_SIZE)
+            .collect();
+        make_validated_array(element_type, dimensions, dynamic)
+    }
+
+    /// Like [`new`](Self::new), with an explicit dynamic flag per
+    /// dimension (XLA's `MakeValidatedShape(t, dims, dynamic_dims)`).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), and `dynamic dimensions size 1 did not match
+    /// number of dimensions 2` when the lengths differ.
+    pub fn with_dynamic_dimensions(
+        element_type: PrimitiveType,
+        dimensions: impl Into<Vec<i64>>,
+        dynamic: impl Into<Vec<bool>>,
+    ) -> Result<Self> {
+        make_validated_array(
+            element_type,
+            Dims::from(dimensions.into()),
+            DynamicFlags::from(dynamic.into()),
+        )
+    }
+
+    /// An array from all its parts, checked as XLA's
+    /// `ValidateShapeWithOptionalLayout` checks it. `dynamic` is empty (all
+    /// static) or has one flag per dimension.
+    ///
+    /// # Errors
+    ///
+    /// Every rule of XLA's validation, with its message.
+    pub fn from_parts(
+        element_type: PrimitiveType,
+        dimensions: Vec<i64>,
+        dynamic: Vec<bool>,
+        layout: Option<Layout>,
+    ) -> Result<Self> {
+        let (t, dimensions) = (element_type, Dims::from(dimensions));
+        let mut dynamic = DynamicFlags::from(dynamic);
+        require_array_type(t)?;
+        if dynamic.is_empty() {
+            dynamic = dimensions.iter().map(|_| false).collect();
+        } else if dynamic.len() != dimensions.len() {
+            return Err(dynamic_size_mismatch(dynamic.len(), dimensions.len()));
+        }
+        validate_array_dimensions(t, &dimensions, &dynamic)?;
+        if let Some(l) = &layout {
+            validate_layout_for_array(l, t, &dimensions, &dynamic)?;
+        }
+        Ok(ArrayShape {
+            element_type: t,
+            dimensions,
+            dynamic,
+            layout,
+        })
+    }
+
+    /// This array with `layout` instead of its own (`None` removes it).
+    ///
+    /// # Errors
+    ///
+    /// The layout does not fit (XLA's `ValidateLayoutForShape` messages).
+    pub fn with_layout(mut self, layout: Option<Layout>) -> Result<Self> {
+        if let Some(l) = &layout {
+            validate_layout_for_array(l, self.element_type, &self.dimensions, &self.dynamic)?;
+        }
+        self.layout = layout;
+        Ok(self)
+    }
 }

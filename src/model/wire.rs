@@ -20,21 +20,21 @@ use crate::model::raw::{RawLayout, RawProgramShape, RawShape};
 use crate::model::shape::{ArrayShape, Shape};
 use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
 use crate::model::validate;
-use crate::protobuf::fields::{layout, program_shape, shape, split_config, tile};
+use crate::proto::fields::{layout, program_shape, shape, split_config, tile};
 use crate::protobuf::write::{self, MAX_FIELD, MAX_VARINT, Writer};
-use crate::protobuf::{Reader, VarintSink, WireError, WireResult, WireType};
+use crate::protobuf::{Reader, Varint, VarintSink, WireError, WireResult, WireType, each_field};
 
 /// Decodes `ShapeProto` bytes with Google's semantics into a raw tree.
 pub(crate) fn decode_shape(buf: &[u8]) -> Result<RawShape> {
     let mut p = RawShape::default();
-    merge_shape(&mut Reader::new(buf), &mut p, 0)?;
+    merge_shape(buf, &mut p, 0)?;
     Ok(p)
 }
 
 /// Decodes `LayoutProto` bytes with Google's semantics into a raw layout.
 pub(crate) fn decode_layout(buf: &[u8]) -> Result<RawLayout> {
     let mut p = RawLayout::default();
-    merge_layout(&mut Reader::new(buf), &mut p, 0)?;
+    merge_layout(buf, &mut p, 0)?;
     Ok(p)
 }
 
@@ -48,13 +48,13 @@ pub(crate) fn decode_program_shape(buf: &[u8]) -> Result<RawProgramShape> {
         match (field, wire) {
             (program_shape::PARAMETERS, WireType::LengthDelimited) => {
                 let mut s = RawShape::default();
-                merge_shape(&mut Reader::new(r.len_delimited()?), &mut s, 1)?;
+                merge_shape(r.len_delimited()?, &mut s, 1)?;
                 p.parameters.push(s);
             }
             (program_shape::RESULT, WireType::LengthDelimited) => {
                 // A singular message given twice is merged.
                 let s = p.result.get_or_insert_with(Default::default);
-                merge_shape(&mut Reader::new(r.len_delimited()?), s, 1)?;
+                merge_shape(r.len_delimited()?, s, 1)?;
             }
             (program_shape::PARAMETER_NAMES, WireType::LengthDelimited) => {
                 // proto3 strings must be UTF-8: C++ and upb fail the parse.
@@ -107,7 +107,7 @@ pub(crate) fn decode_valid_shape_into(buf: &[u8], out: &mut Shape) -> Option<()>
 /// decoder takes: XLA's packed runs, and single values as Google's runtimes
 /// also accept them.
 mod keys {
-    use crate::protobuf::fields::{layout, shape, tile};
+    use crate::proto::fields::{layout, shape, tile};
     use crate::protobuf::{WireType, key_of};
     const V: WireType = WireType::Varint;
     const LEN: WireType = WireType::LengthDelimited;
@@ -269,35 +269,20 @@ fn valid_layout_fields(buf: &[u8], l: &mut Layout) -> Option<()> {
     Some(())
 }
 
-/// Where dimensions and minor_to_major go as they are read (int64).
-impl<const N: usize> VarintSink for InlineVec<i64, N> {
+/// Where dimensions and minor_to_major (int64) and dynamic-dimension flags
+/// (bool) go as they are read.
+impl<T: Varint + Default, const N: usize> VarintSink for InlineVec<T, N> {
     #[inline]
     fn reserve_varints(&mut self, n: usize) {
         self.reserve(n);
     }
     #[inline]
     fn push_varint(&mut self, v: u64) {
-        self.push(v as i64);
+        self.push(T::from_varint(v));
     }
     #[inline(always)]
     fn push_packed(&mut self, payload: &[u8]) -> WireResult<()> {
-        push_packed_in_place(self, payload, |v| v as i64)
-    }
-}
-
-/// Where dynamic-dimension flags go as they are read (bool).
-impl<const N: usize> VarintSink for InlineVec<bool, N> {
-    #[inline]
-    fn reserve_varints(&mut self, n: usize) {
-        self.reserve(n);
-    }
-    #[inline]
-    fn push_varint(&mut self, v: u64) {
-        self.push(v != 0);
-    }
-    #[inline(always)]
-    fn push_packed(&mut self, payload: &[u8]) -> WireResult<()> {
-        push_packed_in_place(self, payload, |v| v != 0)
+        push_packed_in_place(self, payload, T::from_varint)
     }
 }
 
@@ -354,39 +339,30 @@ impl VarintSink for Tile {
     fn reserve_varints(&mut self, _: usize) {}
     #[inline]
     fn push_varint(&mut self, v: u64) {
-        self.push_unchecked(v as i64);
+        self.push_unchecked(i64::from_varint(v));
     }
 }
 
-/// Reads the fields of one nested message with `field`, skipping (at
-/// `depth`) those `field` does not take.
+/// Reads the fields of one nested message at `depth` with `field`
+/// ([`each_field`]), once its depth is checked against the limit.
 #[inline]
-fn nested(
-    bytes: &[u8],
+fn nested<'a>(
+    bytes: &'a [u8],
     depth: usize,
-    mut field: impl FnMut(&mut Reader<'_>, u32, WireType) -> WireResult<bool>,
+    field: impl FnMut(&mut Reader<'a>, u32, WireType) -> WireResult<bool>,
 ) -> WireResult<()> {
     if depth > MAX_NESTING_DEPTH {
         return Err(WireError::TooDeep);
     }
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let (number, wire) = r.key()?;
-        if !field(&mut r, number, wire)? {
-            r.skip(number, wire, depth, MAX_NESTING_DEPTH)?;
-        }
-    }
-    Ok(())
+    each_field(bytes, depth, field)
 }
 
-fn merge_shape(r: &mut Reader<'_>, p: &mut RawShape, depth: usize) -> WireResult<()> {
-    while !r.at_end() {
-        let (field, wire) = r.key()?;
-        let known = match (field, wire) {
-            (shape::ELEMENT_TYPE, WireType::Varint) => {
-                p.element_type = r.varint()? as i32;
-                true
-            }
+/// Reads the fields of a `ShapeProto` at `depth` into `p` (merging into
+/// what it holds, as Google's runtimes merge a message given twice).
+fn merge_shape(bytes: &[u8], p: &mut RawShape, depth: usize) -> WireResult<()> {
+    nested(bytes, depth, |r, field, wire| {
+        Ok(match (field, wire) {
+            (shape::ELEMENT_TYPE, WireType::Varint) => set(&mut p.element_type, r)?,
             (shape::DIMENSIONS, _) => r.repeated_varint(wire, &mut p.dimensions)?,
             (shape::IS_DYNAMIC_DIMENSION, _) => r.repeated_varint(wire, &mut p.dynamic)?,
             (shape::TUPLE_SHAPES, WireType::LengthDelimited) => {
@@ -394,35 +370,32 @@ fn merge_shape(r: &mut Reader<'_>, p: &mut RawShape, depth: usize) -> WireResult
                     return Err(WireError::TooDeep);
                 }
                 let mut element = RawShape::default();
-                merge_shape(
-                    &mut Reader::new(r.len_delimited()?),
-                    &mut element,
-                    depth + 1,
-                )?;
+                merge_shape(r.len_delimited()?, &mut element, depth + 1)?;
                 p.tuple_shapes.push(element);
                 true
             }
             (shape::LAYOUT, WireType::LengthDelimited) => {
                 let layout = p.layout.get_or_insert_with(Default::default);
-                merge_layout(&mut Reader::new(r.len_delimited()?), layout, depth + 1)?;
+                merge_layout(r.len_delimited()?, layout, depth + 1)?;
                 true
             }
             _ => false,
-        };
-        if !known {
-            r.skip(field, wire, depth, MAX_NESTING_DEPTH)?;
-        }
-    }
-    Ok(())
+        })
+    })
 }
 
-fn merge_layout(r: &mut Reader<'_>, p: &mut RawLayout, depth: usize) -> WireResult<()> {
-    if depth > MAX_NESTING_DEPTH {
-        return Err(WireError::TooDeep);
-    }
-    while !r.at_end() {
-        let (field, wire) = r.key()?;
-        let known = match (field, wire) {
+/// Reads a varint field into `slot`, as its type reads it: the field is
+/// known.
+#[inline(always)]
+fn set<T: Varint>(slot: &mut T, r: &mut Reader<'_>) -> WireResult<bool> {
+    *slot = T::from_varint(r.varint()?);
+    Ok(true)
+}
+
+/// Reads the fields of a `LayoutProto` at `depth` into `p`.
+fn merge_layout(bytes: &[u8], p: &mut RawLayout, depth: usize) -> WireResult<()> {
+    nested(bytes, depth, |r, field, wire| {
+        Ok(match (field, wire) {
             (layout::MINOR_TO_MAJOR, _) => r.repeated_varint(wire, &mut p.minor_to_major)?,
             (layout::TILES, WireType::LengthDelimited) => {
                 let mut t = Tile::default();
@@ -434,46 +407,35 @@ fn merge_layout(r: &mut Reader<'_>, p: &mut RawLayout, depth: usize) -> WireResu
                 true
             }
             (layout::ELEMENT_SIZE_IN_BITS, WireType::Varint) => {
-                p.element_size_in_bits = r.varint()? as i64;
-                true
+                set(&mut p.element_size_in_bits, r)?
             }
-            (layout::MEMORY_SPACE, WireType::Varint) => {
-                p.memory_space = r.varint()? as i64;
-                true
-            }
+            (layout::MEMORY_SPACE, WireType::Varint) => set(&mut p.memory_space, r)?,
             (layout::PHYSICAL_SHAPE, WireType::LengthDelimited) => {
                 if depth >= MAX_NESTING_DEPTH {
                     return Err(WireError::TooDeep);
                 }
                 let physical = p.physical_shape.get_or_insert_with(Default::default);
-                merge_shape(&mut Reader::new(r.len_delimited()?), physical, depth + 1)?;
+                merge_shape(r.len_delimited()?, physical, depth + 1)?;
                 true
             }
             (layout::INDEX_PRIMITIVE_TYPE, WireType::Varint) => {
-                p.index_primitive_type = r.varint()? as i32;
-                true
+                set(&mut p.index_primitive_type, r)?
             }
             (layout::POINTER_PRIMITIVE_TYPE, WireType::Varint) => {
-                p.pointer_primitive_type = r.varint()? as i32;
-                true
+                set(&mut p.pointer_primitive_type, r)?
             }
             (layout::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES, WireType::Varint) => {
-                p.dynamic_shape_metadata_prefix_bytes = r.varint()? as i64;
-                true
+                set(&mut p.dynamic_shape_metadata_prefix_bytes, r)?
             }
             (layout::TAIL_PADDING_ALIGNMENT_IN_ELEMENTS, WireType::Varint) => {
-                p.tail_padding_alignment_in_elements = r.varint()? as i64;
-                true
+                set(&mut p.tail_padding_alignment_in_elements, r)?
             }
             (layout::SPLIT_CONFIGS, WireType::LengthDelimited) => {
                 let mut dimension = 0;
                 let mut indices = Vec::new();
                 nested(r.len_delimited()?, depth + 1, |r, f, w| {
                     Ok(match (f, w) {
-                        (split_config::DIMENSION, WireType::Varint) => {
-                            dimension = r.varint()? as i64;
-                            true
-                        }
+                        (split_config::DIMENSION, WireType::Varint) => set(&mut dimension, r)?,
                         (split_config::SPLIT_INDICES, _) => r.repeated_varint(w, &mut indices)?,
                         _ => false,
                     })
@@ -484,12 +446,8 @@ fn merge_layout(r: &mut Reader<'_>, p: &mut RawLayout, depth: usize) -> WireResu
             // Everything else, the sparse fields included (which XLA's
             // Layout::FromProto ignores), is skipped.
             _ => false,
-        };
-        if !known {
-            r.skip(field, wire, depth, MAX_NESTING_DEPTH)?;
-        }
-    }
-    Ok(())
+        })
+    })
 }
 
 // --- encoding ------------------------------------------------------------

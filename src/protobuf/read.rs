@@ -286,26 +286,43 @@ fn reserve_exact_first<T>(v: &mut Vec<T>, n: usize) {
     }
 }
 
-impl VarintSink for Vec<i64> {
-    #[inline]
-    fn reserve_varints(&mut self, n: usize) {
-        reserve_exact_first(self, n);
-    }
-    #[inline]
-    fn push_varint(&mut self, v: u64) {
-        // int64: the varint's 64 bits, two's complement.
-        self.push(v as i64);
+/// A scalar a varint holds, read as protobuf reads the field's type.
+pub(crate) trait Varint {
+    fn from_varint(v: u64) -> Self;
+}
+
+impl Varint for i64 {
+    /// int64: the varint's 64 bits, two's complement.
+    #[inline(always)]
+    fn from_varint(v: u64) -> i64 {
+        v as i64
     }
 }
 
-impl VarintSink for Vec<bool> {
+impl Varint for i32 {
+    /// int32 and enums: the low 32 bits (an int32 is written as its
+    /// sign-extended 64 bits).
+    #[inline(always)]
+    fn from_varint(v: u64) -> i32 {
+        v as i32
+    }
+}
+
+impl Varint for bool {
+    #[inline(always)]
+    fn from_varint(v: u64) -> bool {
+        v != 0
+    }
+}
+
+impl<T: Varint> VarintSink for Vec<T> {
     #[inline]
     fn reserve_varints(&mut self, n: usize) {
         reserve_exact_first(self, n);
     }
     #[inline]
     fn push_varint(&mut self, v: u64) {
-        self.push(v != 0);
+        self.push(T::from_varint(v));
     }
 }
 

@@ -2,8 +2,8 @@
 //! destination stride in bytes, copied as contiguous runs, as a blocked
 //! 2-D transpose, or element by element.
 //!
-//! Every offset a block touches was checked against the buffers before the
-//! loops run ([`Block::bounds`]); the loops index slices, so a bug here
+//! Every offset a box touches was checked against the buffers before the
+//! loops run ([`BoxCopy::bounds`]); the loops index slices, so a bug here
 //! panics instead of reading out of bounds. The one exception, the direct
 //! transposes on x86_64 ([`direct`]), checks the bounds of its whole box
 //! again ([`box_span`]) before it uses raw pointers.
@@ -14,8 +14,10 @@
 //! it), `avx` (8 x 8 blocks of 4-byte elements with AVX, the squares
 //! of other sizes two at a time with AVX2) and `avx512` (streamed blocks
 //! whose squares go four at a time, each register a whole destination
-//! line, and the bands of 1-byte transposes), with [`direct`] choosing
-//! between them.
+//! line, and the bands of 1-byte transposes). [`direct`] chooses between
+//! them for each transpose, by what the CPU has (`cpu`): blocks laid over
+//! the transpose by the transposer (`transposer`), or, for a transpose
+//! with a short side, a copy position by position (`narrow`).
 
 /// Aligns the frame of the function it is written in to 64 bytes, so
 /// that the vector registers the compiler spills there sit on whole
@@ -56,10 +58,16 @@ mod avx;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
+mod cpu;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod direct;
+#[cfg(target_arch = "x86_64")]
+mod narrow;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod sse;
+#[cfg(target_arch = "x86_64")]
+mod transposer;
 
 use crate::index_util::next_row_major;
 
@@ -92,6 +100,28 @@ pub(crate) enum Inner {
     Transpose { i: Axis, j: Axis },
     /// Anything else: element by element along this axis.
     Strided(Axis),
+}
+
+/// Code that copies one square block of `SIZE x SIZE` elements: the
+/// blocks of each instruction set (`sse`, `avx`, `avx512`), which the
+/// direct transposes ([`direct`]) lay over a transpose.
+#[cfg(target_arch = "x86_64")]
+trait Block {
+    const SIZE: usize;
+
+    /// Whether `copy` writes each destination row as one whole line with
+    /// a non-temporal store (the rows then 64-byte aligned), so that a
+    /// gathered block needs no buffer on its way to the destination.
+    const STREAMS: bool = false;
+
+    /// `pt[c*st + r*E ..][..E] = pa[r*sa + c*E ..][..E]` for `r`, `c` <
+    /// `SIZE`, `E`-byte elements (the transpose's).
+    ///
+    /// # Safety
+    ///
+    /// The rows read and written lie in the buffers and do not
+    /// overlap, plus what the implementation asks.
+    unsafe fn copy(pa: *const u8, sa: isize, pt: *mut u8, st: isize);
 }
 
 /// The lowest and the highest offset of the positions of a box starting
@@ -180,25 +210,25 @@ fn read_in_order(outer: &mut [Axis], i: Axis, j: Axis, e: usize) {
     }
 }
 
-/// A box of elements to copy: the byte offsets of its first element, the
-/// outer axes (most major first) and the inner copy.
+/// The copy of a box of elements: the byte offsets of its first element,
+/// the outer axes (most major first) and the inner copy.
 #[derive(Clone, Debug)]
-pub(crate) struct Block {
+pub(crate) struct BoxCopy {
     pub(crate) src: isize,
     pub(crate) dst: isize,
     pub(crate) outer: Vec<Axis>,
     pub(crate) inner: Inner,
 }
 
-impl Block {
-    /// A block for the box with these axes (any order, extents >= 1) of
+impl BoxCopy {
+    /// The copy of the box with these axes (any order, extents >= 1) of
     /// `e`-byte elements: drops single positions, orders the axes by
     /// destination stride, merges axes that are contiguous in both buffers
     /// and picks the inner copy (for a transpose, the innermost two outer
     /// axes then possibly swapped by [`read_in_order`]). `None` when an
     /// axis's extent times its stride (on either side), or the whole box,
     /// is more than `isize` holds: no buffer is that large.
-    pub(crate) fn new(src: isize, dst: isize, axes: &[Axis], e: usize) -> Option<Block> {
+    pub(crate) fn new(src: isize, dst: isize, axes: &[Axis], e: usize) -> Option<BoxCopy> {
         for a in axes {
             let n = isize::try_from(a.n).ok()?;
             a.s.checked_mul(n)?;
@@ -243,7 +273,7 @@ impl Block {
             },
             Some(last) => Inner::Strided(last),
         };
-        Some(Block {
+        Some(BoxCopy {
             src,
             dst,
             outer,
@@ -251,7 +281,7 @@ impl Block {
         })
     }
 
-    /// The lowest and one past the highest byte offset the block touches
+    /// The lowest and one past the highest byte offset the copy touches
     /// in the source and in the destination.
     pub(crate) fn bounds(&self, e: usize) -> [(i128, i128); 2] {
         let mut axes: Vec<Axis> = self.outer.clone();
@@ -273,10 +303,10 @@ impl Block {
         [side(self.src, |a| a.s), side(self.dst, |a| a.d)]
     }
 
-    /// This block cut into at most `parts` blocks along the axis with the
+    /// This copy cut into at most `parts` copies along the axis with the
     /// largest destination stride (for a plain run, into runs of whole
-    /// `e`-byte elements): pieces that together copy what the block
-    /// copies, each to its own range of the destination when the block
+    /// `e`-byte elements): pieces that together copy what this one
+    /// copies, each to its own range of the destination when this one
     /// writes its elements once.
     ///
     /// A transpose of 1- or 2-byte elements cut across its source rows
@@ -292,7 +322,7 @@ impl Block {
     /// pieces of 4 KiB were slower (5 runs below 0.5 against 2), is cut
     /// as before.
     #[cfg(feature = "rayon")]
-    pub(crate) fn split(&self, e: usize, parts: usize, floor: usize) -> Vec<Block> {
+    pub(crate) fn split(&self, e: usize, parts: usize, floor: usize) -> Vec<BoxCopy> {
         /// Where the axis to cut is.
         #[derive(Clone, Copy)]
         enum At {
@@ -313,7 +343,7 @@ impl Block {
                 let step = n.div_ceil(parts.max(1)).max(1) * e;
                 return (0..len)
                     .step_by(step)
-                    .map(|at| Block {
+                    .map(|at| BoxCopy {
                         src: self.src + at as isize,
                         dst: self.dst + at as isize,
                         outer: Vec::new(),
@@ -350,7 +380,7 @@ impl Block {
                     (Inner::Transpose { i, .. }, At::I) => *i = cut,
                     (Inner::Transpose { j, .. }, At::J) => *j = cut,
                     (Inner::Strided(a), At::Strided) => *a = cut,
-                    _ => unreachable!("the axis was taken from this block"),
+                    _ => unreachable!("the axis was taken from this copy"),
                 }
                 piece.src += first as isize * axis.s;
                 piece.dst += first as isize * axis.d;
@@ -359,7 +389,7 @@ impl Block {
             .collect()
     }
 
-    /// Copies the block. The caller has checked [`bounds`](Self::bounds)
+    /// Copies the box. The caller has checked [`bounds`](Self::bounds)
     /// against both buffers. `stream`: the destination is large enough
     /// for non-temporal stores ([`STREAM_MIN_BYTES`]).
     pub(crate) fn copy(&self, e: usize, src: &[u8], dst: &mut [u8], stream: bool) {
@@ -388,12 +418,14 @@ impl Block {
             [] => (&[][..], [one, one]),
         };
         #[cfg(target_arch = "x86_64")]
-        let kernel = direct::Kernel::best();
+        let (kernel, direct) = (cpu::Kernel::best(), direct::transpose_for(e));
         #[cfg(not(target_arch = "x86_64"))]
         let _ = stream;
         for_each_position(outer, self.src, self.dst, |s, d| {
             #[cfg(target_arch = "x86_64")]
-            if direct::transpose(kernel, e, i, j, batch, src, s, dst, d, stream) {
+            if let Some(transpose) = direct
+                && transpose(kernel, i, j, batch, src, s, dst, d, stream)
+            {
                 return;
             }
             for_each_position(&batch, s, d, |s, d| {
@@ -409,7 +441,7 @@ impl Block {
 
 #[cfg(test)]
 mod tests {
-    use super::{Axis, Block, Inner};
+    use super::{Axis, BoxCopy, Inner};
 
     fn axis(n: usize, s: isize, d: isize) -> Axis {
         Axis { n, s, d }
@@ -429,14 +461,14 @@ mod tests {
             axis(16, 2048, 256),
         );
         let (pairs, two) = (axis(128, 4, 2), axis(2, 2, 4096));
-        let b = Block::new(0, 0, &[two, tiles, pairs, tile_rows, pair_rows], 2).unwrap();
+        let b = BoxCopy::new(0, 0, &[two, tiles, pairs, tile_rows, pair_rows], 2).unwrap();
         assert_eq!(b.outer, [tile_rows, tiles, pair_rows]);
         assert_eq!(b.inner, Inner::Transpose { i: pairs, j: two });
         // Tiling, the other way: each transpose reads two rows 4 KiB
         // apart, so no order reads the source in one run; by destination
         // stride, as ever.
         let back = |a: Axis| axis(a.n, a.d, a.s);
-        let b = Block::new(
+        let b = BoxCopy::new(
             0,
             0,
             &[two, tiles, pairs, tile_rows, pair_rows].map(back),
@@ -455,7 +487,7 @@ mod tests {
         // 16 pairs of rows (a tile of 32 rows) stay in destination order.
         let (pair_rows, tiles) = (axis(16, 512, 8192), axis(16, 8192, 256));
         let tile_rows = axis(2, 131072, 131072);
-        let b = Block::new(0, 0, &[two, tiles, pairs, tile_rows, pair_rows], 2).unwrap();
+        let b = BoxCopy::new(0, 0, &[two, tiles, pairs, tile_rows, pair_rows], 2).unwrap();
         assert_eq!(b.outer, [tile_rows, pair_rows, tiles]);
     }
 }

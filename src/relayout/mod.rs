@@ -52,7 +52,7 @@ mod plan;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ArrayShape, PrimitiveType};
 use crate::tiling::{TiledLayout, byte_width};
-use kernel::{Block, box_span};
+use kernel::{BoxCopy, box_span};
 use plan::{BoxAxes, Digit};
 
 /// A strided view of array data, as NumPy and DLPack describe one: the
@@ -149,7 +149,7 @@ enum Exec {
     /// No element to copy.
     Empty,
     /// Whole-byte elements of the same size on both sides.
-    Blocks { e: usize, blocks: Vec<Block> },
+    Bytes { e: usize, boxes: Vec<BoxCopy> },
     /// Boxes with strides in bits.
     Bits { boxes: Vec<BoxAxes> },
     /// No common digits: every element's offsets from the layouts.
@@ -305,17 +305,17 @@ impl Relayout {
             Exec::Empty
         } else {
             let boxes = |unit: i64| match (&a_digits, &b_digits) {
-                (Some(a), Some(b)) => plan::blocks(&dims, a, a_base, b, unit),
+                (Some(a), Some(b)) => plan::boxes(&dims, a, a_base, b, unit),
                 _ => None,
             };
             if src_bits == dst_bits && src_bits % 8 == 0 {
                 let e = to_usize(src_bits / 8, "an element")?;
                 match boxes(8) {
-                    Some(bx) => Exec::Blocks {
+                    Some(bx) => Exec::Bytes {
                         e,
-                        blocks: bx
+                        boxes: bx
                             .into_iter()
-                            .map(|b| b.into_block(e))
+                            .map(|b| b.into_copy(e))
                             .collect::<Option<_>>()
                             .ok_or_else(|| {
                                 Error::overflow(
@@ -332,9 +332,9 @@ impl Relayout {
                 }
             }
         };
-        if let Exec::Blocks { e, blocks } = &exec {
+        if let Exec::Bytes { e, boxes } = &exec {
             // The offsets the loops will use, checked once here.
-            for b in blocks {
+            for b in boxes {
                 let [(slo, shi), (dlo, dhi)] = b.bounds(*e);
                 if slo < 0 || shi > src_size as i128 || dlo < 0 || dhi > dst_size as i128 {
                     return Err(Error::invalid_argument(format!(
@@ -416,7 +416,7 @@ impl Relayout {
         self.check_src(src)?;
         self.check_dst(dst)?;
         let threads = rayon::current_num_threads();
-        let Exec::Blocks { e, blocks } = &self.exec else {
+        let Exec::Bytes { e, boxes } = &self.exec else {
             self.run_checked(src, dst);
             return Ok(());
         };
@@ -425,14 +425,14 @@ impl Relayout {
             return Ok(());
         }
         let e = *e;
-        let parts = (4 * threads).div_ceil(blocks.len());
-        let mut pieces: Vec<(usize, usize, Block)> = Vec::new();
-        for piece in blocks
+        let parts = (4 * threads).div_ceil(boxes.len());
+        let mut pieces: Vec<(usize, usize, BoxCopy)> = Vec::new();
+        for piece in boxes
             .iter()
-            .flat_map(|b| b.split(e, parts, threads.div_ceil(blocks.len())))
+            .flat_map(|b| b.split(e, parts, threads.div_ceil(boxes.len())))
         {
             let [_, (lo, hi)] = piece.bounds(e);
-            // Inside the destination: checked for the whole block.
+            // Inside the destination: checked for the whole box.
             pieces.push((lo as usize, hi as usize, piece));
         }
         pieces.sort_by_key(|p| p.0);
@@ -503,9 +503,9 @@ impl Relayout {
         }
         match &self.exec {
             Exec::Empty => {}
-            Exec::Blocks { e, blocks } => {
+            Exec::Bytes { e, boxes } => {
                 let stream = !cfg!(miri) && self.dst_size >= kernel::STREAM_MIN_BYTES;
-                for b in blocks {
+                for b in boxes {
                     b.copy(*e, src, dst, stream);
                 }
             }

@@ -1,9 +1,9 @@
 //! Planning a copy: both sides cut into a common set of mixed-radix digits
 //! per dimension, so that every element's offset is a sum of digit times
 //! stride on both sides; the digit space is then a union of boxes (one
-//! when no dimension is padded), each copied by a [`Block`].
+//! when no dimension is padded), each copied by a [`BoxCopy`].
 
-use crate::relayout::kernel::{Axis, Block};
+use crate::relayout::kernel::{Axis, BoxCopy};
 use crate::tiling::Term;
 
 /// One digit of a dimension on one side: `(index / weight) % extent`,
@@ -132,12 +132,12 @@ fn dim_boxes(ds: &[Common], size: i64) -> Vec<DimBox> {
 /// Most boxes a plan may have before the element-by-element copy is used.
 const MAX_BOXES: usize = 4096;
 
-/// The blocks copying every element of an array with dimensions `dims`
+/// The boxes copying every element of an array with dimensions `dims`
 /// from side `a` (base offset `a_base` bits) to side `b`, element size
 /// `unit` bits on both sides when `unit` is a whole number of bytes
 /// (strides converted to bytes), else strides stay in bits. `None` when
 /// the sides have no common digits.
-pub(crate) fn blocks(
+pub(crate) fn boxes(
     dims: &[i64],
     a: &[Digit],
     a_base: i64,
@@ -198,7 +198,7 @@ pub(crate) fn blocks(
     }
 }
 
-/// A box before it becomes a [`Block`]: first offsets and axes, in units.
+/// A box before it becomes a [`BoxCopy`]: first offsets and axes, in units.
 #[derive(Clone, Debug)]
 pub(crate) struct BoxAxes {
     pub(crate) src: isize,
@@ -207,9 +207,9 @@ pub(crate) struct BoxAxes {
 }
 
 impl BoxAxes {
-    /// The block copying this box of `e`-byte elements; `None` when it
-    /// spans more than memory holds ([`Block::new`]).
-    pub(crate) fn into_block(self, e: usize) -> Option<Block> {
-        Block::new(self.src, self.dst, &self.axes, e)
+    /// The copy of this box of `e`-byte elements; `None` when it spans
+    /// more than memory holds ([`BoxCopy::new`]).
+    pub(crate) fn into_copy(self, e: usize) -> Option<BoxCopy> {
+        BoxCopy::new(self.src, self.dst, &self.axes, e)
     }
 }

@@ -53,16 +53,7 @@ pub fn static_extent_product(shape: &ArrayShape) -> i64 {
 /// (XLA `DCHECK`s, then multiplies `INT64_MIN` in).
 #[doc(alias = "ShapeUtil::ElementsIn")]
 pub fn elements_in(shape: &ArrayShape) -> Result<i64> {
-    if shape.dimensions().contains(&ArrayShape::UNBOUNDED_SIZE) {
-        return Err(Error::invalid_argument(format!(
-            "ElementsIn is undefined for the unbounded dynamic shape {shape:#}"
-        )));
-    }
-    shape
-        .dimensions()
-        .iter()
-        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| size_overflow("element count", shape))
+    shape.element_count()
 }
 
 /// XLA's `ShapeUtil::ElementsInRecursive`: [`elements_in`] summed over the

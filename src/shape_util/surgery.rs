@@ -5,6 +5,7 @@
 //! a `Result` where XLA's return a `Shape`.
 
 use crate::error::{Error, Result};
+use crate::model::inline::Dims;
 use crate::model::{ArrayShape, Layout, PrimitiveType, Shape};
 use crate::primitive_util;
 
@@ -172,13 +173,7 @@ fn check_bound(bound: i64) -> Result<()> {
 /// `bound` is negative, or the size overflows.
 #[doc(alias = "ShapeUtil::AppendMajorDimension")]
 pub fn append_major_dimension(bound: i64, shape: &mut ArrayShape) -> Result<()> {
-    check_bound(bound)?;
-    let rank = shape.rank() as i64;
-    let mut layout = shape.layout().cloned();
-    if let Some(l) = layout.as_mut() {
-        l.minor_to_major.push(rank);
-    }
-    append_dimension(bound, shape, layout)
+    append_dimension(bound, shape, |mtm, d| mtm.push(d))
 }
 
 /// XLA's `ShapeUtil::AppendMinorDimension`: a new last dimension of size
@@ -199,16 +194,22 @@ pub fn append_major_dimension(bound: i64, shape: &mut ArrayShape) -> Result<()> 
 /// `bound` is negative, or the size overflows.
 #[doc(alias = "ShapeUtil::AppendMinorDimension")]
 pub fn append_minor_dimension(bound: i64, shape: &mut ArrayShape) -> Result<()> {
-    check_bound(bound)?;
-    let rank = shape.rank() as i64;
-    let mut layout = shape.layout().cloned();
-    if let Some(l) = layout.as_mut() {
-        l.minor_to_major.insert(0, rank);
-    }
-    append_dimension(bound, shape, layout)
+    append_dimension(bound, shape, |mtm, d| mtm.insert(0, d))
 }
 
-fn append_dimension(bound: i64, shape: &mut ArrayShape, layout: Option<Layout>) -> Result<()> {
+/// A new last dimension of size `bound`, which `place` puts into the
+/// layout's minor_to_major (if there is a layout); `shape` unchanged on
+/// error.
+fn append_dimension(
+    bound: i64,
+    shape: &mut ArrayShape,
+    place: impl FnOnce(&mut Dims, i64),
+) -> Result<()> {
+    check_bound(bound)?;
+    let mut layout = shape.layout().cloned();
+    if let Some(l) = layout.as_mut() {
+        place(&mut l.minor_to_major, shape.rank() as i64);
+    }
     let mut dims = shape.dimensions().to_vec();
     dims.push(bound);
     let mut dynamic = shape.dynamic_dimensions().to_vec();

@@ -348,6 +348,7 @@ fn layout(c: &mut Cursor<'_>, l: &mut Layout, rank: usize) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Location;
     use crate::text::parse_shape_at;
     use crate::text::parser::{self, ParseOptions, Parser, ShapeAt};
 
@@ -452,8 +453,9 @@ mod tests {
         let originals = corpus.len();
         let corpus =
             crate::test_support::with_mutations(corpus, originals * 40, 3, Some(EDITS), 0x5EED);
-        let outcome =
-            |r: crate::Result<Shape>| r.map(|s| s.to_proto_bytes()).map_err(|e| e.to_string());
+        let outcome = |r: crate::error::Result<Shape>| {
+            r.map(|s| s.to_proto_bytes()).map_err(|e| e.to_string())
+        };
         let mut errors = 0;
         for bytes in &corpus {
             let text = String::from_utf8_lossy(bytes);
@@ -536,7 +538,12 @@ mod tests {
                 };
                 let at = before.len();
                 let ours = outcome(parse_shape_at(&text, at, 1, 0, &options));
-                let full = outcome(parser::parse_shape_at(&text, at, 1, 0, &options));
+                let origin = Location {
+                    line: 1,
+                    column: at,
+                    offset: at,
+                };
+                let full = outcome(parser::parse_shape_at(&text, origin, &options));
                 assert_eq!(ours, full, "{text:?}");
                 if parse_prefix(&text[at..], options.fill_missing_layouts).is_some() {
                     fast += 1;

@@ -579,30 +579,24 @@ impl<'a> Lexer<'a> {
     /// `u64::MAX`, bit-cast.
     fn lex_int(&mut self, sign: usize, digits: usize) -> Tok {
         let s = &self.buf[self.start + sign..self.start + sign + digits];
+        let mut magnitude: u64 = 0;
+        for &c in s {
+            match magnitude
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(c - b'0')))
+            {
+                Some(n) => magnitude = n,
+                None => return Tok::Error,
+            }
+        }
         let value = if sign == 1 {
-            let mut v: i64 = 0;
-            for &c in s {
-                match v
-                    .checked_mul(10)
-                    .and_then(|v| v.checked_sub(i64::from(c - b'0')))
-                {
-                    Some(n) => v = n,
-                    None => return Tok::Error,
-                }
+            // Down to `i64::MIN`, whose magnitude is 2^63.
+            if magnitude > i64::MIN.unsigned_abs() {
+                return Tok::Error;
             }
-            v
+            (magnitude as i64).wrapping_neg()
         } else {
-            let mut v: u64 = 0;
-            for &c in s {
-                match v
-                    .checked_mul(10)
-                    .and_then(|v| v.checked_add(u64::from(c - b'0')))
-                {
-                    Some(n) => v = n,
-                    None => return Tok::Error,
-                }
-            }
-            v as i64
+            magnitude as i64
         };
         self.int = value;
         self.pos = self.start + sign + digits;

@@ -15,7 +15,7 @@
 //!   HLO module.
 //!
 //! Errors are [`ErrorKind::Parse`](crate::ErrorKind::Parse) with XLA's text
-//! and position and a [`Location`](crate::Location):
+//! and position and a [`Location`]:
 //!
 //! ```
 //! use xla_shape::{Layout, Shape};
@@ -47,7 +47,7 @@ mod scan;
 
 use std::str::FromStr;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 use crate::model::layout::Layout;
 use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
@@ -98,7 +98,12 @@ pub(crate) fn parse_shape_at(
             return (ShapeAt::Valid(shape), offset + len);
         }
     }
-    parser::parse_shape_at(text, offset, line, line_start, options)
+    let at = Location {
+        line,
+        column: offset - line_start,
+        offset,
+    };
+    parser::parse_shape_at(text, at, options)
 }
 
 /// XLA's `ParseShape` (missing layouts are filled with the default

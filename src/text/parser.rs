@@ -13,12 +13,12 @@ use std::borrow::Cow;
 use crate::error::{Diagnostic, Error, ErrorKind, Location, Nesting, too_deep_message};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::display;
-use crate::model::inline::{Dims, DynamicFlags, Tiles};
+use crate::model::inline::{Dims, DynamicFlags};
 use crate::model::layout::{Layout, Rare};
 use crate::model::primitive_type::PrimitiveType;
 use crate::model::program_shape::ProgramShape;
 use crate::model::shape::{ArrayShape, Shape};
-use crate::model::tile::{SplitConfig, Tile, check_tile_bounds};
+use crate::model::tile::{SplitConfig, Tile, Tiles, check_tile_bounds};
 use crate::model::validate;
 use crate::text::lexer::{Lexer, Tok};
 
@@ -74,9 +74,9 @@ pub(crate) struct Parser<'a> {
     pub(crate) invalid_arrays: usize,
     /// The validation error of the first such array, at its position.
     first_invalid: Option<Error>,
-    /// A place whose line is known: `(offset, line, offset of that line's
-    /// start)`; positions at or after it are counted from there.
-    pub(crate) origin: (usize, usize, usize),
+    /// A place whose line is known; positions at or after its offset are
+    /// counted from there.
+    pub(crate) origin: Location,
     /// Whether the parse stopped at [`MAX_NESTING_DEPTH`].
     pub(crate) too_deep: bool,
     /// The offsets of the `(` of the tuples that were open when the parse
@@ -85,6 +85,13 @@ pub(crate) struct Parser<'a> {
     /// try each `(` at most once.
     pub(crate) failed_tuples: Vec<usize>,
 }
+
+/// The start of a text: line 1, column 0.
+const TEXT_START: Location = Location {
+    line: 1,
+    column: 0,
+    offset: 0,
+};
 
 impl<'a> Parser<'a> {
     /// A parser whose first token is the one at or after `offset`.
@@ -98,7 +105,7 @@ impl<'a> Parser<'a> {
             fill_missing_layouts: options.fill_missing_layouts,
             invalid_arrays: 0,
             first_invalid: None,
-            origin: (0, 1, 0),
+            origin: TEXT_START,
             too_deep: false,
             failed_tuples: Vec::new(),
         }
@@ -485,19 +492,15 @@ impl<'a> Parser<'a> {
                     );
                 }
                 if self.eat(Tok::Octothorp) {
-                    self.expect(Tok::Lparen, "expects kOctothorp to be followed by kLparen");
-                    self.parse_unsigned_integer_type(&mut rare.index_primitive_type);
-                    self.expect(
-                        Tok::Rparen,
-                        "expects index primitive type to be followed by kRparen",
+                    self.parse_type_attribute(
+                        ["kOctothorp", "index primitive type"],
+                        &mut rare.index_primitive_type,
                     );
                 }
                 if self.eat(Tok::Asterisk) {
-                    self.expect(Tok::Lparen, "expects kAsterisk to be followed by kLparen");
-                    self.parse_unsigned_integer_type(&mut rare.pointer_primitive_type);
-                    self.expect(
-                        Tok::Rparen,
-                        "expects pointer primitive type to be followed by kRparen",
+                    self.parse_type_attribute(
+                        ["kAsterisk", "pointer primitive type"],
+                        &mut rare.pointer_primitive_type,
                     );
                 }
                 if self.lx.is_ident(b"E") {
@@ -619,8 +622,20 @@ impl<'a> Parser<'a> {
         });
     }
 
-    /// XLA's `ParseUnsignedIntegerType`: a signed or non-integral type is
-    /// reported, but kept.
+    /// The `(t)` of a layout's `#(t)` or `*(t)`, an unsigned integer type
+    /// (XLA's `ParseLayout`), with XLA's messages naming the attribute's
+    /// token and what it holds: `expects kOctothorp to be followed by
+    /// kLparen`, `expects index primitive type to be followed by kRparen`.
+    fn parse_type_attribute(&mut self, [token, holds]: [&str; 2], out: &mut PrimitiveType) {
+        self.expect_with(Tok::Lparen, || {
+            format!("expects {token} to be followed by kLparen")
+        });
+        self.parse_unsigned_integer_type(out);
+        self.expect_with(Tok::Rparen, || {
+            format!("expects {holds} to be followed by kRparen")
+        });
+    }
+
     fn parse_unsigned_integer_type(&mut self, out: &mut PrimitiveType) {
         if let Some(t) = self.parse_primitive_type() {
             *out = t;
@@ -774,11 +789,13 @@ impl<'a> Parser<'a> {
         let offset = offset.min(text.len());
         // Lines are counted from the origin the caller knows, so that the
         // cost of a message does not grow with the text before it.
-        let (base, mut line, mut line_start) = if offset >= self.origin.0 {
+        let known = if offset >= self.origin.offset {
             self.origin
         } else {
-            (0, 1, 0)
+            TEXT_START
         };
+        let (base, mut line) = (known.offset, known.line);
+        let mut line_start = known.offset - known.column;
         for (i, &b) in bytes[base..offset].iter().enumerate() {
             if b == b'\n' {
                 line += 1;
@@ -893,17 +910,11 @@ pub(crate) enum ShapeAt {
     Failed(Error),
 }
 
-/// XLA's `ParseShape` on the shape that starts at `offset` of `text`, by
-/// the full parser (`text::parse_shape_at` tries the fast path first).
-pub(crate) fn parse_shape_at(
-    text: &str,
-    offset: usize,
-    line: usize,
-    line_start: usize,
-    options: &ParseOptions,
-) -> (ShapeAt, usize) {
-    let mut p = Parser::new(text, offset, options);
-    p.origin = (offset, line, line_start);
+/// XLA's `ParseShape` on the shape that starts at `at` in `text`, by the
+/// full parser (`text::parse_shape_at` tries the fast path first).
+pub(crate) fn parse_shape_at(text: &str, at: Location, options: &ParseOptions) -> (ShapeAt, usize) {
+    let mut p = Parser::new(text, at.offset, options);
+    p.origin = at;
     let outcome = match p.parse_shape(0) {
         Ok(shape) if p.invalid_arrays == 0 => ShapeAt::Valid(shape),
         // Rejected only when validation recorded every error: any other

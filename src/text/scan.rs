@@ -28,6 +28,20 @@ pub enum ShapeRole {
     Other,
 }
 
+impl ShapeRole {
+    /// The role in snake case, as tools write it: `instruction_result`,
+    /// `operand`, `parameter`, `computation_result`, `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShapeRole::InstructionResult => "instruction_result",
+            ShapeRole::Operand => "operand",
+            ShapeRole::Parameter => "parameter",
+            ShapeRole::ComputationResult => "computation_result",
+            ShapeRole::Other => "other",
+        }
+    }
+}
+
 /// One shape string found by [`shapes_in_hlo`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct HloShape<'a> {
@@ -249,7 +263,11 @@ impl<'a> HloShapes<'a> {
         let mut p = Parser::new(self.text, start, &self.options);
         // `start` is on the current line (a type keyword or `(` before
         // `pos`, or `pos` itself).
-        p.origin = (start, self.line, self.line_start);
+        p.origin = Location {
+            line: self.line,
+            column: start - self.line_start,
+            offset: start,
+        };
         match p.parse_shape(0) {
             Ok(shape) if p.invalid_arrays == 0 => Ok((shape, p.lx.prev_end, p.lx.kind)),
             Ok(_) => {

@@ -46,18 +46,22 @@ fn track(delta: isize) {
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
         track(layout.size() as isize);
+        // SAFETY: the caller's promises, forwarded unchanged to `System`.
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: AllocLayout) -> *mut u8 {
         track(layout.size() as isize);
+        // SAFETY: the caller's promises, forwarded unchanged to `System`.
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: AllocLayout) {
         track(-(layout.size() as isize));
+        // SAFETY: the caller's promises, forwarded unchanged to `System`.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: AllocLayout, new_size: usize) -> *mut u8 {
         track(new_size as isize - layout.size() as isize);
+        // SAFETY: the caller's promises, forwarded unchanged to `System`.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

@@ -252,8 +252,8 @@ const ORACLE_REJECTED: &[(&str, &str)] = &[
     ),
 ];
 
-/// `tests/data/oracle/text_parse.jsonl`: the XLA oracle
-/// (`shared/oracle/xla_oracle.py`, jaxlib 0.10.2) on 270 shape (`text`)
+/// `tests/data/oracle/text_parse.jsonl`: the XLA oracle script (which
+/// asks jaxlib 0.10.2) on 270 shape (`text`)
 /// and layout (`layout_text`) strings chosen to reach every branch of the
 /// lexer and of `ParseShape`/`ParseLayout`. Fields as in the golden set
 /// (`status`, `xla_str`, `proto_hex`, `xla_error`, `xla_crash`);

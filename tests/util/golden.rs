@@ -75,7 +75,8 @@ fn byte_size_of_is_xla_cpu_shape_size_for_static_shapes() {
 #[test]
 fn bounded_dynamic_arrays_add_four_bytes_per_dimension() {
     // The cost analysis adds 4 * rank to ByteSizeOf for a dynamic array
-    // (shared/golden/README.md); checked for the bounded ones.
+    // (the golden records' `xla_cpu_shape_size_bytes`, as XLA:CPU's cost
+    // analysis in jaxlib 0.10.2 reports it); checked for the bounded ones.
     let mut checked = 0;
     for r in records("shapes.jsonl") {
         let Some(Shape::Array(a)) = decode(&r) else {

@@ -177,58 +177,48 @@ bind! { layout_util;
     plain fn get_split_config(shape: array);
 }
 
-/// One of `LayoutEqual`'s options.
-type Ignore = fn(LayoutEqual) -> LayoutEqual;
-
-/// Tells whether the layouts of two shapes are equal, skipping the
-/// attributes named (each keyword is one of XLA's `Layout::Equal` options:
-/// `IgnoreTiles`, ...; `minor_to_major_only` is `MinorToMajorOnly`), as
-/// XLA's `LayoutUtil::LayoutsInShapesEqual(lhs, rhs, equal)`.
-#[pyfunction]
-#[pyo3(signature = (lhs, rhs, *, ignore_tiles=false, ignore_tail_padding_alignment_in_elements=false,
-    ignore_index_primitive_type=false, ignore_pointer_primitive_type=false,
-    ignore_element_size=false, ignore_memory_space=false, ignore_split_configs=false,
-    ignore_physical_shape=false, minor_to_major_only=false))]
-#[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)]
-fn layouts_in_shapes_equal_with(
-    lhs: PyRef<'_, PyShape>,
-    rhs: PyRef<'_, PyShape>,
-    ignore_tiles: bool,
-    ignore_tail_padding_alignment_in_elements: bool,
-    ignore_index_primitive_type: bool,
-    ignore_pointer_primitive_type: bool,
-    ignore_element_size: bool,
-    ignore_memory_space: bool,
-    ignore_split_configs: bool,
-    ignore_physical_shape: bool,
-    minor_to_major_only: bool,
-) -> bool {
-    let options: [(bool, Ignore); 9] = [
-        (ignore_tiles, LayoutEqual::ignore_tiles),
-        (
-            ignore_tail_padding_alignment_in_elements,
-            LayoutEqual::ignore_tail_padding_alignment_in_elements,
-        ),
-        (
-            ignore_index_primitive_type,
-            LayoutEqual::ignore_index_primitive_type,
-        ),
-        (
-            ignore_pointer_primitive_type,
-            LayoutEqual::ignore_pointer_primitive_type,
-        ),
-        (ignore_element_size, LayoutEqual::ignore_element_size),
-        (ignore_memory_space, LayoutEqual::ignore_memory_space),
-        (ignore_split_configs, LayoutEqual::ignore_split_configs),
-        (ignore_physical_shape, LayoutEqual::ignore_physical_shape),
-        (minor_to_major_only, LayoutEqual::minor_to_major_only),
-    ];
-    let equal = options
-        .into_iter()
-        .filter(|(on, _)| *on)
-        .fold(LayoutEqual::default(), |e, (_, set)| set(e));
-    layout_util::layouts_in_shapes_equal_with(&lhs.0, &rhs.0, &equal)
+/// `layouts_in_shapes_equal_with` with one keyword per option of
+/// `LayoutEqual`, each named as its method: the list of options is written
+/// once, here, and gives the Python signature, the parameters and what
+/// each sets (the stub's keywords are checked against that signature by
+/// stubtest).
+macro_rules! layout_equal_with {
+    ($($option:ident),* $(,)?) => {
+        /// Tells whether the layouts of two shapes are equal, skipping the
+        /// attributes named (each keyword is one of XLA's `Layout::Equal`
+        /// options: `IgnoreTiles`, ...; `minor_to_major_only` is
+        /// `MinorToMajorOnly`), as XLA's
+        /// `LayoutUtil::LayoutsInShapesEqual(lhs, rhs, equal)`.
+        #[pyfunction]
+        #[pyo3(signature = (lhs, rhs, *, $($option = false),*))]
+        #[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)]
+        fn layouts_in_shapes_equal_with(
+            lhs: PyRef<'_, PyShape>,
+            rhs: PyRef<'_, PyShape>,
+            $($option: bool),*
+        ) -> bool {
+            let mut equal = LayoutEqual::default();
+            $(
+                if $option {
+                    equal = equal.$option();
+                }
+            )*
+            layout_util::layouts_in_shapes_equal_with(&lhs.0, &rhs.0, &equal)
+        }
+    };
 }
+
+layout_equal_with!(
+    ignore_tiles,
+    ignore_tail_padding_alignment_in_elements,
+    ignore_index_primitive_type,
+    ignore_pointer_primitive_type,
+    ignore_element_size,
+    ignore_memory_space,
+    ignore_split_configs,
+    ignore_physical_shape,
+    minor_to_major_only,
+);
 
 /// Adds the functions of `xla_shape.layout_util`.
 pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -4,17 +4,16 @@
 //! split into two rows 16 at a time ([`split_pairs`]), groups of four
 //! 1-byte elements into four rows likewise ([`split_quads`]).
 
-use super::direct::Block;
-use super::sse::{Lanes, transpose_lanes};
+use super::Block;
+use super::sse::{Lanes, impl_lanes, load_rows, put, transpose_lanes};
 use std::arch::x86_64::{
     __m256, __m256i, _mm_storeu_si128, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
     _mm256_extracti128_si256, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_permute2f128_ps,
     _mm256_permute2x128_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
     _mm256_setr_epi8, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
-    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_storeu_si256, _mm256_unpackhi_epi8,
-    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps,
-    _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
-    _mm256_unpacklo_ps,
+    _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
+    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_ps, _mm256_unpacklo_epi8,
+    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_ps,
 };
 
 /// 16 x 16 blocks in 8 x 8 transposes, the two halves of each
@@ -145,26 +144,18 @@ unsafe fn pairs<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
     }
 }
 
-impl Lanes for __m256i {
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller vouches for AVX.
-        unsafe { _mm256_setzero_si256() }
-    }
-
-    #[inline(always)]
-    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: the caller vouches for AVX2; no memory is touched.
-        unsafe {
-            match E {
-                1 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
-                2 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
-                4 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
-                _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
-            }
-        }
-    }
-}
+// With AVX (`zero`) and AVX2 (`unpack`), as the callers vouch.
+impl_lanes!(
+    __m256i,
+    _mm256_setzero_si256,
+    [_mm256_unpacklo_epi8, _mm256_unpackhi_epi8],
+    [_mm256_unpacklo_epi16, _mm256_unpackhi_epi16],
+    [_mm256_unpacklo_epi32, _mm256_unpackhi_epi32],
+    [_mm256_unpacklo_epi64, _mm256_unpackhi_epi64],
+    _mm256_loadu_si256,
+    _mm256_stream_si256,
+    _mm256_storeu_si256,
+);
 
 /// Two squares side by side: `n = 16 / E` rows of 32 bytes at `pa`
 /// (`sa` bytes apart), the first `n` elements of each row one square and
@@ -185,11 +176,7 @@ unsafe fn pair<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize)
     // SAFETY: the rows read and written are what the caller vouches
     // for; unaligned loads and stores need no alignment.
     unsafe {
-        let mut r = [__m256i::zero(); 16];
-        for (k, v) in r.iter_mut().enumerate().take(n) {
-            *v = _mm256_loadu_si256(pa.offset(k as isize * sa).cast());
-        }
-        let r = transpose_lanes::<__m256i, E>(r);
+        let r = transpose_lanes::<__m256i, E>(load_rows(pa, sa, n));
         for (k, v) in r.into_iter().enumerate().take(n) {
             let k = k as isize;
             _mm_storeu_si128(pt.offset(k * st).cast(), _mm256_castsi256_si128(v));
@@ -238,13 +225,8 @@ pub(super) unsafe fn split_pairs<const NT: bool>(
             let first = _mm256_permute2x128_si256::<0x20>(a, b);
             let second = _mm256_permute2x128_si256::<0x31>(a, b);
             let (q0, q1) = (p0.add(32 * k), p1.add(32 * k));
-            if NT {
-                stream(q0, first);
-                stream(q1, second);
-            } else {
-                _mm256_storeu_si256(q0.cast(), first);
-                _mm256_storeu_si256(q1.cast(), second);
-            }
+            put::<NT, _>(q0, first);
+            put::<NT, _>(q1, second);
         }
     }
 }
@@ -286,33 +268,8 @@ pub(super) unsafe fn split_quads<const NT: bool>(pa: *const u8, p: [*mut u8; 4],
             ];
             for (r, v) in rows.into_iter().enumerate() {
                 let q = p[r].add(16 * k);
-                if NT {
-                    super::sse::stream(q, v);
-                } else {
-                    _mm_storeu_si128(q.cast(), v);
-                }
+                put::<NT, _>(q, v);
             }
         }
-    }
-}
-
-/// Stores `v` at `p` with a non-temporal store. Under Miri, which cannot
-/// run the instruction, an ordinary store of the same 32 bytes (as
-/// `sse::stream`).
-///
-/// # Safety
-///
-/// The 32 bytes at `p` are writable; `p` is 32-byte aligned; the CPU has
-/// AVX.
-#[target_feature(enable = "avx")]
-#[inline]
-unsafe fn stream(p: *mut u8, v: __m256i) {
-    debug_assert!(p.addr().is_multiple_of(32), "a streamed store is aligned");
-    // SAFETY: as the caller vouches.
-    unsafe {
-        #[cfg(not(miri))]
-        std::arch::x86_64::_mm256_stream_si256(p.cast(), v);
-        #[cfg(miri)]
-        _mm256_storeu_si256(p.cast(), v);
     }
 }

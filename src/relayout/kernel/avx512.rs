@@ -7,8 +7,8 @@
 //! quadruples of bytes split into four rows of whole lines
 //! ([`split_quads`]).
 
-use super::direct::Block;
-use super::sse::{Lanes, transpose_lanes};
+use super::Block;
+use super::sse::{Lanes, impl_lanes, stream, transpose_lanes};
 use std::arch::x86_64::{
     __m512i, _mm_loadu_si128, _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_inserti32x4,
     _mm512_loadu_si512, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
@@ -61,27 +61,18 @@ impl<const E: usize, const WHOLE: bool> Block for Quads<E, WHOLE> {
     }
 }
 
-impl Lanes for __m512i {
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller vouches for AVX-512 F.
-        unsafe { _mm512_setzero_si512() }
-    }
-
-    #[inline(always)]
-    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: the caller vouches for AVX-512 F and BW; no memory is
-        // touched.
-        unsafe {
-            match E {
-                1 => (_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b)),
-                2 => (_mm512_unpacklo_epi16(a, b), _mm512_unpackhi_epi16(a, b)),
-                4 => (_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b)),
-                _ => (_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b)),
-            }
-        }
-    }
-}
+// With AVX-512 F (`zero`) and BW (`unpack`), as the callers vouch.
+impl_lanes!(
+    __m512i,
+    _mm512_setzero_si512,
+    [_mm512_unpacklo_epi8, _mm512_unpackhi_epi8],
+    [_mm512_unpacklo_epi16, _mm512_unpackhi_epi16],
+    [_mm512_unpacklo_epi32, _mm512_unpackhi_epi32],
+    [_mm512_unpacklo_epi64, _mm512_unpackhi_epi64],
+    _mm512_loadu_si512,
+    _mm512_stream_si512,
+    _mm512_storeu_si512,
+);
 
 /// The block of [`Quads`] with whole lines: the rows go in four groups
 /// of `n = 16 / E`; after the rounds of [`transpose_lanes`] on group
@@ -159,27 +150,6 @@ unsafe fn quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
                 stream(pt.offset(row * st), v);
             }
         }
-    }
-}
-
-/// Stores `v` at `p` with a non-temporal store. Under Miri, which cannot
-/// run the instruction, an ordinary store of the same 64 bytes (as
-/// `sse::stream`).
-///
-/// # Safety
-///
-/// The 64 bytes at `p` are writable; `p` is 64-byte aligned; the CPU has
-/// AVX-512 F.
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn stream(p: *mut u8, v: __m512i) {
-    debug_assert!(p.addr().is_multiple_of(64), "a streamed store is aligned");
-    // SAFETY: as the caller vouches.
-    unsafe {
-        #[cfg(not(miri))]
-        std::arch::x86_64::_mm512_stream_si512(p.cast(), v);
-        #[cfg(miri)]
-        std::arch::x86_64::_mm512_storeu_si512(p.cast(), v);
     }
 }
 

@@ -10,7 +10,7 @@
 //! bytes use) and of three 4-byte elements ([`split_triples`],
 //! [`merge_triples`]).
 
-use super::direct::Block;
+use super::Block;
 use std::arch::x86_64::{
     __m128, __m128i, _mm_loadu_ps, _mm_loadu_si128, _mm_packs_epi32, _mm_setr_epi8,
     _mm_setzero_si128, _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_storeu_ps,
@@ -127,21 +127,39 @@ pub(super) unsafe fn stream_lines(pc: *const u8, n: usize, pt: *mut u8, st: isiz
 }
 
 /// Stores `v` at `p` with a non-temporal store. Under Miri, which cannot
-/// run the instruction, an ordinary store of the same 16 bytes, so that
-/// the streamed loops are checked all the same.
+/// run the instruction, an ordinary store of the same bytes, so that the
+/// streamed loops are checked all the same.
 ///
 /// # Safety
 ///
-/// The 16 bytes at `p` are writable; `p` is 16-byte aligned.
+/// The CPU has the instructions of the register; the register's bytes at
+/// `p` (16, 32 or 64) are writable; `p` is aligned to their number.
 #[inline(always)]
-pub(super) unsafe fn stream(p: *mut u8, v: __m128i) {
-    debug_assert!(p.addr().is_multiple_of(16), "a streamed store is aligned");
-    // SAFETY: as the caller vouches; SSE2 is part of the x86_64 baseline.
+pub(super) unsafe fn stream<V: Lanes>(p: *mut u8, v: V) {
+    debug_assert!(
+        p.addr().is_multiple_of(size_of::<V>()),
+        "a streamed store is aligned"
+    );
+    // SAFETY: as the caller vouches.
+    unsafe { V::stream(p, v) }
+}
+
+/// Stores `v` at `p`: with a non-temporal store ([`stream`]) if `NT`,
+/// else an ordinary unaligned one.
+///
+/// # Safety
+///
+/// The CPU has the instructions of the register; the register's bytes at
+/// `p` are writable; with `NT`, `p` is aligned to their number.
+#[inline(always)]
+pub(super) unsafe fn put<const NT: bool, V: Lanes>(p: *mut u8, v: V) {
+    // SAFETY: as the caller vouches.
     unsafe {
-        #[cfg(not(miri))]
-        std::arch::x86_64::_mm_stream_si128(p.cast(), v);
-        #[cfg(miri)]
-        _mm_storeu_si128(p.cast(), v);
+        if NT {
+            stream(p, v);
+        } else {
+            V::store(p, v);
+        }
     }
 }
 
@@ -166,13 +184,8 @@ pub(super) unsafe fn split_pairs16<const NT: bool>(pa: *const u8, p0: *mut u8, p
         let low = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
         let first = _mm_packs_epi32(low(a), low(b));
         let second = _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b));
-        if NT {
-            stream(p0, first);
-            stream(p1, second);
-        } else {
-            _mm_storeu_si128(p0.cast(), first);
-            _mm_storeu_si128(p1.cast(), second);
-        }
+        put::<NT, _>(p0, first);
+        put::<NT, _>(p1, second);
     }
 }
 
@@ -299,27 +312,121 @@ pub(super) trait Lanes: Copy {
     ///
     /// The CPU has the instructions of the register; `E` is 1, 2, 4 or 8.
     unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self);
+
+    /// The register's bytes at `p` (unaligned).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has the instructions of the register; the bytes at `p` are
+    /// readable.
+    unsafe fn load(p: *const u8) -> Self;
+
+    /// Stores `v` at `p` with a non-temporal store ([`stream`]).
+    ///
+    /// # Safety
+    ///
+    /// As [`stream`].
+    unsafe fn stream(p: *mut u8, v: Self);
+
+    /// Stores `v` at `p` (unaligned).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has the instructions of the register; the bytes at `p` are
+    /// writable.
+    unsafe fn store(p: *mut u8, v: Self);
 }
 
-impl Lanes for __m128i {
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: SSE2 is part of the x86_64 baseline.
-        unsafe { _mm_setzero_si128() }
-    }
+/// `impl Lanes` for a register type, from its intrinsics: `zero`; the
+/// low and high unpacks of 1-, 2-, 4- and 8-byte pieces; the unaligned
+/// load; the non-temporal store, and the ordinary one that stands for it
+/// under Miri. The same code for every width but for their names.
+macro_rules! impl_lanes {
+    ($v:ty, $zero:ident, [$lo8:ident, $hi8:ident], [$lo16:ident, $hi16:ident],
+     [$lo32:ident, $hi32:ident], [$lo64:ident, $hi64:ident],
+     $load:ident, $stream:ident, $store:ident $(,)?) => {
+        impl Lanes for $v {
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                // SAFETY: the caller vouches for the register's
+                // instructions, as `Lanes::zero` asks.
+                unsafe { $zero() }
+            }
 
-    #[inline(always)]
-    unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: SSE2 is part of the x86_64 baseline; no memory is
-        // touched.
-        unsafe {
-            match E {
-                1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
-                2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
-                4 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
-                _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
+            #[inline(always)]
+            unsafe fn unpack<const E: usize>(a: Self, b: Self) -> (Self, Self) {
+                // SAFETY: the caller vouches for the register's
+                // instructions, as `Lanes::unpack` asks; no memory is
+                // touched.
+                unsafe {
+                    match E {
+                        1 => ($lo8(a, b), $hi8(a, b)),
+                        2 => ($lo16(a, b), $hi16(a, b)),
+                        4 => ($lo32(a, b), $hi32(a, b)),
+                        _ => ($lo64(a, b), $hi64(a, b)),
+                    }
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn load(p: *const u8) -> Self {
+                // SAFETY: as the caller vouches, as `Lanes::load` asks; an
+                // unaligned load needs no alignment.
+                unsafe { std::arch::x86_64::$load(p.cast()) }
+            }
+
+            #[inline(always)]
+            unsafe fn stream(p: *mut u8, v: Self) {
+                // SAFETY: as the caller vouches, as `stream` asks.
+                unsafe {
+                    #[cfg(not(miri))]
+                    std::arch::x86_64::$stream(p.cast(), v);
+                    #[cfg(miri)]
+                    std::arch::x86_64::$store(p.cast(), v);
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn store(p: *mut u8, v: Self) {
+                // SAFETY: as the caller vouches, as `Lanes::store` asks; an
+                // unaligned store needs no alignment.
+                unsafe { std::arch::x86_64::$store(p.cast(), v) }
             }
         }
+    };
+}
+pub(super) use impl_lanes;
+
+// SSE2, part of the x86_64 baseline: what `Lanes` asks always holds.
+impl_lanes!(
+    __m128i,
+    _mm_setzero_si128,
+    [_mm_unpacklo_epi8, _mm_unpackhi_epi8],
+    [_mm_unpacklo_epi16, _mm_unpackhi_epi16],
+    [_mm_unpacklo_epi32, _mm_unpackhi_epi32],
+    [_mm_unpacklo_epi64, _mm_unpackhi_epi64],
+    _mm_loadu_si128,
+    _mm_stream_si128,
+    _mm_storeu_si128,
+);
+
+/// Rows `k < n` of a square, `sa` bytes apart from `pa`, each loaded
+/// whole (unaligned) into register `k`, the others zero: what the rounds
+/// of [`transpose_lanes`] take.
+///
+/// # Safety
+///
+/// The CPU has the instructions of the register; the register's bytes at
+/// `pa + k*sa` (`k < n`) are readable.
+#[inline(always)]
+pub(super) unsafe fn load_rows<V: Lanes>(pa: *const u8, sa: isize, n: usize) -> [V; 16] {
+    // SAFETY: the rows read are what the caller vouches for.
+    unsafe {
+        let mut r = [V::zero(); 16];
+        for (k, v) in r.iter_mut().enumerate().take(n) {
+            *v = V::load(pa.offset(k as isize * sa));
+        }
+        r
     }
 }
 
@@ -382,11 +489,7 @@ unsafe fn square<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isiz
     // unaligned loads and stores need no alignment. SSE2 is part of the
     // x86_64 baseline.
     unsafe {
-        let mut r = [__m128i::zero(); 16];
-        for (k, v) in r.iter_mut().enumerate().take(n) {
-            *v = _mm_loadu_si128(pa.offset(k as isize * sa).cast());
-        }
-        let r = transpose_lanes::<__m128i, E>(r);
+        let r = transpose_lanes::<__m128i, E>(load_rows(pa, sa, n));
         for (k, v) in r.into_iter().enumerate().take(n) {
             _mm_storeu_si128(pt.offset(k as isize * st).cast(), v);
         }

@@ -4,8 +4,10 @@ oracle) say about the proto formats of xla_data.proto.
 
 Run with the oracle's venv, from the repository root:
 
-    ~/.cache/xla-oracle-venv/bin/python tests/data/oracle/formats_gen.py \
-        /path/to/shared/oracle/xla_oracle.py
+    ~/.cache/xla-oracle-venv/bin/python tests/data/oracle/formats_gen.py ORACLE
+
+where ORACLE is the XLA oracle script (which asks jaxlib 0.10.2 about
+shape strings and proto bytes).
 
 It writes
 - formats_oracle.jsonl: the oracle's records (`--json-indent 2`) for

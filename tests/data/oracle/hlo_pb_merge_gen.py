@@ -9,10 +9,11 @@ drops the unknown fields (which include known fields with the wrong wire
 type) and serializes the merged message: that is the expected module.
 
 Run with the protobuf runtime installed, from the repository root:
-    python3 tests/data/oracle/hlo_pb_merge_gen.py ../shared/reference > tests/data/oracle/hlo_pb_merge.jsonl
+    python3 tests/data/oracle/hlo_pb_merge_gen.py tests/data > tests/data/oracle/hlo_pb_merge.jsonl
 
-where ../shared/reference holds the FileDescriptorProtos of jaxlib 0.10.2's
-xla_data.proto, metrics.proto and hlo.proto.
+where tests/data holds the FileDescriptorProtos of jaxlib 0.10.2's
+xla_data.proto, metrics.proto and hlo.proto (NAME.descriptor.binpb, as
+jaxlib embeds them).
 """
 
 import json

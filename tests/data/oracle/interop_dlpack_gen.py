@@ -15,6 +15,9 @@ Records, one per line:
   `jax.dlpack.from_dlpack` of a float32 NumPy view with those element
   strides (NumPy exports it through DLPack; XLA runs `StridesToLayout`);
   error null where jaxlib accepts it.
+- {"import_empty": [dims], "strides": [element strides], "error": MSG|null}:
+  the same for views with no element (a dimension of size 0), whose strides
+  XLA's importer does not read.
 """
 
 import ctypes
@@ -69,6 +72,9 @@ STRIDES = [
     ([3, 4], [1, 3]), ([3, 4], [4, 1]), ([3, 4], [8, 1]), ([3, 4], [1, 6]),
 ]
 
+# Views with no element: strides no compact layout has.
+EMPTY = [([0, 3], [1, 7]), ([3, 0], [5, 9]), ([2, 0, 3], [0, 0, 0]), ([0, 4], [1, 1])]
+
 
 def main():
     out = []
@@ -83,8 +89,9 @@ def main():
             rec["error"] = str(e)
         out.append(rec)
     base = np.arange(1000, dtype=np.float32)[500:]
-    for dims, strides in STRIDES:
-        rec = {"import": dims, "strides": strides, "error": None}
+    cases = [("import", c) for c in STRIDES] + [("import_empty", c) for c in EMPTY]
+    for key, (dims, strides) in cases:
+        rec = {key: dims, "strides": strides, "error": None}
         x = as_strided(base, dims, [s * 4 for s in strides])
         try:
             y = jax.dlpack.from_dlpack(x)

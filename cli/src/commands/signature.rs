@@ -1,8 +1,7 @@
 //! `signature`: the entry computation layout of a module, StableHLO text
 //! (XLA's conversion, and what compilation adds), HLO text or a binary
-//! HLO module; and `scan` of StableHLO text.
+//! HLO module.
 
-use std::borrow::Cow;
 use std::io::Write;
 
 use serde_json::{Value, json};
@@ -13,39 +12,23 @@ use xla_shape::stablehlo::{
 };
 use xla_shape::{ProgramShape, Shape};
 
-use crate::input::{self, Limits};
-use crate::output::{Failure, Problem, write_json};
+use crate::Context;
+use crate::input::bytecode_problem;
+use crate::output::{Failure, Problem, printable, write_json};
 
-/// Text for a terminal or a line format: control characters (ESC, CR, LF,
-/// ...) escaped, so that names from the input cannot move the cursor or
-/// forge lines.
-pub fn printable(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return Cow::Borrowed(s);
-    }
-    Cow::Owned(
-        s.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
+/// The arguments of `signature`.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct Args {
+    /// The module (standard input when absent or '-').
+    pub input: Option<String>,
 }
 
 /// `xla-shape signature [INPUT]`: the entry computation layout, with, for
 /// StableHLO, the aliasing and what compilation applies; with `json`, one
 /// document `{"entry_computation_layout", "parameters", "result", ...}`.
-pub fn run(
-    input: Option<&str>,
-    json: bool,
-    limits: &Limits,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
-    let bytes = input::read_all(input, limits.max_input)?;
+pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+    let bytes = cx.read_all(args.input.as_deref())?;
+    let (json, out) = (cx.json, &mut cx.out);
     if is_mlir_bytecode(&bytes) {
         return Err(bytecode_problem().into());
     }
@@ -250,150 +233,4 @@ fn write_stablehlo(signature: &Signature, json: bool, out: &mut impl Write) -> R
         writeln!(out, "note: {}", printable(&note))?;
     }
     Ok(())
-}
-
-/// `scan` of StableHLO text: one line per function argument, function
-/// result and operation result: `LINE:COLUMN` (1-based), the byte size
-/// (`?` without one), the XLA shape and what it belongs to; a type XLA has
-/// no shape for is `error: MESSAGE` and the type. With `json`, one object
-/// each. Whether a type had no shape.
-pub fn scan(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failure> {
-    let module = StableHloModule::from_text(text)?;
-    let mut failed = false;
-    let mut write = |line: usize,
-                     column: usize,
-                     ty: &xla_shape::stablehlo::Type,
-                     owner: String,
-                     name: Option<String>,
-                     out: &mut dyn Write|
-     -> Result<(), Failure> {
-        let shape = ty.to_shape();
-        let size = shape
-            .as_ref()
-            .ok()
-            .and_then(|s| xla_shape::shape_util::byte_size_of(s, 8).ok());
-        if json {
-            let mut v = json!({
-                "line": line, "column": column, "type": ty.to_string(),
-                "owner": owner, "byte_size": size,
-            });
-            match &shape {
-                Ok(s) => v["shape"] = json!(s.to_string()),
-                Err(e) => {
-                    failed = true;
-                    v["error"] = Problem::from(e).to_json();
-                }
-            }
-            if let Some(name) = name {
-                v["location_name"] = json!(name);
-            }
-            write_json(&mut &mut *out, &v)?;
-        } else {
-            let size = size.map_or("?".to_string(), |n| n.to_string());
-            let owner = printable(&owner);
-            let named = name
-                .map(|n| format!(" ({})", printable(&n)))
-                .unwrap_or_default();
-            match &shape {
-                Ok(s) => writeln!(out, "{line}:{column}\t{size}\t{s}\t{owner}{named}")?,
-                Err(e) => {
-                    failed = true;
-                    writeln!(
-                        out,
-                        "{line}:{column}\terror: {}\t{ty}\t{owner}{named}",
-                        Problem::from(e).one_line()
-                    )?;
-                }
-            }
-        }
-        Ok(())
-    };
-    for f in &module.functions {
-        let function = printable(&f.name);
-        for (i, a) in f.arguments.iter().enumerate() {
-            let name = a
-                .debug_location
-                .as_deref()
-                .and_then(|l| module.location_name(l));
-            let at = a.location;
-            let owner = format!("parameter {i} (%{}) of {function}", a.name);
-            write(at.line, at.column + 1, &a.ty, owner, name, out)?;
-        }
-        for (i, r) in f.results.iter().enumerate() {
-            let at = r.location;
-            let owner = format!("result {i} of {function}");
-            write(at.line, at.column + 1, &r.ty, owner, None, out)?;
-        }
-        for op in &f.operations {
-            let name = op
-                .debug_location
-                .as_deref()
-                .and_then(|l| module.location_name(l));
-            for (i, ty) in op.result_types.iter().enumerate() {
-                let at = op.location;
-                let which = if op.result_types.len() > 1 {
-                    format!(" #{i}")
-                } else {
-                    String::new()
-                };
-                let owner = format!("result{which} of {} {} in {function}", op.results, op.name);
-                write(at.line, at.column + 1, ty, owner, name.clone(), out)?;
-            }
-        }
-    }
-    Ok(failed)
-}
-
-/// For `scan` and `report`, which read HLO text one line at a time: MLIR
-/// bytecode is refused, and StableHLO text is read whole (an operation's
-/// types may follow its regions, lines later). `Some(bytes)` for
-/// StableHLO text, `None` for any other input.
-pub fn whole_stablehlo(
-    prefix: &[u8],
-    reader: &mut dyn std::io::BufRead,
-    source: input::Source<'_>,
-    limits: &Limits,
-) -> Result<Option<Vec<u8>>, Failure> {
-    if is_mlir_bytecode(prefix) {
-        return Err(bytecode_problem().into());
-    }
-    if xla_shape::hlo::ModuleEncoding::detect(prefix) != xla_shape::hlo::ModuleEncoding::Text
-        || !is_stablehlo(prefix)
-    {
-        return Ok(None);
-    }
-    input::read_rest(reader, source.size(), limits.max_input).map(Some)
-}
-
-/// The error for MLIR bytecode, which the tool does not read yet.
-pub fn bytecode_problem() -> Problem {
-    Problem::new(
-        "Format",
-        "the input is MLIR bytecode (such as jax.export's mlir_module_serialized), which is not \
-         read yet; write it as text first (jax: `jax.export.deserialize(data).mlir_module()`, \
-         or `stablehlo-translate --deserialize`)",
-    )
-}
-
-/// Whether `bytes` (or their start) are StableHLO text.
-pub fn is_stablehlo(bytes: &[u8]) -> bool {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
-    };
-    looks_like_mlir(text)
-}
-
-/// The shape of an operation's results as one buffer: the one result's, or
-/// the tuple of several.
-pub fn results_shape(types: &[xla_shape::stablehlo::Type]) -> xla_shape::Result<Shape> {
-    if types.len() == 1 {
-        types[0].to_shape()
-    } else {
-        types
-            .iter()
-            .map(xla_shape::stablehlo::Type::to_shape)
-            .collect::<xla_shape::Result<Vec<_>>>()
-            .map(Shape::Tuple)
-    }
 }

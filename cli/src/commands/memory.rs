@@ -3,7 +3,6 @@
 //! estimated otherwise (`xla_shape::memory`, docs/memory.md); as a summary,
 //! one JSON document, or an SVG picture of the live bytes over the program.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -11,13 +10,25 @@ use serde_json::{Value, json};
 use xla_shape::hlo::HloModule;
 use xla_shape::memory::{self, MemoryAnalysis, PeakBuffer, Source};
 
-use crate::draw::escape;
-use crate::input::{self, Limits};
-use crate::output::{Failure, printable};
+use crate::Context;
+use crate::output::{Failure, cut, escape, printable};
+
+/// The arguments of `memory`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// The module (standard input when absent or '-').
+    pub input: Option<String>,
+    /// Write an SVG picture of the live bytes over the program instead.
+    #[arg(long, conflicts_with = "json")]
+    pub svg: bool,
+    /// How many of the largest buffers live at the peak to list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+}
 
 /// What `memory` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Form {
+enum Form {
     /// The summary, for a reader.
     Text,
     /// One JSON document.
@@ -27,18 +38,19 @@ pub enum Form {
 }
 
 /// `xla-shape memory [--json | --svg] [--top N] [INPUT]`.
-pub fn run(
-    input: Option<&str>,
-    form: Form,
-    top: usize,
-    limits: &Limits,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
-    let bytes = input::read_all(input, limits.max_input)?;
+pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+    let form = match (args.svg, cx.json) {
+        (true, _) => Form::Svg,
+        (false, true) => Form::Json,
+        (false, false) => Form::Text,
+    };
+    let top = args.top;
+    let bytes = cx.read_all(args.input.as_deref())?;
     let module = HloModule::read(&bytes)?;
     drop(bytes);
     let analysis = memory::analyze(&module)?;
     drop(module);
+    let out = &mut cx.out;
     match form {
         Form::Json => {
             serde_json::to_writer(&mut *out, &to_json(&analysis, top))
@@ -467,13 +479,4 @@ fn ticks(top: i64) -> Vec<i64> {
         .take_while(|&v| v <= top)
         .take(12)
         .collect()
-}
-
-/// `text` cut to `n` characters, with `…`.
-fn cut(text: &str, n: usize) -> Cow<'_, str> {
-    if text.chars().count() <= n {
-        return Cow::Borrowed(text);
-    }
-    let kept: String = text.chars().take(n.saturating_sub(1)).collect();
-    Cow::Owned(format!("{kept}…"))
 }

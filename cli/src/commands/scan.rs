@@ -4,21 +4,19 @@ use std::io::{BufRead, Write};
 
 use serde_json::json;
 use xla_shape::Shape;
-use xla_shape::hlo::{HloModule, ModuleEncoding, ModuleSource, TextLine, TextReader};
+use xla_shape::hlo::{HloModule, ModuleSource, TextLine, TextReader};
+use xla_shape::stablehlo::StableHloModule;
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
 
-use crate::input::{self, Limits, Lines, Source};
-use crate::output::{Failure, Problem, write_json};
-use crate::report;
+use crate::Context;
+use crate::input::{self, Lines, ModuleInput, Source};
+use crate::output::{Failure, Problem, printable, write_json};
 
-fn role(role: ShapeRole) -> &'static str {
-    match role {
-        ShapeRole::InstructionResult => "instruction_result",
-        ShapeRole::Operand => "operand",
-        ShapeRole::Parameter => "parameter",
-        ShapeRole::ComputationResult => "computation_result",
-        _ => "other",
-    }
+/// The arguments of `scan`.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct Args {
+    /// The module text (standard input when absent or '-').
+    pub input: Option<String>,
 }
 
 /// One line per shape: `LINE:COLUMN` (both 1-based), the byte size (XLA's
@@ -31,59 +29,48 @@ fn role(role: ShapeRole) -> &'static str {
 /// Text is read one line at a time (each up to `--max-line` bytes; a
 /// longer one is an error line and the scan goes on), lines numbered in the
 /// whole input. A binary module is read whole (up to `--max-input` bytes).
-pub fn run(
-    input: Option<&str>,
-    json: bool,
-    limits: &Limits,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
-    let source = Source::of(input);
-    let mut reader = source.open()?;
-    let prefix = input::peek(&mut *reader)?;
-    if let Some(bytes) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)? {
-        drop(reader);
-        let text = input::line_text(&bytes)?;
-        return if crate::signature::scan(text, json, out)? {
-            Err(Failure::Reported)
-        } else {
-            Ok(())
-        };
-    }
-    let Scanned { any, failed, blank } = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text
-    {
-        scan_text(reader, json, limits, out)?
-    } else {
-        let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
-        drop(reader);
-        match HloModule::read(&bytes) {
-            Ok(module) if matches!(module.source, ModuleSource::Proto(_)) => {
-                return scan_binary(&module, json, out);
-            }
-            // Module text with a stray control character (see
-            // `HloModule::read`).
-            Ok(_) => scan_text(Box::new(&bytes[..]), json, limits, out)?,
-            // No module, but text (a log with terminal colours): its shapes,
-            // if it has any.
-            Err(e) => {
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(_) => Some(scan_text(Box::new(&bytes[..]), json, limits, out)?),
-                    Err(_) => None,
+pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+    let input = args.input.as_deref();
+    let Scanned { any, failed, blank } =
+        match input::open_module(Source::of(input), cx.limits.max_input)? {
+            ModuleInput::Text(reader) => scan_text(reader, cx)?,
+            ModuleInput::StableHlo(bytes) => {
+                let text = input::line_text(&bytes)?;
+                return if scan_stablehlo(text, cx.json, &mut cx.out)? {
+                    Err(Failure::Reported)
+                } else {
+                    Ok(())
                 };
-                match text {
-                    Some(scanned) if scanned.any || scanned.failed => scanned,
-                    _ => {
-                        return Err(Problem::new(
-                            "Format",
-                            format!(
-                                "the module is neither UTF-8 text nor a binary HLO module: {e}"
-                            ),
-                        )
-                        .into());
+            }
+            ModuleInput::Binary(bytes) => match HloModule::read(&bytes) {
+                Ok(module) if matches!(module.source, ModuleSource::Proto(_)) => {
+                    return scan_binary(&module, cx);
+                }
+                // Module text with a stray control character (see
+                // `HloModule::read`).
+                Ok(_) => scan_text(Box::new(&bytes[..]), cx)?,
+                // No module, but text (a log with terminal colours): its shapes,
+                // if it has any.
+                Err(e) => {
+                    let text = match std::str::from_utf8(&bytes) {
+                        Ok(_) => Some(scan_text(Box::new(&bytes[..]), cx)?),
+                        Err(_) => None,
+                    };
+                    match text {
+                        Some(scanned) if scanned.any || scanned.failed => scanned,
+                        _ => {
+                            return Err(Problem::new(
+                                "Format",
+                                format!(
+                                    "the module is neither UTF-8 text nor a binary HLO module: {e}"
+                                ),
+                            )
+                            .into());
+                        }
                     }
                 }
-            }
-        }
-    };
+            },
+        };
     if blank {
         return Err(input::no_input().into());
     }
@@ -152,18 +139,17 @@ struct Scanned {
 /// Scans text line by line.
 fn scan_text(
     reader: Box<dyn BufRead + '_>,
-    json: bool,
-    limits: &Limits,
-    out: &mut impl Write,
+    cx: &mut Context<impl Write>,
 ) -> Result<Scanned, Failure> {
-    let mut lines = Lines::of(reader, limits.max_line);
+    let json = cx.json;
+    let out = &mut cx.out;
+    let mut lines = Lines::of(reader, cx.limits.max_line);
     let mut module = TextReader::new();
     let mut computation = String::new();
     let mut failed = false;
     let mut any = false;
     let mut blank = true;
-    while let Some((number, start, text)) = report::next_text(&mut lines, &mut module, &mut blank)?
-    {
+    while let Some((number, start, text)) = input::next_text(&mut lines, &mut module, &mut blank)? {
         let text = match text {
             Ok(text) => text,
             Err(problem) => {
@@ -194,7 +180,7 @@ fn scan_text(
             let place = Place {
                 text: format!("{line}:{column}"),
                 json: json!({
-                    "line": line, "column": column, "role": role(found.role), "text": found.text,
+                    "line": line, "column": column, "role": found.role.as_str(), "text": found.text,
                 }),
             };
             let shape = found.shape.as_ref().map_err(|e| (e, found.text));
@@ -206,7 +192,8 @@ fn scan_text(
 
 /// `scan` of a binary module: the result shape of every instruction,
 /// `COMPUTATION/INSTRUCTION`, byte size, shape and owner.
-pub fn scan_binary(module: &HloModule, json: bool, out: &mut impl Write) -> Result<(), Failure> {
+fn scan_binary(module: &HloModule, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+    let (json, out) = (cx.json, &mut cx.out);
     let mut failed = false;
     for (c, i) in module.instructions() {
         let place = Place {
@@ -271,4 +258,96 @@ fn write_shape(
         }
     }
     Ok(shape.is_err())
+}
+
+/// `scan` of StableHLO text: one line per function argument, function
+/// result and operation result: `LINE:COLUMN` (1-based), the byte size
+/// (`?` without one), the XLA shape and what it belongs to; a type XLA has
+/// no shape for is `error: MESSAGE` and the type. With `json`, one object
+/// each. Whether a type had no shape.
+fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failure> {
+    let module = StableHloModule::from_text(text)?;
+    let mut failed = false;
+    let mut write = |line: usize,
+                     column: usize,
+                     ty: &xla_shape::stablehlo::Type,
+                     owner: String,
+                     name: Option<String>,
+                     out: &mut dyn Write|
+     -> Result<(), Failure> {
+        let shape = ty.to_shape();
+        let size = shape
+            .as_ref()
+            .ok()
+            .and_then(|s| xla_shape::shape_util::byte_size_of(s, 8).ok());
+        if json {
+            let mut v = json!({
+                "line": line, "column": column, "type": ty.to_string(),
+                "owner": owner, "byte_size": size,
+            });
+            match &shape {
+                Ok(s) => v["shape"] = json!(s.to_string()),
+                Err(e) => {
+                    failed = true;
+                    v["error"] = Problem::from(e).to_json();
+                }
+            }
+            if let Some(name) = name {
+                v["location_name"] = json!(name);
+            }
+            write_json(&mut &mut *out, &v)?;
+        } else {
+            let size = size.map_or("?".to_string(), |n| n.to_string());
+            let owner = printable(&owner);
+            let named = name
+                .map(|n| format!(" ({})", printable(&n)))
+                .unwrap_or_default();
+            match &shape {
+                Ok(s) => writeln!(out, "{line}:{column}\t{size}\t{s}\t{owner}{named}")?,
+                Err(e) => {
+                    failed = true;
+                    writeln!(
+                        out,
+                        "{line}:{column}\terror: {}\t{ty}\t{owner}{named}",
+                        Problem::from(e).one_line()
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    };
+    for f in &module.functions {
+        let function = printable(&f.name);
+        for (i, a) in f.arguments.iter().enumerate() {
+            let name = a
+                .debug_location
+                .as_deref()
+                .and_then(|l| module.location_name(l));
+            let at = a.location;
+            let owner = format!("parameter {i} (%{}) of {function}", a.name);
+            write(at.line, at.column + 1, &a.ty, owner, name, out)?;
+        }
+        for (i, r) in f.results.iter().enumerate() {
+            let at = r.location;
+            let owner = format!("result {i} of {function}");
+            write(at.line, at.column + 1, &r.ty, owner, None, out)?;
+        }
+        for op in &f.operations {
+            let name = op
+                .debug_location
+                .as_deref()
+                .and_then(|l| module.location_name(l));
+            for (i, ty) in op.result_types.iter().enumerate() {
+                let at = op.location;
+                let which = if op.result_types.len() > 1 {
+                    format!(" #{i}")
+                } else {
+                    String::new()
+                };
+                let owner = format!("result{which} of {} {} in {function}", op.results, op.name);
+                write(at.line, at.column + 1, ty, owner, name.clone(), out)?;
+            }
+        }
+    }
+    Ok(failed)
 }

@@ -13,10 +13,26 @@ use std::borrow::Cow;
 use std::io::{BufRead, Write};
 
 use serde_json::json;
-use xla_shape::hlo::{BufferSizes, BufferTally, HloModule, ModuleEncoding, TextLine, TextReader};
+use xla_shape::Shape;
+use xla_shape::hlo::{BufferSizes, BufferTally, HloModule, TextLine, TextReader};
+use xla_shape::stablehlo::StableHloModule;
 
-use crate::input::{self, Limits, Line, Lines, Source};
-use crate::output::{Failure, Problem};
+use crate::Context;
+use crate::input::{self, Lines, ModuleInput, Source};
+use crate::output::{Failure, Problem, cut};
+
+/// The arguments of `report`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// The module (standard input when absent or '-').
+    pub input: Option<String>,
+    /// How many of the largest buffers to list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// The width of the table (default: $COLUMNS, else 120).
+    #[arg(long)]
+    pub width: Option<usize>,
+}
 
 /// What the sums of the report are not, in its JSON document.
 const NOTE: &str = "the totals sum every instruction's result counted alone; they are no \
@@ -31,41 +47,27 @@ fn terminal_width() -> usize {
         .unwrap_or(120)
 }
 
-/// `xla-shape report [INPUT] [--top N]`: the table, or with `json` one
+/// `xla-shape report [INPUT] [--top N]`: the table, or with `--json` one
 /// JSON document.
-pub fn run(
-    input: Option<&str>,
-    top: usize,
-    width: Option<usize>,
-    json: bool,
-    limits: &Limits,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
-    let source = Source::of(input);
-    let mut reader = source.open()?;
-    let prefix = input::peek(&mut *reader)?;
-    if prefix.is_empty() {
-        return Err(input::no_input().into());
-    }
-    let width = width.unwrap_or_else(terminal_width);
-    if let Some(bytes) = crate::signature::whole_stablehlo(&prefix, &mut *reader, source, limits)? {
-        drop(reader);
-        let module = xla_shape::stablehlo::StableHloModule::from_text(input::line_text(&bytes)?)?;
-        drop(bytes);
-        let mut report = Report::new(out, top, width, json);
-        report_stablehlo(&module, &mut report)?;
-        return report.finish();
-    }
-    let mut report = Report::new(out, top, width, json);
-    let failed = if ModuleEncoding::detect(&prefix) == ModuleEncoding::Text {
-        report_text(reader, limits, &mut report)?
-    } else {
-        let bytes = input::read_rest(&mut *reader, source.size(), limits.max_input)?;
-        drop(reader);
-        let module = HloModule::read(&bytes)?;
-        drop(bytes);
-        report_module(&module, &mut report)?;
-        false
+pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+    let module = input::open_module(Source::of(args.input.as_deref()), cx.limits.max_input)?;
+    let width = args.width.unwrap_or_else(terminal_width);
+    let max_line = cx.limits.max_line;
+    let mut report = Report::new(&mut cx.out, args.top, width, cx.json);
+    let failed = match module {
+        ModuleInput::Text(reader) => report_text(reader, max_line, &mut report)?,
+        ModuleInput::StableHlo(bytes) => {
+            let module = StableHloModule::from_text(input::line_text(&bytes)?)?;
+            drop(bytes);
+            report_stablehlo(&module, &mut report)?;
+            false
+        }
+        ModuleInput::Binary(bytes) => {
+            let module = HloModule::read(&bytes)?;
+            drop(bytes);
+            report_module(&module, &mut report)?;
+            false
+        }
     };
     report.finish()?;
     if failed {
@@ -78,17 +80,17 @@ pub fn run(
 /// Reads module text line by line into `report`; whether a line failed.
 fn report_text(
     reader: Box<dyn BufRead + '_>,
-    limits: &Limits,
+    max_line: usize,
     report: &mut Report<'_, impl Write>,
 ) -> Result<bool, Failure> {
-    let mut lines = Lines::of(reader, limits.max_line);
+    let mut lines = Lines::of(reader, max_line);
     let mut module = TextReader::new();
     let mut computation = String::new();
     let mut header = false;
     let mut failed = false;
     let mut blank = true;
     let mut last = 0;
-    while let Some((number, start, text)) = next_text(&mut lines, &mut module, &mut blank)? {
+    while let Some((number, start, text)) = input::next_text(&mut lines, &mut module, &mut blank)? {
         last = number;
         let text = match text {
             Ok(text) => text,
@@ -145,41 +147,6 @@ fn report_text(
     }
 }
 
-/// A line of module text: its number, where it starts, and its text or why
-/// it has none.
-pub type TextLineOf<'l> = (usize, usize, Result<&'l str, Problem>);
-
-/// The next line of module text, for `reader`: its number, where it
-/// starts, and its text or why it has none (longer than the limit, not
-/// UTF-8: `reader` counts it as an empty line). `blank` stays true while
-/// every line is white space.
-pub fn next_text<'l>(
-    lines: &'l mut Lines<'_>,
-    reader: &mut TextReader,
-    blank: &mut bool,
-) -> Result<Option<TextLineOf<'l>>, Failure> {
-    let start = lines.read();
-    let limit = lines.limit();
-    let Some((number, line)) = lines.next_line()? else {
-        return Ok(None);
-    };
-    let text = match line {
-        Line::Text(bytes) => {
-            *blank &= bytes.trim_ascii().is_empty();
-            input::line_text(bytes)
-        }
-        Line::TooLong(length) => {
-            *blank = false;
-            Err(input::too_long(length, limit))
-        }
-    };
-    if text.is_err() {
-        // The reader still counts the line; what it says of it is unused.
-        let _ = reader.line("", start);
-    }
-    Ok(Some((number, start, text)))
-}
-
 /// Writes the report of a module read whole.
 fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Result<(), Failure> {
     report.module(&module.name)?;
@@ -214,7 +181,7 @@ fn report_stablehlo(
         if op.result_types.is_empty() {
             continue;
         }
-        let (shape, invalid, sizes) = match crate::signature::results_shape(&op.result_types) {
+        let (shape, invalid, sizes) = match results_shape(&op.result_types) {
             Ok(shape) => (Cow::Owned(shape.to_string()), None, BufferSizes::of(&shape)),
             Err(e) => {
                 let types: Vec<String> = op.result_types.iter().map(ToString::to_string).collect();
@@ -235,6 +202,20 @@ fn report_stablehlo(
         })?;
     }
     Ok(())
+}
+
+/// The shape of an operation's results as one buffer: the one result's, or
+/// the tuple of several.
+fn results_shape(types: &[xla_shape::stablehlo::Type]) -> xla_shape::Result<Shape> {
+    if types.len() == 1 {
+        types[0].to_shape()
+    } else {
+        types
+            .iter()
+            .map(xla_shape::stablehlo::Type::to_shape)
+            .collect::<xla_shape::Result<Vec<_>>>()
+            .map(Shape::Tuple)
+    }
 }
 
 /// One instruction's buffer, as the report writes it.
@@ -658,16 +639,6 @@ fn spaces(out: &mut impl Write, mut n: usize) -> std::io::Result<()> {
         n -= k;
     }
     Ok(())
-}
-
-/// `s` cut to `width` characters, ending in `…` when cut.
-fn cut(s: &str, width: usize) -> Cow<'_, str> {
-    if s.len() <= width || s.chars().count() <= width {
-        return Cow::Borrowed(s);
-    }
-    let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
-    t.push('…');
-    Cow::Owned(t)
 }
 
 #[cfg(test)]

@@ -1,32 +1,32 @@
 //! `describe`: a readable summary of a shape.
 
 use std::fmt::Write as _;
+use std::io::{self, IsTerminal};
 
 use serde_json::{Value as Json, json};
 use xla_shape::formats;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, Layout, Shape, layout_util, shape_util};
 
-use crate::convert::{Format, Value, read_value};
-use crate::input::{self, Limits};
-use crate::output::{Failure, Numbers, write_json};
+use crate::Context;
+use crate::input::{Format, Value};
+use crate::output::{Failure, Numbers};
+
+/// The arguments of `describe`.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct Args {
+    /// The shape or layout (standard input when absent or '-').
+    pub input: Option<String>,
+    /// The input format (detected when absent).
+    #[arg(long, value_enum)]
+    pub from: Option<Format>,
+    /// Group the digits of large numbers in threes: 167_772_160.
+    #[arg(long)]
+    pub group_digits: bool,
+}
 
 /// The built-in example: a bf16 array as a TPU stores it.
 pub const EXAMPLE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
-
-/// `[a, b, c]`.
-pub fn list(values: &[i64]) -> String {
-    format!("{values:?}")
-}
-
-/// `a,b,c`.
-pub fn comma_list(values: &[i64]) -> String {
-    values
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
 
 /// A dimension in words: its size, `<=N` for a bounded dynamic one, `?`
 /// for an unbounded one.
@@ -121,7 +121,7 @@ fn describe_array(a: &ArrayShape, numbers: Numbers, out: &mut String, pad: &str)
         a.element_type(),
         a.element_type().bit_width().unwrap_or(0)
     );
-    if let Some(names) = crate::dtypes::known_as(a.element_type()) {
+    if let Some(names) = crate::output::known_as(a.element_type()) {
         let _ = writeln!(out, "{pad}  known as:     {names}");
     }
     let _ = writeln!(out, "{pad}dimensions:     {}", dims_in_words(a));
@@ -268,7 +268,7 @@ fn array_json(a: &ArrayShape) -> Json {
         "shape": Shape::Array(a.clone()).to_string(),
         "element_type": a.element_type().to_string(),
         "element_bits": a.element_type().bit_width(),
-        "element_type_names": crate::dtypes::names_json(a.element_type()),
+        "element_type_names": crate::output::names_json(a.element_type()),
         "dimensions": dimensions,
         "layout": a.layout().map(layout_json),
         "elements": shape_util::elements_in(a).ok(),
@@ -320,29 +320,32 @@ pub fn describe_layout_json(layout: &Layout) -> Json {
     v
 }
 
-/// `describe`: the summary of INPUT (`example`: of the built-in example).
-pub fn run(
-    input: Option<&str>,
-    example: bool,
-    from: Option<Format>,
-    numbers: Numbers,
-    json: bool,
-    limits: &Limits,
-    out: &mut impl std::io::Write,
-) -> Result<(), Failure> {
-    let value = if example {
-        Value::Shape(crate::convert::Read {
-            shape: EXAMPLE.parse()?,
-            lossless: None,
-        })
+/// `describe`: the summary of INPUT; without INPUT, of standard input,
+/// or of the built-in example when standard input is a terminal.
+pub fn run(args: &Args, cx: &mut Context<impl io::Write>) -> Result<(), Failure> {
+    let value = if args.input.is_none() && io::stdin().is_terminal() {
+        Value::Shape(EXAMPLE.parse()?)
     } else {
-        read_value(&input::read_all(input, limits.max_input)?, from, false)?
+        cx.read_value(args.input.as_deref(), args.from)?
     };
-    match (value, json) {
-        (Value::Shape(read), false) => out.write_all(describe(&read.shape, numbers).as_bytes())?,
-        (Value::Shape(read), true) => write_json(out, &describe_json(&read.shape))?,
-        (Value::Layout(layout), false) => out.write_all(describe_layout(&layout).as_bytes())?,
-        (Value::Layout(layout), true) => write_json(out, &describe_layout_json(&layout))?,
+    let numbers = Numbers {
+        grouped: args.group_digits,
+    };
+    write(&value, numbers, cx)
+}
+
+/// `xla-shape` without a command: the summary of the built-in example.
+pub fn run_example(cx: &mut Context<impl io::Write>) -> Result<(), Failure> {
+    write(&Value::Shape(EXAMPLE.parse()?), Numbers::default(), cx)
+}
+
+/// Writes the summary of `value`, as text or JSON.
+fn write(value: &Value, numbers: Numbers, cx: &mut Context<impl io::Write>) -> Result<(), Failure> {
+    match (value, cx.json) {
+        (Value::Shape(shape), false) => cx.out.write_all(describe(shape, numbers).as_bytes())?,
+        (Value::Shape(shape), true) => cx.write_json(&describe_json(shape))?,
+        (Value::Layout(layout), false) => cx.out.write_all(describe_layout(layout).as_bytes())?,
+        (Value::Layout(layout), true) => cx.write_json(&describe_layout_json(layout))?,
     }
     Ok(())
 }

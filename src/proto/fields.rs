@@ -1,6 +1,9 @@
 //! Field numbers of `xla/xla_data.proto` and `xla/service/hlo.proto`
 //! (openxla/xla, as checked in under `proto/`) read and written by the
-//! hand-written codecs. A unit test checks each against the compiled schema.
+//! hand-written codecs (`model::wire`, `hlo::wire`, `hlo::assignment`),
+//! beside the generated types of the same schema. A unit test checks each
+//! against the compiled schema. The byte layer (`protobuf`) knows none of
+//! them.
 
 /// `message ShapeProto`.
 pub(crate) mod shape {
@@ -170,13 +173,6 @@ pub(crate) mod hlo_wrapper {
     pub(crate) const WRAPPED: u32 = 1;
 }
 
-/// Map entries (`map<K, V>` is `repeated Entry { K key = 1; V value = 2; }`,
-/// protobuf language guide, "Maps: Backwards compatibility").
-pub(crate) mod map_entry {
-    pub(crate) const KEY: u32 = 1;
-    pub(crate) const VALUE: u32 = 2;
-}
-
 #[cfg(test)]
 mod tests {
     use prost::Message;
@@ -185,7 +181,7 @@ mod tests {
     /// The number of `message.field` in the compiled schema; `message` is
     /// a top-level message or a nested one (`LogicalBufferProto.Location`).
     fn number(message: &str, field: &str) -> u32 {
-        let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
+        let set = FileDescriptorSet::decode(super::super::FILE_DESCRIPTOR_SET).unwrap();
         let mut path = message.split('.');
         let top = path.next().unwrap();
         let mut m = set
@@ -207,7 +203,7 @@ mod tests {
 
     #[test]
     fn enum_values_are_the_schemas() {
-        let set = FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).unwrap();
+        let set = FileDescriptorSet::decode(super::super::FILE_DESCRIPTOR_SET).unwrap();
         let kind = set
             .file
             .iter()

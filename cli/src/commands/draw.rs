@@ -10,19 +10,32 @@ use std::io::Write;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, Shape, Tile};
 
-use crate::convert::{Format, read_array};
-use crate::input::{self, Limits};
-use crate::output::{Failure, Problem};
+use crate::Context;
+use crate::input::Format;
+use crate::output::{Failure, Problem, comma_list, escape};
 
-/// What to draw.
-pub struct Options {
-    /// `0,:,:`-style choice of the drawn dimensions (`:`) and the index of
-    /// the others; by default the last two dimensions at index 0.
+/// The arguments of `draw`: what to draw, and how much of it.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// An array shape with its layout (standard input when absent or '-').
+    pub input: Option<String>,
+    /// The input format (detected when absent).
+    #[arg(long, value_enum)]
+    pub from: Option<Format>,
+    /// For rank 3 and up, the 2-D slice drawn: ':' for the two drawn
+    /// dimensions, an index for each other one (default: the last two
+    /// dimensions at index 0, such as 0,:,:).
+    #[arg(long)]
     pub slice: Option<String>,
-    /// The most rows and columns drawn.
+    /// The most rows drawn (whole tiles where they fit).
+    #[arg(long, default_value_t = 16)]
     pub max_rows: i64,
+    /// The most columns drawn (whole tiles where they fit).
+    #[arg(long, default_value_t = 16)]
     pub max_cols: i64,
-    /// Draw a 1-D array this many elements a row.
+    /// Draw a 1-D array N elements a row, as a linearised array is
+    /// pictured (up to --max-rows rows).
+    #[arg(long, value_name = "N")]
     pub wrap: Option<i64>,
 }
 
@@ -131,14 +144,6 @@ fn axis(array: &ArrayShape, dims: &[i64], dim: usize, max: i64) -> Axis {
     }
 }
 
-/// `text` for XML text and attribute values.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// The most rows or columns `--max-rows` and `--max-cols` allow.
 pub const MAX_DRAWN: i64 = 1024;
 
@@ -181,14 +186,6 @@ struct Grid {
     summary: String,
 }
 
-fn joined(index: &[i64]) -> String {
-    index
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 /// `{drawn} of {total} tiles[ (cut at the edge)][, N more not drawn]`.
 fn tile_count(drawn: i64, total: i64, cut: bool) -> String {
     let mut s = format!("{drawn} of {total} tiles");
@@ -203,7 +200,7 @@ fn tile_count(drawn: i64, total: i64, cut: bool) -> String {
 }
 
 /// The grid of a 1-D or 2-D array, or of a 2-D slice.
-fn grid(array: &ArrayShape, tiled: &TiledLayout, options: &Options) -> Result<Grid, Problem> {
+fn grid(array: &ArrayShape, tiled: &TiledLayout, options: &Args) -> Result<Grid, Problem> {
     let dims = tiled.dimensions().to_vec();
     let slice = parse_slice(options.slice.as_deref(), &dims)?;
     let drawn: Vec<usize> = (0..dims.len()).filter(|&d| slice[d].is_none()).collect();
@@ -234,12 +231,14 @@ fn grid(array: &ArrayShape, tiled: &TiledLayout, options: &Options) -> Result<Gr
                 && cols.as_ref().is_none_or(|a| c < a.size);
             cells.push(if inside {
                 Cell::Element {
-                    at: joined(&index),
+                    at: comma_list(&index),
                     offset: tiled.offset(&index)?,
                     tile: tile_of(&rows, r) + tile_of(&cols, c),
                 }
             } else {
-                Cell::Padding { at: joined(&index) }
+                Cell::Padding {
+                    at: comma_list(&index),
+                }
             });
         }
     }
@@ -413,7 +412,7 @@ fn wrapped_grid(
 }
 
 /// The SVG picture of `array`.
-pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
+pub fn svg(array: &ArrayShape, options: &Args) -> Result<String, Problem> {
     let tiled = TiledLayout::new(array)?;
     let grid = match options.wrap {
         Some(per_row) => wrapped_grid(array, &tiled, per_row, options.max_rows)?,
@@ -422,39 +421,77 @@ pub fn svg(array: &ArrayShape, options: &Options) -> Result<String, Problem> {
     Ok(render(array, &grid))
 }
 
-/// Draws `grid`.
-fn render(array: &ArrayShape, grid: &Grid) -> String {
-    let (shown_rows, shown_cols) = (grid.rows, grid.cols);
-    let widest = grid
-        .cells
-        .iter()
-        .filter_map(|c| match c {
-            Cell::Element { offset, .. } => Some(offset.to_string().len()),
-            _ => None,
-        })
-        .chain(grid.col_labels.iter().map(String::len))
-        .max()
-        .unwrap_or(1) as i64;
-    let cell_width = (widest * 8 + 16).max(32);
-    let grid_width = shown_cols * cell_width;
-    let grid_height = shown_rows * CELL_HEIGHT;
-    let shape_text = Shape::Array(array.clone()).to_string();
-    let summary = &grid.summary;
-    let cut = grid.outlines.iter().any(|o| o.cut_right || o.cut_bottom);
+/// Where the parts of the picture go, in pixels.
+struct Frame {
+    /// The width of a cell: its widest label, and room around it.
+    cell_width: i64,
+    /// The grid's width.
+    grid_width: i64,
+    /// The length of the row axis: the grid's height, or its label's.
+    row_axis_length: i64,
+    /// The height from the top of the grid to the text under it.
+    below: i64,
+    /// The picture's width and height.
+    width: i64,
+    height: i64,
+}
 
-    // The row axis is as long as the grid, or as its label.
-    let row_label = grid.row_axis.clone().unwrap_or_default();
-    let row_axis_length = grid_height.max(8 * row_label.len() as i64 + 8);
-    // Monospace text of 13 pixels is about 8 pixels a character.
-    let text_width = 20 + 8 * summary.chars().count().max(shape_text.len() + 4) as i64;
-    let width = (LEFT + grid_width + 40).max(text_width).max(560);
-    let below = if grid.row_axis.is_some() {
-        row_axis_length
-    } else {
-        grid_height
-    };
-    let height = TOP + below + 110;
+impl Frame {
+    /// The frame of `grid`, under the title `shape_text`.
+    fn of(grid: &Grid, shape_text: &str) -> Frame {
+        let widest = grid
+            .cells
+            .iter()
+            .filter_map(|c| match c {
+                Cell::Element { offset, .. } => Some(offset.to_string().len()),
+                _ => None,
+            })
+            .chain(grid.col_labels.iter().map(String::len))
+            .max()
+            .unwrap_or(1) as i64;
+        let cell_width = (widest * 8 + 16).max(32);
+        let grid_width = grid.cols * cell_width;
+        let grid_height = grid.rows * CELL_HEIGHT;
+        // The row axis is as long as the grid, or as its label.
+        let row_label_len = grid.row_axis.as_ref().map_or(0, String::len) as i64;
+        let row_axis_length = grid_height.max(8 * row_label_len + 8);
+        // Monospace text of 13 pixels is about 8 pixels a character.
+        let text_width = 20 + 8 * grid.summary.chars().count().max(shape_text.len() + 4) as i64;
+        let below = if grid.row_axis.is_some() {
+            row_axis_length
+        } else {
+            grid_height
+        };
+        Frame {
+            cell_width,
+            grid_width,
+            row_axis_length,
+            below,
+            width: (LEFT + grid_width + 40).max(text_width).max(560),
+            height: TOP + below + 110,
+        }
+    }
+}
+
+/// Draws `grid`: the heading, the axes, the cells, the tile outlines and
+/// the text under them, in that order.
+fn render(array: &ArrayShape, grid: &Grid) -> String {
+    let shape_text = Shape::Array(array.clone()).to_string();
+    let frame = Frame::of(grid, &shape_text);
     let mut s = String::new();
+    heading(&mut s, &frame, &shape_text);
+    axes(&mut s, &frame, grid);
+    cells(&mut s, &frame, grid);
+    outlines(&mut s, &frame, grid);
+    footer(&mut s, &frame, array, grid);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The `svg` element, its definitions (the padding hatch, the arrow
+/// head), the background and the title.
+fn heading(s: &mut String, frame: &Frame, shape_text: &str) {
+    let (width, height) = (frame.width, frame.height);
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="13">"#
@@ -473,20 +510,23 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
     let _ = writeln!(
         s,
         r#"<text x="10" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        escape(&shape_text)
+        escape(shape_text)
     );
     let _ = writeln!(
         s,
         r#"<text x="10" y="42">each element: its offset in memory, in elements, every tile applied</text>"#
     );
+}
 
-    // Axis arrows and labels.
+/// The axis arrows, their labels and the row and column numbers.
+fn axes(s: &mut String, frame: &Frame, grid: &Grid) {
+    let cell_width = frame.cell_width;
     if let Some(label) = &grid.col_axis {
         let y = TOP - 34;
         let _ = writeln!(
             s,
             r##"<line class="axis" x1="{LEFT}" y1="{y}" x2="{}" y2="{y}" stroke="#333333" marker-end="url(#arrow)"/>"##,
-            LEFT + grid_width.max(60)
+            LEFT + frame.grid_width.max(60)
         );
         let _ = writeln!(
             s,
@@ -503,12 +543,12 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             );
         }
     }
-    if grid.row_axis.is_some() {
+    if let Some(label) = &grid.row_axis {
         let x = 16;
         let _ = writeln!(
             s,
             r##"<line class="axis" x1="{x}" y1="{TOP}" x2="{x}" y2="{}" stroke="#333333" marker-end="url(#arrow)"/>"##,
-            TOP + row_axis_length
+            TOP + frame.row_axis_length
         );
         let _ = writeln!(
             s,
@@ -517,7 +557,7 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             TOP,
             x - 4,
             TOP,
-            escape(&row_label)
+            escape(label)
         );
         for (r, text) in grid.row_labels.iter().enumerate() {
             let _ = writeln!(
@@ -528,13 +568,16 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             );
         }
     }
+}
 
-    // Cells.
-    for r in 0..shown_rows {
-        for c in 0..shown_cols {
+/// Every cell: an element (its offset, coloured by tile) or padding.
+fn cells(s: &mut String, frame: &Frame, grid: &Grid) {
+    let cell_width = frame.cell_width;
+    for r in 0..grid.rows {
+        for c in 0..grid.cols {
             let x = LEFT + c * cell_width;
             let y = TOP + r * CELL_HEIGHT;
-            match &grid.cells[(r * shown_cols + c) as usize] {
+            match &grid.cells[(r * grid.cols + c) as usize] {
                 Cell::Element { at, offset, tile } => {
                     let fill = if tile % 2 == 0 { "#dbe8f5" } else { "#f7e6cc" };
                     let _ = writeln!(
@@ -554,8 +597,11 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             }
         }
     }
+}
 
-    // Tile outlines: a side where the drawing cuts a tile is dashed.
+/// The tile outlines: a side where the drawing cuts a tile is dashed.
+fn outlines(s: &mut String, frame: &Frame, grid: &Grid) {
+    let cell_width = frame.cell_width;
     for o in &grid.outlines {
         let (x0, y0) = (LEFT + o.col * cell_width, TOP + o.row * CELL_HEIGHT);
         let (x1, y1) = (x0 + o.cols * cell_width, y0 + o.rows * CELL_HEIGHT);
@@ -582,9 +628,12 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
             );
         }
     }
+}
 
-    // The minor-to-major order, as an arrow from the most minor dimension.
-    let y = TOP + below + 30;
+/// Under the grid: the minor-to-major order as an arrow from the most
+/// minor dimension, the summary and the legend.
+fn footer(s: &mut String, frame: &Frame, array: &ArrayShape, grid: &Grid) {
+    let y = TOP + frame.below + 30;
     if let Some(layout) = array.layout() {
         let order: Vec<String> = layout
             .minor_to_major()
@@ -606,11 +655,11 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
         s,
         r#"<text class="summary" x="10" y="{}">{}</text>"#,
         y + 24,
-        escape(summary)
+        escape(&grid.summary)
     );
     let mut legend =
         String::from("hatched: padding, the slots of whole tiles that hold no element");
-    if cut {
+    if grid.outlines.iter().any(|o| o.cut_right || o.cut_bottom) {
         legend.push_str("; dashed: where the drawing stops");
     }
     let _ = writeln!(
@@ -618,26 +667,18 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
         r##"<text x="10" y="{}" fill="#666666">{legend}</text>"##,
         y + 48
     );
-    s.push_str("</svg>\n");
-    s
 }
 
-/// `draw`: writes the SVG picture of SHAPE.
-pub fn run(
-    input: Option<&str>,
-    from: Option<Format>,
-    options: &Options,
-    limits: &Limits,
-    out: &mut impl Write,
-) -> Result<(), Failure> {
+/// `draw`: writes the SVG picture of INPUT.
+pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let allowed = 1..=MAX_DRAWN;
-    let wrap_ok = options.wrap.is_none_or(|w| allowed.contains(&w));
-    if !allowed.contains(&options.max_rows) || !allowed.contains(&options.max_cols) || !wrap_ok {
+    let wrap_ok = args.wrap.is_none_or(|w| allowed.contains(&w));
+    if !allowed.contains(&args.max_rows) || !allowed.contains(&args.max_cols) || !wrap_ok {
         return Err(Failure::Usage(format!(
             "--max-rows, --max-cols and --wrap must be from 1 to {MAX_DRAWN}"
         )));
     }
-    let array = read_array(&input::read_all(input, limits.max_input)?, from)?;
-    out.write_all(svg(&array, options)?.as_bytes())?;
+    let array = cx.read_array(args.input.as_deref(), args.from)?;
+    cx.out.write_all(svg(&array, args)?.as_bytes())?;
     Ok(())
 }

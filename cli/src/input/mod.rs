@@ -1,0 +1,198 @@
+//! What the commands read, and how: the one input rule of every command
+//! (a literal argument, `@FILE`, or standard input when absent or `-`),
+//! read whole (up to `--max-input` bytes), one line at a time (up to
+//! `--max-line` bytes a line, [`lines`]) or as a module, HLO text,
+//! StableHLO text or binary ([`open_module`]); and the formats of a shape or layout, detected or
+//! named, read into the library's types ([`format`]).
+
+pub mod format;
+pub mod lines;
+
+pub use format::{Format, Value, detect, read_message, read_value};
+pub use lines::{Line, Lines, line_text, next_text, too_long};
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+
+use xla_shape::hlo::ModuleEncoding;
+use xla_shape::stablehlo::{is_mlir_bytecode, looks_like_mlir};
+
+use crate::output::{Failure, Problem};
+
+/// The default of `--max-input`: 64 MiB, far above any shape or HLO module
+/// header a person writes, far below the memory of a small machine.
+pub const DEFAULT_MAX_INPUT: u64 = 64 << 20;
+
+/// The default of `--max-line`: 1 MiB.
+pub const DEFAULT_MAX_LINE: usize = 1 << 20;
+
+/// How much input the tool reads.
+pub struct Limits {
+    /// The largest whole input, in bytes.
+    pub max_input: u64,
+    /// The longest line of a line-by-line input, in bytes.
+    pub max_line: usize,
+}
+
+/// Where an INPUT comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source<'a> {
+    /// The argument's own text.
+    Literal(&'a str),
+    /// The file named after `@`.
+    File(&'a str),
+    /// Standard input (no argument, or `-`).
+    Stdin,
+}
+
+impl<'a> Source<'a> {
+    /// The source an INPUT argument names.
+    pub fn of(arg: Option<&'a str>) -> Self {
+        match arg {
+            None | Some("-") => Source::Stdin,
+            Some(arg) => match arg.strip_prefix('@') {
+                Some(path) => Source::File(path),
+                None => Source::Literal(arg),
+            },
+        }
+    }
+
+    /// The length of the file, for a file.
+    pub fn size(self) -> Option<u64> {
+        match self {
+            Source::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            _ => None,
+        }
+    }
+
+    /// A reader of the source's bytes.
+    pub fn open(self) -> Result<Box<dyn BufRead + 'a>, Failure> {
+        Ok(match self {
+            Source::Literal(text) => Box::new(text.as_bytes()),
+            Source::File(path) => Box::new(BufReader::new(
+                File::open(path).map_err(|e| file_problem(path, &e))?,
+            )),
+            Source::Stdin => Box::new(io::stdin().lock()),
+        })
+    }
+}
+
+fn file_problem(path: &str, e: &io::Error) -> Failure {
+    Failure::Input(Problem::new("Io", format!("{path}: {e}")))
+}
+
+/// The whole input, at most `limit` bytes. Empty input (nothing, or only
+/// white space) is the error "no input".
+pub fn read_all(arg: Option<&str>, limit: u64) -> Result<Vec<u8>, Failure> {
+    let source = Source::of(arg);
+    let bytes = match source {
+        Source::Literal(text) => text.as_bytes().to_vec(),
+        _ => {
+            let reader = source.open()?;
+            let mut bytes = Vec::new();
+            let read = reader.take(limit.saturating_add(1)).read_to_end(&mut bytes);
+            match (read, source) {
+                (Ok(_), _) => bytes,
+                (Err(e), Source::File(path)) => return Err(file_problem(path, &e)),
+                (Err(e), _) => return Err(Failure::Io(e)),
+            }
+        }
+    };
+    if bytes.len() as u64 > limit {
+        return Err(too_large(limit));
+    }
+    if bytes.trim_ascii().is_empty() {
+        return Err(Failure::Input(no_input()));
+    }
+    Ok(bytes)
+}
+
+/// The rest of `reader`, at most `limit` bytes in all (`max_input`), with
+/// room for a file's length reserved at once so that the bytes are not
+/// copied as they grow; `size` is the file's length when known.
+fn read_rest(reader: &mut dyn BufRead, size: Option<u64>, limit: u64) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    if let Some(size) = size {
+        bytes.reserve_exact(usize::try_from(size.min(limit).saturating_add(1)).unwrap_or(0));
+    }
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(limit));
+    }
+    Ok(bytes)
+}
+
+fn too_large(limit: u64) -> Failure {
+    Failure::Input(Problem::new(
+        "TooLarge",
+        format!("the input is larger than {limit} bytes (raise the limit with --max-input)"),
+    ))
+}
+
+/// The error of an empty input.
+pub fn no_input() -> Problem {
+    Problem::new("NoInput", "no input")
+}
+
+/// A module as `scan` and `report` read it.
+pub enum ModuleInput<'a> {
+    /// HLO text, to read one line at a time: nothing of it consumed yet.
+    Text(Box<dyn BufRead + 'a>),
+    /// StableHLO text, read whole (up to `--max-input` bytes): an
+    /// operation's types may follow its regions, lines later.
+    StableHlo(Vec<u8>),
+    /// What is not text (a binary `HloModuleProto`, `HloProto` or
+    /// `HloSnapshot`, or something else), read whole: up to `--max-input`
+    /// bytes, in one buffer of the file's size.
+    Binary(Vec<u8>),
+}
+
+/// Opens `source` as a module, text or binary as the library's one rule
+/// (`ModuleEncoding::detect`) judges its first bytes (what the reader's
+/// buffer holds), and text as StableHLO where it looks like MLIR. MLIR
+/// bytecode is refused ([`bytecode_problem`]). Empty input is HLO text
+/// (with no line).
+pub fn open_module<'a>(source: Source<'a>, max_input: u64) -> Result<ModuleInput<'a>, Failure> {
+    let mut reader = source.open()?;
+    let (text, stablehlo) = loop {
+        match reader.fill_buf() {
+            Ok(prefix) if is_mlir_bytecode(prefix) => return Err(bytecode_problem().into()),
+            Ok(prefix) => {
+                let text = ModuleEncoding::detect(prefix) == ModuleEncoding::Text;
+                break (text, text && is_stablehlo(prefix));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    };
+    if text && !stablehlo {
+        return Ok(ModuleInput::Text(reader));
+    }
+    let bytes = read_rest(&mut *reader, source.size(), max_input)?;
+    Ok(if stablehlo {
+        ModuleInput::StableHlo(bytes)
+    } else {
+        ModuleInput::Binary(bytes)
+    })
+}
+
+/// The error for MLIR bytecode, which the tool does not read yet.
+pub fn bytecode_problem() -> Problem {
+    Problem::new(
+        "Format",
+        "the input is MLIR bytecode (such as jax.export's mlir_module_serialized), which is not \
+         read yet; write it as text first (jax: `jax.export.deserialize(data).mlir_module()`, \
+         or `stablehlo-translate --deserialize`)",
+    )
+}
+
+/// Whether `bytes` (or their start) are StableHLO text.
+pub fn is_stablehlo(bytes: &[u8]) -> bool {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    looks_like_mlir(text)
+}

@@ -1,0 +1,318 @@
+//! Transposes with a short side of at most [`NARROW`] positions (a few
+//! planes interleaved or split apart: NCHW <-> NHWC with 3 channels, XLA's
+//! `(2,1)` and `(4,1)` sub-tiles), copied position by position along the
+//! long side.
+
+use std::marker::PhantomData;
+
+use super::cpu::{Isa, Kernel};
+use super::transposer::Tr;
+
+/// The most positions on the short side of a transpose copied by
+/// [`Tr::narrow`].
+pub(super) const NARROW: usize = 8;
+
+impl<const E: usize> Tr<'_, E> {
+    /// The whole transpose when one side has at most [`NARROW`]
+    /// positions: for each position of the long side, the few elements
+    /// of the short side, so that the long side is read (or written) in
+    /// order and each of the few rows on the other side too. Groups of 4
+    /// bytes (pairs of 2-byte elements, quadruples of bytes: XLA's
+    /// `(2,1)` and `(4,1)` sub-tiles) and groups of three 4-byte
+    /// elements (NCHW <-> NHWC f32 with 3 channels) are split into their
+    /// rows or merged from them with SIMD, the rest element by element.
+    /// `stream`: the destination may be written with non-temporal
+    /// stores where whole lines can be. Kept out of the caller: inlined
+    /// into the one function that holds every other loop of a
+    /// transpose, its loops lost a fifth of their speed (3 planes
+    /// interleaved at 16 MiB, 6.3-7.7 GiB/s against 8.5-9.6) when that
+    /// function grew.
+    #[inline(never)]
+    pub(super) fn narrow(&mut self, kernel: Kernel, stream: bool) {
+        match self.i.n.min(self.j.n) {
+            2 => self.narrow_k::<2>(kernel, stream),
+            3 => self.narrow_k::<3>(kernel, false),
+            4 => self.narrow_k::<4>(kernel, stream),
+            _ => self.narrow_k::<0>(kernel, false),
+        }
+    }
+
+    /// [`narrow`](Self::narrow) with `K` positions on the short side
+    /// (`0`: any number): the steps of a [`Walk`] along the long side,
+    /// each of which copies what it can of the positions left (the first
+    /// four only for the shapes and instruction sets they are for), the
+    /// last element by element.
+    #[inline(always)]
+    fn narrow_k<const K: usize>(&mut self, kernel: Kernel, stream: bool) {
+        let mut walk = Walk::<E, K>::new(self, stream);
+        walk.split_pairs(kernel);
+        walk.split_quads(kernel);
+        walk.merge_groups();
+        walk.triples();
+        walk.one_by_one();
+    }
+}
+
+/// A narrow transpose of `E`-byte elements with `K` positions on its
+/// short side (`0`: any number), walked along its long side: the
+/// buffers, the strides along the long side (`ls`, `ld`) and the short
+/// one (`ms`, `md`), and where the walk is: `done` positions of `long`
+/// copied, the next at `so` in the source and `dof` in the destination.
+///
+/// Made only from a [`Tr`], whose buffers it borrows and whose every
+/// byte `Tr::new` checked to lie in them, from its first position; its
+/// steps advance it only over the positions they copy, so that every
+/// offset they compute is of an element of the transpose.
+struct Walk<'a, const E: usize, const K: usize> {
+    ps: *const u8,
+    pd: *mut u8,
+    /// The transpose is the long side's rows (`i` the short side).
+    short_i: bool,
+    long: usize,
+    /// Positions on the short side.
+    k: usize,
+    ls: isize,
+    ld: isize,
+    ms: isize,
+    md: isize,
+    /// The destination rows are streamed: asked for, and every one
+    /// starts on a line.
+    nt: bool,
+    so: isize,
+    dof: isize,
+    done: usize,
+    buffers: PhantomData<&'a mut [u8]>,
+}
+
+impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
+    /// The walk over `tr` from its first position; `stream`: the
+    /// destination may be written with non-temporal stores.
+    #[inline(always)]
+    fn new(tr: &'a mut Tr<'_, E>, stream: bool) -> Self {
+        let (i, j) = (tr.i, tr.j);
+        let short_i = i.n <= j.n;
+        let (long, k) = if short_i { (j.n, i.n) } else { (i.n, j.n) };
+        // Strides along the long side and the short side.
+        let (ls, ld, ms, md) = if short_i {
+            (j.s, j.d, i.s, i.d)
+        } else {
+            (i.s, i.d, j.s, j.d)
+        };
+        let (ps, pd) = (tr.src.as_ptr(), tr.dst.as_mut_ptr());
+        // The splits stream their rows when every row starts on a line.
+        let first = (pd as usize).wrapping_add(tr.d as usize);
+        Walk {
+            ps,
+            pd,
+            short_i,
+            long,
+            k: if K == 0 { k } else { K },
+            ls,
+            ld,
+            ms,
+            md,
+            nt: stream && first.is_multiple_of(64) && md % 64 == 0,
+            so: tr.s,
+            dof: tr.d,
+            done: 0,
+            buffers: PhantomData,
+        }
+    }
+
+    /// Moves past `n` positions of the long side.
+    #[inline(always)]
+    fn advance(&mut self, n: usize) {
+        self.so += n as isize * self.ls;
+        self.dof += n as isize * self.ld;
+        self.done += n;
+    }
+
+    /// Pairs of 2-byte elements split into two rows (bf16 in `(2,1)`
+    /// sub-tiles): 16 pairs at a time with AVX2 (6-15% faster than SSE2's
+    /// 8), then 8 at a time. (AVX-512 splits of 32 pairs into whole lines
+    /// measured no faster than SSE2 at 16 MiB and slower at 256 MiB:
+    /// 4.6-4.8 against 5.0-5.3 GiB/s.) Streamed when both destination
+    /// rows start on a line: each row is then written in order, 32 or 16
+    /// bytes at a time, two lines open at once.
+    #[inline(always)]
+    fn split_pairs(&mut self, kernel: Kernel) {
+        if !(E == 2 && K == 2 && !self.short_i && self.ls == 4) {
+            return;
+        }
+        let (ps, pd, md, nt) = (self.ps, self.pd, self.md, self.nt);
+        if matches!(kernel.0, Isa::Avx2 | Isa::Avx512) {
+            let n = self.long / 16;
+            let (so, dof) = (self.so, self.dof);
+            // SAFETY: the `16 * n` pairs at `so` (`64 * n` bytes, `ls
+            // == 4`) and the `16 * n` elements at `dof` and `dof + md`
+            // of each row are elements `0 .. 16 * n` of the
+            // transpose, checked by `Tr::new` to lie in the buffers;
+            // with `nt`, both destination rows start on a 64-byte
+            // line; `Kernel(Avx2)` and `Kernel(Avx512)` are only made
+            // where the CPU has AVX2.
+            unsafe {
+                let (p0, p1) = (pd.offset(dof), pd.offset(dof + md));
+                if nt {
+                    super::avx::split_pairs::<true>(ps.offset(so), p0, p1, n);
+                } else {
+                    super::avx::split_pairs::<false>(ps.offset(so), p0, p1, n);
+                }
+            }
+            self.advance(16 * n);
+        }
+        for _ in self.done / 8..self.long / 8 {
+            let (so, dof) = (self.so, self.dof);
+            // SAFETY: the 8 pairs at `so` (32 bytes, `ls == 4`) and
+            // the 8 elements at `dof` and `dof + md` of each row are
+            // elements `ii .. ii + 8` of the transpose, checked by
+            // `Tr::new` to lie in the buffers; with `nt`, both
+            // destination rows start `16k` bytes after a multiple of 64.
+            unsafe {
+                let (p0, p1) = (pd.offset(dof), pd.offset(dof + md));
+                if nt {
+                    super::sse::split_pairs16::<true>(ps.offset(so), p0, p1);
+                } else {
+                    super::sse::split_pairs16::<false>(ps.offset(so), p0, p1);
+                }
+            }
+            self.advance(8);
+        }
+    }
+
+    /// Groups of four 1-byte elements split into four rows (8-bit types
+    /// in `(4,1)` sub-tiles), with AVX2 or AVX-512: streamed when the
+    /// rows start on a line, with AVX-512 64 groups at a time, whole lines
+    /// (at 256 MiB, 16.5-17.8 GiB/s against 7.5-8.6 with AVX2, best of
+    /// three runs); then 16 at a time with AVX2. (Rows 16 bytes past a
+    /// line, their whole lines streamed and the rest written with
+    /// ordinary stores, ran slower than all with ordinary stores: 5.3-5.5
+    /// against 5.8-6.1.)
+    #[inline(always)]
+    fn split_quads(&mut self, kernel: Kernel) {
+        if !(E == 1
+            && K == 4
+            && !self.short_i
+            && self.ls == 4
+            && matches!(kernel.0, Isa::Avx2 | Isa::Avx512))
+        {
+            return;
+        }
+        let (ps, pd, md, nt) = (self.ps, self.pd, self.md, self.nt);
+        if nt && kernel.0 == Isa::Avx512 {
+            let n = self.long / 64;
+            let (so, dof) = (self.so, self.dof);
+            // SAFETY: the `64 * n` groups at `so` (`256 * n` bytes,
+            // `ls == 4`) and the `64 * n` elements at `dof + m * md`
+            // of each of the four rows are elements `0 .. 64 * n` of
+            // the transpose, checked by `Tr::new` to lie in the
+            // buffers (the rows, elements of distinct columns, do not
+            // overlap); with `nt`, every row starts on a 64-byte
+            // line; `Kernel(Avx512)` is only made where the CPU has
+            // AVX-512 F and BW.
+            unsafe {
+                let p = [0, 1, 2, 3].map(|m| pd.offset(dof + m * md));
+                super::avx512::split_quads(ps.offset(so), p, n);
+            }
+            self.advance(64 * n);
+        }
+        let n = (self.long - self.done) / 16;
+        let (so, dof) = (self.so, self.dof);
+        // SAFETY: the `16 * n` groups at `so` (`64 * n` bytes, `ls ==
+        // 4`) and the `16 * n` elements at `dof + m * md` of each of
+        // the four rows are elements `done .. done + 16 * n` of the
+        // transpose, checked by `Tr::new` to lie in the buffers (the
+        // rows, elements of distinct columns, do not overlap); with
+        // `nt`, every row starts on a 64-byte line; `Kernel(Avx2)`
+        // and `Kernel(Avx512)` are only made where the CPU has AVX2.
+        unsafe {
+            let p = [0, 1, 2, 3].map(|m| pd.offset(dof + m * md));
+            if nt {
+                super::avx::split_quads::<true>(ps.offset(so), p, n);
+            } else {
+                super::avx::split_quads::<false>(ps.offset(so), p, n);
+            }
+        }
+        self.advance(16 * n);
+    }
+
+    /// The other way: `K` rows merged into groups of 4 bytes, the groups
+    /// one run in the destination (tiling into `(2,1)` or `(4,1)`
+    /// sub-tiles), 16 bytes of each row at a time.
+    #[inline(always)]
+    fn merge_groups(&mut self) {
+        if !(E * K == 4 && self.short_i && self.ld == 4) {
+            return;
+        }
+        let (ps, pd, ms) = (self.ps, self.pd, self.ms);
+        let per = 16 / E;
+        for _ in 0..self.long / per {
+            let (so, dof) = (self.so, self.dof);
+            // SAFETY: the `per` elements at `so + m * ms` (`m < K`,
+            // `ls == E`) and the `per` groups of `K` at `dof` (`ld ==
+            // 4 == K * E`, `md == E`) are elements `jj .. jj + per` of
+            // the transpose, checked by `Tr::new` to lie in the
+            // buffers; `E * K == 4` with `K` at least 2: `K` is 2 or
+            // 4.
+            unsafe {
+                let p = [0, 1, 2, 3].map(|m| ps.offset(so + m.min(K as isize - 1) * ms));
+                super::sse::merge_groups::<K>(p, pd.offset(dof));
+            }
+            self.advance(per);
+        }
+    }
+
+    /// Three planes of 4-byte elements into groups of three, or groups
+    /// into planes (NCHW <-> NHWC with 3 channels, f32): 4 groups at a
+    /// time with SSE2 shuffles. (Best of three paired runs, both ways:
+    /// 14.3-16.8 GiB/s at 16 MiB against 8.8-10.7 element by element,
+    /// 10.3-11.6 at 256 MiB against 7.3-7.7.)
+    #[inline(always)]
+    fn triples(&mut self) {
+        let (ps, pd, ls, ld, ms, md) = (self.ps, self.pd, self.ls, self.ld, self.ms, self.md);
+        let merge = ls == 4 && ld == 12 && md == 4;
+        if !(E == 4 && K == 3 && (merge || (ls == 12 && ms == 4 && ld == 4))) {
+            return;
+        }
+        for _ in 0..self.long / 4 {
+            let (so, dof) = (self.so, self.dof);
+            // SAFETY: the 4 elements of each of the 3 rows at `so +
+            // m * ms` (`ls == 4`) and the 4 groups of three at `dof`
+            // (`ld == 12`, `md == 4`), or the other way round, are
+            // elements `jj .. jj + 4` of the transpose, checked by
+            // `Tr::new` to lie in the buffers (the source and the
+            // destination do not overlap; the three rows, elements of
+            // distinct positions, do not either).
+            unsafe {
+                if merge {
+                    let p = [0, 1, 2].map(|m| ps.offset(so + m * ms));
+                    super::sse::merge_triples(p, pd.offset(dof));
+                } else {
+                    let p = [0, 1, 2].map(|m| pd.offset(dof + m * md));
+                    super::sse::split_triples(ps.offset(so), p);
+                }
+            }
+            self.advance(4);
+        }
+    }
+
+    /// The positions left, element by element.
+    #[inline(always)]
+    fn one_by_one(&mut self) {
+        let (ps, pd, ms, md) = (self.ps, self.pd, self.ms, self.md);
+        for _ in self.done..self.long {
+            let (so, dof) = (self.so, self.dof);
+            for m in 0..self.k as isize {
+                // SAFETY: `so + m*ms`, `dof + m*md` are the offsets of an
+                // element `(ii, jj)` with `ii < i.n`, `jj < j.n`, all of
+                // whose bytes `Tr::new` checked to lie in `src` and `dst`;
+                // the two do not overlap (one is shared, the other
+                // borrowed mutably).
+                unsafe {
+                    let v = ps.offset(so + m * ms).cast::<[u8; E]>().read_unaligned();
+                    pd.offset(dof + m * md).cast::<[u8; E]>().write_unaligned(v);
+                }
+            }
+            self.advance(1);
+        }
+    }
+}
