@@ -20,7 +20,7 @@
 //!
 //!   (jax-ml/jax#7502). XLA:TPU's printer is not public; the format is
 //!   taken from the listings users posted from 2019 to 2024
-//!   (`tests/data/memory/listings/`, each beside its thread). `Extra
+//!   (`tests/data/listings/`, each named after its thread). `Extra
 //!   memory due to padding` is printed only when the padded size is larger.
 //! - **XLA's buffer assignment** (`BufferAssignment::ToVerboseString`,
 //!   `xla/service/buffer_assignment.cc`), which XLA:GPU prints when an

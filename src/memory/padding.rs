@@ -30,6 +30,8 @@
 //! gives the tiles to assume for such shapes (listings printed before
 //! 2020 leave the tiles out: tensorflow/tensorflow#30803).
 
+use std::fmt;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::memory::listing::{
     ListedAllocation, Listing, ListingFormat, print_size_like, printed_size_agrees,
@@ -129,6 +131,8 @@ pub enum Cause {
     ElementSize {
         /// The array's index in a tuple.
         index: ShapeIndex,
+        /// The array's element type.
+        element_type: PrimitiveType,
         /// The bits each element takes.
         bits: i64,
         /// The bits of its type (its byte width).
@@ -167,6 +171,90 @@ impl Cause {
             Cause::Rounding { index, .. }
             | Cause::ElementSize { index, .. }
             | Cause::TailPadding { index, .. } => index,
+        }
+    }
+}
+
+/// `{0,1}: ` before a tuple element's cause, nothing for an array's.
+fn index_prefix(f: &mut fmt::Formatter<'_>, index: &ShapeIndex) -> fmt::Result {
+    if index.is_empty() {
+        return Ok(());
+    }
+    let parts: Vec<String> = index.iter().map(i64::to_string).collect();
+    write!(f, "{{{}}}: ", parts.join(","))
+}
+
+/// The cause in words, as the CLI prints it:
+///
+/// ```
+/// use xla_shape::Shape;
+/// use xla_shape::memory::{self, PaddingOptions};
+///
+/// let s: Shape = "pred[64,512,2048]{2,1,0:T(8,128)E(32)}".parse()?;
+/// let p = memory::explain_padding(&s, &PaddingOptions::new())?;
+/// assert_eq!(
+///     p.causes[0].to_string(),
+///     "each element takes 32 bits where pred needs 8 (E(32)): 4.0x"
+/// );
+/// let s: Shape = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let p = memory::explain_padding(&s, &PaddingOptions::new())?;
+/// assert_eq!(
+///     p.causes[0].to_string(),
+///     "dimension 0 of 3 rounded up to 4 by tile (2,2): 1.3x"
+/// );
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        index_prefix(f, self.index())?;
+        match self {
+            Cause::Rounding { tile, rounding, .. } => {
+                match &rounding.part {
+                    RoundedPart::Dimension(d) => write!(f, "dimension {d} of {}", rounding.size)?,
+                    RoundedPart::Leading => write!(f, "a leading dimension of {}", rounding.size)?,
+                    RoundedPart::Combined(dims) => {
+                        let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+                        write!(
+                            f,
+                            "dimensions {} combined, {}",
+                            dims.join("*"),
+                            rounding.size
+                        )?;
+                    }
+                    RoundedPart::Tiled { tile, dimension } => {
+                        write!(f, "a part of {} made by tile {}", rounding.size, tile + 1)?;
+                        if let Some(d) = dimension {
+                            write!(f, " (from dimension {d})")?;
+                        }
+                    }
+                }
+                write!(
+                    f,
+                    " rounded up to {} by tile {tile}: {:.1}x",
+                    rounding.rounded,
+                    self.factor()
+                )
+            }
+            Cause::ElementSize {
+                element_type,
+                bits,
+                type_bits,
+                ..
+            } => write!(
+                f,
+                "each element takes {bits} bits where {element_type} needs {type_bits} (E({bits})): {:.1}x",
+                self.factor()
+            ),
+            Cause::TailPadding {
+                alignment,
+                elements,
+                slots,
+                ..
+            } => write!(
+                f,
+                "tail padding to a multiple of {alignment} elements (L({alignment})): {elements} elements in {slots} slots: {:.1}x",
+                self.factor()
+            ),
         }
     }
 }
@@ -217,6 +305,28 @@ pub enum Change {
     },
 }
 
+/// The change in words, as the CLI prints it: `minor_to_major {3,2,4,0,1}
+/// (the array transposed: s32[1,2048,4,128,128]{4,3,2,1,0:T(8,128)})` or
+/// `dimension 4 of size 128`.
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Change::Order {
+                minor_to_major,
+                transposed,
+            } => {
+                let order: Vec<String> = minor_to_major.iter().map(i64::to_string).collect();
+                write!(
+                    f,
+                    "minor_to_major {{{}}} (the array transposed: {transposed})",
+                    order.join(",")
+                )
+            }
+            Change::Size { dimension, size } => write!(f, "dimension {dimension} of size {size}"),
+        }
+    }
+}
+
 /// What a shape's layout costs, and why.
 ///
 /// ```
@@ -236,6 +346,12 @@ pub enum Change {
 /// let Change::Order { minor_to_major, transposed } = &p.suggestions[0].change else { panic!() };
 /// assert_eq!((minor_to_major.as_slice(), p.suggestions[0].padded), (&[3, 2, 4, 0, 1][..], 512 << 20));
 /// assert_eq!(transposed.to_string(), "s32[1,2048,4,128,128]{4,3,2,1,0:T(8,128)}");
+/// // In words, as the CLI prints them.
+/// assert_eq!(p.causes[0].to_string(), "dimension 4 of 4 rounded up to 128 by tile (8,128): 32.0x");
+/// assert_eq!(
+///     p.suggestions[0].change.to_string(),
+///     "minor_to_major {3,2,4,0,1} (the array transposed: s32[1,2048,4,128,128]{4,3,2,1,0:T(8,128)})"
+/// );
 /// # Ok::<(), xla_shape::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -437,6 +553,7 @@ fn explain_array(a: &ArrayShape, index: &ShapeIndex) -> Result<(i64, i64, Vec<Ca
     if tiled.element_size_in_bits() > type_bits && tiled.element_count() > 0 {
         causes.push(Cause::ElementSize {
             index: index.clone(),
+            element_type: a.element_type(),
             bits: tiled.element_size_in_bits(),
             type_bits,
         });
