@@ -45,21 +45,27 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let bytes = cx.read_all(args.input.as_deref())?;
     let text = utf8(&bytes)?;
     let mut failed = false;
-    let mut shapes = Vec::new();
+    // One entry held at a time: the JSON document is written as it goes
+    // (the one error of an input with no entry comes first, before
+    // anything is written).
     for (n, entry) in memory::padding_entries(text, &options).enumerate() {
         let entry = entry?;
         failed |= matches!(entry.explanation, Some(Err(_)));
+        let out = &mut cx.out;
+        match (cx.json, n) {
+            (true, 0) => out.write_all(b"{\"shapes\":[")?,
+            (true, _) => out.write_all(b",")?,
+            (false, 0) => {}
+            (false, _) => out.write_all(b"\n")?,
+        }
         if cx.json {
-            shapes.push(entry_json(&entry));
+            serde_json::to_writer(&mut *out, &entry_json(&entry)).map_err(std::io::Error::from)?;
         } else {
-            if n > 0 {
-                cx.out.write_all(b"\n")?;
-            }
-            cx.out.write_all(entry_text(&entry).as_bytes())?;
+            out.write_all(entry_text(&entry).as_bytes())?;
         }
     }
     if cx.json {
-        cx.write_json(&json!({ "shapes": shapes }))?;
+        cx.out.write_all(b"]}\n")?;
     }
     if failed {
         return Err(Failure::Reported);
