@@ -24,6 +24,14 @@ fn a_plain_path_is_the_file_for_module_commands() {
 }
 
 #[test]
+fn a_plain_path_is_the_file_for_padding_s_log() {
+    // A log with XLA's out-of-memory listing (tests/data/listings/).
+    let path = data_path("listings/tensorflow_tensorflow_30803.txt");
+    let by_at = ok(&["padding", &format!("@{path}")], b"");
+    assert_eq!(ok(&["padding", &path], b""), by_at);
+}
+
+#[test]
 fn text_that_is_not_a_file_is_still_text() {
     // No file has this name: it is read as module text.
     let text = "HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}";

@@ -62,9 +62,10 @@ impl<'a> Source<'a> {
     }
 
     /// The source of a module argument (`report`, `scan`, `memory`,
-    /// `signature`): as [`of`](Self::of), and a plain argument that names
-    /// an existing file is that file (`report model.pb`), since no module
-    /// text is a file name. `@FILE` and `-` keep their meaning.
+    /// `signature`, and `padding`'s log): as [`of`](Self::of), and a plain
+    /// argument that names an existing file is that file (`report
+    /// model.pb`), since no module or log text is a file name. `@FILE` and
+    /// `-` keep their meaning.
     pub fn module(arg: Option<&'a str>) -> Self {
         match Self::of(arg) {
             Source::Literal(text) if std::path::Path::new(text).is_file() => Source::File(text),
