@@ -213,13 +213,14 @@ pub fn cli_json(data: &[u8]) {
                 &strides::Args {
                     input: Some(arg),
                     from,
+                    ..Default::default()
                 },
                 &mut cx,
             );
             one_document(document(result, cx.out));
         }
         6 => {
-            let result = scan::run(&scan::Args { input: Some(arg) }, &mut cx);
+            let result = scan::run(&scan::Args { input: vec![arg] }, &mut cx);
             if let Some(doc) = document(result, cx.out) {
                 for r in json_lines(&doc) {
                     assert!(r.get("error").is_some() || r.get("shape").is_some(), "{r}");
@@ -228,7 +229,7 @@ pub fn cli_json(data: &[u8]) {
         }
         7 => {
             let args = report::Args {
-                input: Some(arg),
+                input: vec![arg],
                 top,
                 width: Some(80),
             };
@@ -237,7 +238,7 @@ pub fn cli_json(data: &[u8]) {
         }
         _ => {
             let args = |svg| memory::Args {
-                input: Some(arg.clone()),
+                input: vec![arg.clone()],
                 svg,
                 top,
             };

@@ -84,6 +84,21 @@ pub struct Location {
     pub offset: usize,
 }
 
+impl Location {
+    /// The column counted from 1, as the command-line tool and the Python
+    /// package show it to people (and as XLA's messages count it after the
+    /// first line): `column + 1`.
+    ///
+    /// ```
+    /// let e = xla_shape::text::parse_shape("f32[2,").unwrap_err();
+    /// let at = e.location().unwrap();
+    /// assert_eq!((at.line, at.column, at.one_based_column()), (1, 6, 7));
+    /// ```
+    pub const fn one_based_column(&self) -> usize {
+        self.column + 1
+    }
+}
+
 /// Everything that can go wrong in this crate.
 ///
 /// The message is XLA's own text wherever XLA has one, so that it can be

@@ -28,10 +28,64 @@ impl<W: Write> Context<W> {
         input::read_all(input, self.limits.max_input)
     }
 
-    /// The whole of INPUT as a module: StableHLO (text, MLIR bytecode or a
-    /// `jax.export` serialization) or an HLO module (text or binary).
+    /// The whole of a module argument, as bytes ([`Source::module`]: a
+    /// plain path to an existing file is the file), at most `--max-input`
+    /// bytes.
+    pub fn read_module_bytes(&self, input: Option<&str>) -> Result<Vec<u8>, Failure> {
+        input::read_module_bytes(input, self.limits.max_input)
+    }
+
+    /// The whole of a module argument as a module ([`Source::module`]):
+    /// StableHLO (text, MLIR bytecode or a `jax.export` serialization) or
+    /// an HLO module (text or binary).
     pub fn read_module(&self, input: Option<&str>) -> Result<Module, Failure> {
         input::read_module(input, self.limits.max_input)
+    }
+
+    /// Runs `each` on every module argument of `report`, `scan` or
+    /// `memory`: with none or one, on it alone, as always; with several,
+    /// one section per input, in order, each opened by a line naming it
+    /// (`==> INPUT <==`, after a blank line from the second on; with
+    /// `--json`, the object `{"input": INPUT}`). An input that fails is
+    /// reported in its section (on standard error, or as the error object
+    /// with `--json`) and the run goes on; it then ends with exit 1. A
+    /// usage error or a failed write ends it at once.
+    pub fn each_input(
+        &mut self,
+        inputs: &[String],
+        mut each: impl FnMut(Option<&str>, &mut Self) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        if inputs.len() < 2 {
+            return each(inputs.first().map(String::as_str), self);
+        }
+        let mut failed = false;
+        for (i, input) in inputs.iter().enumerate() {
+            if self.json {
+                self.write_json(&serde_json::json!({ "input": input }))?;
+            } else {
+                let gap = if i == 0 { "" } else { "\n" };
+                writeln!(self.out, "{gap}==> {input} <==")?;
+            }
+            match each(Some(input), self) {
+                Ok(()) => {}
+                Err(Failure::Reported) => failed = true,
+                Err(Failure::Input(problem)) => {
+                    failed = true;
+                    if self.json {
+                        self.write_json(&serde_json::json!({ "error": problem.to_json() }))?;
+                    } else {
+                        self.out.flush()?;
+                        eprintln!("xla-shape: {input}: {}", problem.message.trim_end());
+                    }
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        if failed {
+            Err(Failure::Reported)
+        } else {
+            Ok(())
+        }
     }
 
     /// INPUT as a shape or a layout, in the format `from` or detected.

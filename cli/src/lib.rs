@@ -49,7 +49,7 @@
 //!     limits: Limits { max_input: DEFAULT_MAX_INPUT, max_line: DEFAULT_MAX_LINE },
 //!     out: Vec::new(),
 //! };
-//! let args = strides::Args { input: Some("f32[2,3]{1,0}".into()), from: None };
+//! let args = strides::Args { input: Some("f32[2,3]{1,0}".into()), ..Default::default() };
 //! strides::run(&args, &mut cx).expect("an array shape");
 //! assert_eq!(
 //!     String::from_utf8_lossy(&cx.out),

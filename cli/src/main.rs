@@ -27,7 +27,8 @@ use xla_shape_cli::output::{Failure, Problem, write_json};
     about = "Inspect, check, convert and draw XLA shapes: HLO shape and layout strings, ShapeProto bytes, hex, JSON and text format.",
     after_help = "INPUT is a literal argument, @FILE, or standard input when absent or '-', in any \
                   format (detected, or named with --from); a layout string such as {1,0:T(2,2)} \
-                  is read as a layout.\n\
+                  is read as a layout. report, scan, memory, signature and padding also read a plain path \
+                  to an existing file as the file.\n\
                   With no command, describes the built-in example shape.\n\
                   Exit status: 0 ok, 1 bad input, 2 usage."
 )]

@@ -78,7 +78,7 @@ impl Problem {
             .map(|d| {
                 json!({
                     "line": d.location().line,
-                    "column": d.location().column + 1,
+                    "column": d.location().one_based_column(),
                     "message": d.message(),
                 })
             })
@@ -101,7 +101,7 @@ impl From<&xla_shape::Error> for Problem {
             // `Display`: the message after the error's context, if any.
             message: e.to_string(),
             line: location.map(|l| l.line),
-            column: location.map(|l| l.column + 1),
+            column: location.map(|l| l.one_based_column()),
             diagnostics: e.diagnostics().to_vec(),
         }
     }

@@ -358,13 +358,42 @@ fn scan_json_lists_what_the_text_lists() {
     let line = String::from_utf8(out.stdout).unwrap();
     assert!(line.starts_with("2:12\terror: "), "{line}");
     assert!(line.trim_end().ends_with("\tf32[2]{5}\t-"), "{line}");
-    // A file name given without @ is text without shapes: the tool says
-    // how to read the file.
-    let err = fails(&["scan", &path], b"", 2);
-    assert!(err.contains(&format!("write @{path}")), "{err}");
+    // A file name given without @ is the file, as with @.
+    assert_eq!(ok(&["scan", &path], b""), text);
     // Not UTF-8.
     let doc = json_doc(&["scan", "--json"], b"\xff\xfe", 1);
     assert_eq!(error_of(&doc).0, "Format");
+}
+
+#[test]
+fn scan_json_keys_are_the_documented_ones() {
+    // docs/cli.md lists the keys of each line of `scan --json`: every key
+    // the tool writes, for a shape and for a shape that does not read.
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/cli.md")).unwrap();
+    let row = docs
+        .lines()
+        .find(|l| l.starts_with("| `scan` |"))
+        .expect("the scan row of docs/cli.md");
+    let good = json_lines(
+        &[
+            "scan",
+            "--json",
+            &format!("@{}", data_path("hlo/matmul_bf16.txt")),
+        ],
+        b"",
+        0,
+    );
+    let bad = json_lines(
+        &["scan", "--json"],
+        b"ENTRY e {\n  ROOT p = f32[2]{5} parameter(0)\n}\n",
+        1,
+    );
+    for o in good.iter().chain(&bad) {
+        for key in o.as_object().unwrap().keys() {
+            assert!(row.contains(&format!("\"{key}\"")), "{key} is not in {row}");
+        }
+    }
 }
 
 #[test]

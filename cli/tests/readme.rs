@@ -130,3 +130,26 @@ fn every_readme_example_prints_what_the_readme_says() {
         assert_eq!(run(e), e.expected, "README example: $ {}", e.command);
     }
 }
+
+#[test]
+fn readme_says_how_to_put_the_tool_on_path() {
+    // The README installs the package of `cli/`, whose binary is the
+    // `xla-shape` of every example.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    assert!(
+        readme
+            .lines()
+            .any(|l| l.trim() == "cargo install --path cli"),
+        "README.md does not say `cargo install --path cli`"
+    );
+    let manifest = std::fs::read_to_string(format!("{root}/cli/Cargo.toml")).unwrap();
+    let bin = manifest
+        .split("[[bin]]")
+        .nth(1)
+        .expect("a [[bin]] in cli/Cargo.toml");
+    assert!(
+        bin.lines().any(|l| l.trim() == "name = \"xla-shape\""),
+        "{bin}"
+    );
+}

@@ -13,6 +13,8 @@ use std::marker::PhantomData;
 use pyo3::ffi::{Py_ssize_t, PyObject};
 use pyo3::prelude::*;
 
+use crate::errors::invalid_argument;
+
 /// `Py_buffer` (`Include/pybuffer.h`, CPython 3.11; the same fields in
 /// `Include/cpython/object.h` of 3.9 and 3.10).
 #[repr(C)]
@@ -30,8 +32,11 @@ struct RawBuffer {
     internal: *mut c_void,
 }
 
-/// `PyBUF_SIMPLE` (`Include/pybuffer.h`): a contiguous block of bytes.
-const PYBUF_SIMPLE: c_int = 0;
+/// `PyBUF_ANY_CONTIGUOUS` (`Include/pybuffer.h`: `0x0080 | PyBUF_STRIDES`,
+/// `PyBUF_STRIDES` = `0x0010 | PyBUF_ND`, `PyBUF_ND` = `0x0008`): one
+/// contiguous block of memory, in C or Fortran order (a NumPy array in
+/// either order, `bytes`, ...).
+const PYBUF_ANY_CONTIGUOUS: c_int = 0x0080 | 0x0010 | 0x0008;
 /// `PyBUF_WRITABLE` (`Include/pybuffer.h`).
 const PYBUF_WRITABLE: c_int = 0x0001;
 
@@ -51,8 +56,10 @@ pub struct Buffer<'py> {
 }
 
 impl<'py> Buffer<'py> {
-    /// The bytes of `obj` (`bytes`, `bytearray`, `memoryview`, a
-    /// C-contiguous NumPy array, ...), writable ones when `writable`.
+    /// The bytes of `obj` (`bytes`, `bytearray`, `memoryview`, a NumPy
+    /// array contiguous in C or Fortran order, ...) as they lie in memory,
+    /// writable ones when `writable`. An object whose memory is not one
+    /// contiguous block (a strided view) is an `InvalidArgumentError`.
     pub fn get(obj: &Bound<'py, PyAny>, writable: bool) -> PyResult<Self> {
         let mut raw = Box::new(RawBuffer {
             buf: std::ptr::null_mut(),
@@ -68,14 +75,24 @@ impl<'py> Buffer<'py> {
             internal: std::ptr::null_mut(),
         });
         let flags = if writable {
-            PYBUF_SIMPLE | PYBUF_WRITABLE
+            PYBUF_ANY_CONTIGUOUS | PYBUF_WRITABLE
         } else {
-            PYBUF_SIMPLE
+            PYBUF_ANY_CONTIGUOUS
         };
         // SAFETY: `raw` is a valid, writable Py_buffer; the GIL is held.
         let rc = unsafe { PyObject_GetBuffer(obj.as_ptr(), &mut *raw, flags) };
         if rc != 0 {
-            return Err(PyErr::fetch(obj.py()));
+            let py = obj.py();
+            let err = PyErr::fetch(py);
+            // NumPy refuses a strided view with a ValueError.
+            if err.is_instance_of::<pyo3::exceptions::PyValueError>(py) {
+                return Err(invalid_argument(format!(
+                    "the buffer is not contiguous in C or Fortran order ({}); \
+                     copy it first (numpy.ascontiguousarray)",
+                    err.value(py)
+                )));
+            }
+            return Err(err);
         }
         let buffer = Buffer {
             raw,

@@ -5,14 +5,18 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use xla_shape::PrimitiveType;
 use xla_shape::interop::numpy;
+use xla_shape::{ArrayShape, PrimitiveType};
 
-use crate::errors::IntoPyResult;
+use crate::errors::{IntoPyResult, invalid_argument};
 
-/// `numpy.dtype` of `t`, as jaxlib's `Shape.numpy_dtype()`.
+/// `numpy.dtype` of `t`, as jaxlib's `Shape.numpy_dtype()`, and ml_dtypes'
+/// float6 dtypes for the types jaxlib has none for.
 pub fn numpy_dtype(py: Python<'_>, t: PrimitiveType) -> PyResult<Bound<'_, PyAny>> {
-    let d = numpy::to_dtype(t).py()?;
+    let d = match numpy::dtype_with_float6(t) {
+        Some(d) => d,
+        None => numpy::to_dtype(t).py()?,
+    };
     if d.ml_dtypes {
         py.import("ml_dtypes")?;
     }
@@ -21,7 +25,8 @@ pub fn numpy_dtype(py: Python<'_>, t: PrimitiveType) -> PyResult<Bound<'_, PyAny
 
 /// The element type of a NumPy dtype or anything `numpy.dtype()` accepts
 /// (`numpy.float32`, `ml_dtypes.bfloat16`), as jaxlib's
-/// `DtypeToPrimitiveType`.
+/// `DtypeToPrimitiveType`, and ml_dtypes' float6 dtypes (which jaxlib
+/// refuses).
 pub fn element_type_of_dtype(value: &Bound<'_, PyAny>) -> PyResult<PrimitiveType> {
     let py = value.py();
     let np = py.import("numpy")?;
@@ -33,5 +38,26 @@ pub fn element_type_of_dtype(value: &Bound<'_, PyAny>) -> PyResult<PrimitiveType
     };
     let name = dtype.getattr("name")?;
     let name = name.downcast::<PyString>()?.to_cow()?;
-    numpy::from_dtype_name(&name).py()
+    numpy::from_dtype_name_with_float6(&name).py()
+}
+
+/// Refuses an array (anything with a `dtype`) whose dtype is neither the
+/// element type of `shape` nor `uint8` (raw bytes, as `relayout` returns
+/// tiled data); objects without a dtype (`bytes`, `bytearray`,
+/// `memoryview`) are bytes and pass. `what` names the argument.
+pub fn check_array_dtype(value: &Bound<'_, PyAny>, shape: &ArrayShape, what: &str) -> PyResult<()> {
+    if !value.hasattr("dtype")? {
+        return Ok(());
+    }
+    let dtype = value.getattr("dtype")?;
+    let t = shape.element_type();
+    match element_type_of_dtype(&dtype) {
+        Ok(u) if u == t || u == PrimitiveType::U8 => Ok(()),
+        _ => Err(invalid_argument(format!(
+            "{what} has dtype {}, which is not the element type {} of {shape} \
+             (pass its data as that type, or as uint8 bytes)",
+            dtype.str()?,
+            t.lowercase_name()
+        ))),
+    }
 }

@@ -1,83 +1,129 @@
-//! The exception hierarchy: one base class, a `ValueError`, and one
-//! subclass per `xla_shape::ErrorKind`.
+//! The exception hierarchy: one base class, both a `ValueError` and a
+//! `RuntimeError`, and one subclass per `xla_shape::ErrorKind`.
+//!
+//! jaxlib raises `jax.errors.JaxRuntimeError`, a `RuntimeError` (jaxlib
+//! 0.10.2; `tests/data/oracle/python_compat.jsonl`), where this package
+//! raises these: code written for jaxlib catches them with `except
+//! RuntimeError`. They stay `ValueError`s too, as they were first.
 
 use pyo3::PyClass;
-use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
-use pyo3::types::PyTuple;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyDict, PyTuple, PyType};
 use xla_shape::{Diagnostic, Error, ErrorContext, ErrorKind};
 
-create_exception!(
-    xla_shape,
-    XlaShapeError,
-    PyValueError,
-    "Base class of every error this package raises about shapes, layouts, \
-     protos, text and buffers; a ValueError. Attributes: `kind` (the Rust \
-     crate's ErrorKind name, such as \"Parse\"), `message` (XLA's text where \
-     XLA has one, without the context), `line`, `column` and `offset` (for \
-     text that does not parse: the place of the last diagnostic; otherwise \
-     None), `diagnostics` (a tuple of Diagnostic: each place in the text \
-     that went wrong) and `context` (a tuple of ErrorContext: where in a \
-     nested message the error was found, outermost first). str() of the \
-     error is the message after its context."
-);
-create_exception!(
-    xla_shape,
-    DecodeError,
-    XlaShapeError,
-    "Bytes that are not a well-formed protobuf message."
-);
-create_exception!(
-    xla_shape,
-    MalformedProtoError,
-    XlaShapeError,
-    "A well-formed message that XLA's FromProto rejects (a RET_CHECK failure)."
-);
-create_exception!(
-    xla_shape,
-    InvalidShapeError,
-    XlaShapeError,
-    "A shape that XLA's ValidateShape rejects."
-);
-create_exception!(
-    xla_shape,
-    InvalidLayoutError,
-    XlaShapeError,
-    "A layout that is not valid for its shape (XLA's ValidateLayoutForShape)."
-);
-create_exception!(
-    xla_shape,
-    ParseError,
-    XlaShapeError,
-    "HLO text that does not parse; `line` (1-based), `column` (0-based, in \
-     bytes) and `offset` say where."
-);
-create_exception!(
-    xla_shape,
-    InvalidArgumentError,
-    XlaShapeError,
-    "A bad argument to a constructor or utility function."
-);
-create_exception!(
-    xla_shape,
-    SizeOverflowError,
-    XlaShapeError,
-    "Arithmetic on sizes or offsets that would overflow a signed 64-bit integer."
-);
-create_exception!(
-    xla_shape,
-    FormatError,
-    XlaShapeError,
-    "JSON or protobuf text format that does not parse or does not fit the schema."
-);
-create_exception!(
-    xla_shape,
-    BufferSizeError,
-    XlaShapeError,
-    "Array data whose buffer length does not fit its shape and layout."
-);
+/// The exception classes: name and docstring, the base class first.
+const CLASSES: [(&str, &str); 10] = [
+    (
+        "XlaShapeError",
+        "Base class of every error this package raises about shapes, layouts, \
+         protos, text and buffers; a ValueError and a RuntimeError (what \
+         jaxlib's JaxRuntimeError is). Attributes: `kind` (the Rust \
+         crate's ErrorKind name, such as \"Parse\"), `message` (XLA's text where \
+         XLA has one, without the context), `line` and `column` (1-based) and \
+         `offset` (0-based, in bytes) (for text that does not parse: the place \
+         of the last diagnostic; otherwise None), `diagnostics` (a tuple of \
+         Diagnostic: each place in the text that went wrong) and `context` (a \
+         tuple of ErrorContext: where in a nested message the error was found, \
+         outermost first). str() of the error is the message after its context.",
+    ),
+    (
+        "DecodeError",
+        "Bytes that are not a well-formed protobuf message.",
+    ),
+    (
+        "MalformedProtoError",
+        "A well-formed message that XLA's FromProto rejects (a RET_CHECK failure).",
+    ),
+    (
+        "InvalidShapeError",
+        "A shape that XLA's ValidateShape rejects.",
+    ),
+    (
+        "InvalidLayoutError",
+        "A layout that is not valid for its shape (XLA's ValidateLayoutForShape).",
+    ),
+    (
+        "ParseError",
+        "HLO text that does not parse; `line` and `column` (both 1-based, the \
+         column in bytes) and `offset` (0-based) say where.",
+    ),
+    (
+        "InvalidArgumentError",
+        "A bad argument to a constructor or utility function.",
+    ),
+    (
+        "SizeOverflowError",
+        "Arithmetic on sizes or offsets that would overflow a signed 64-bit integer.",
+    ),
+    (
+        "FormatError",
+        "JSON or protobuf text format that does not parse or does not fit the schema.",
+    ),
+    (
+        "BufferSizeError",
+        "Array data whose buffer length does not fit its shape and layout.",
+    ),
+];
+
+/// The index in [`CLASSES`] of the class of errors of `kind`.
+fn class_index(kind: ErrorKind) -> usize {
+    match kind {
+        ErrorKind::Decode => 1,
+        ErrorKind::MalformedProto => 2,
+        ErrorKind::InvalidShape => 3,
+        ErrorKind::InvalidLayout => 4,
+        ErrorKind::Parse => 5,
+        ErrorKind::InvalidArgument => 6,
+        ErrorKind::Overflow => 7,
+        ErrorKind::Format => 8,
+        ErrorKind::BufferSize => 9,
+        _ => 0,
+    }
+}
+
+/// The exception classes, made once: `XlaShapeError(ValueError,
+/// RuntimeError)` and its subclasses, by calling `type` as a `class`
+/// statement does (PyO3's `create_exception!` takes one base class).
+fn classes(py: Python<'_>) -> PyResult<&[Py<PyType>]> {
+    static TYPES: GILOnceCell<Vec<Py<PyType>>> = GILOnceCell::new();
+    TYPES
+        .get_or_try_init(py, || {
+            let mut types: Vec<Py<PyType>> = Vec::with_capacity(CLASSES.len());
+            for (name, doc) in CLASSES {
+                let bases = match types.first() {
+                    None => PyTuple::new(
+                        py,
+                        [
+                            py.get_type::<PyValueError>(),
+                            py.get_type::<PyRuntimeError>(),
+                        ],
+                    )?,
+                    Some(base) => PyTuple::new(py, [base.bind(py)])?,
+                };
+                let namespace = PyDict::new(py);
+                namespace.set_item("__doc__", doc)?;
+                namespace.set_item("__module__", "xla_shape")?;
+                let class = py
+                    .get_type::<PyType>()
+                    .call1((name, bases, namespace))?
+                    .downcast_into::<PyType>()?;
+                types.push(class.unbind());
+            }
+            Ok(types)
+        })
+        .map(Vec::as_slice)
+}
+
+/// A new exception of class `CLASSES[index]` with this text.
+fn new_error(py: Python<'_>, index: usize, text: String) -> PyErr {
+    match classes(py) {
+        Ok(types) => PyErr::from_type(types[index].bind(py).clone(), text),
+        Err(e) => e,
+    }
+}
 
 /// One place in parsed text and what is wrong there: an element of
 /// `XlaShapeError.diagnostics`.
@@ -87,7 +133,7 @@ pub struct PyDiagnostic {
     /// 1-based line.
     #[pyo3(get)]
     line: usize,
-    /// 0-based byte column within the line, as `XlaShapeError.column`.
+    /// 1-based byte column within the line, as `XlaShapeError.column`.
     #[pyo3(get)]
     column: usize,
     /// 0-based byte offset from the start of the text.
@@ -121,7 +167,7 @@ impl From<&Diagnostic> for PyDiagnostic {
         let at = d.location();
         PyDiagnostic {
             line: at.line,
-            column: at.column,
+            column: at.one_based_column(),
             offset: at.offset,
             message: d.message().to_string(),
             xla: d.to_string(),
@@ -179,19 +225,8 @@ impl From<&ErrorContext> for PyErrorContext {
 pub fn to_py(e: Error) -> PyErr {
     let message = e.message().to_string();
     let text = e.to_string();
-    let err = match e.kind() {
-        ErrorKind::Decode => DecodeError::new_err(text),
-        ErrorKind::MalformedProto => MalformedProtoError::new_err(text),
-        ErrorKind::InvalidShape => InvalidShapeError::new_err(text),
-        ErrorKind::InvalidLayout => InvalidLayoutError::new_err(text),
-        ErrorKind::Parse => ParseError::new_err(text),
-        ErrorKind::InvalidArgument => InvalidArgumentError::new_err(text),
-        ErrorKind::Overflow => SizeOverflowError::new_err(text),
-        ErrorKind::Format => FormatError::new_err(text),
-        ErrorKind::BufferSize => BufferSizeError::new_err(text),
-        _ => XlaShapeError::new_err(text),
-    };
     Python::with_gil(|py| {
+        let err = new_error(py, class_index(e.kind()), text);
         let value = err.value(py);
         let location = e.location();
         // Setting attributes on a fresh exception instance cannot fail
@@ -199,7 +234,7 @@ pub fn to_py(e: Error) -> PyErr {
         let _ = value.setattr("kind", e.kind().as_str());
         let _ = value.setattr("message", message);
         let _ = value.setattr("line", location.map(|l| l.line));
-        let _ = value.setattr("column", location.map(|l| l.column));
+        let _ = value.setattr("column", location.map(|l| l.one_based_column()));
         let _ = value.setattr("offset", location.map(|l| l.offset));
         let diagnostics = e.diagnostics().iter().map(PyDiagnostic::from);
         if let Ok(diagnostics) = tuple_of(py, diagnostics) {
@@ -209,8 +244,8 @@ pub fn to_py(e: Error) -> PyErr {
         if let Ok(context) = tuple_of(py, context) {
             let _ = value.setattr("context", context);
         }
-    });
-    err
+        err
+    })
 }
 
 /// A tuple of new instances of a Python class.
@@ -244,19 +279,9 @@ pub fn invalid_argument(message: impl Into<String>) -> PyErr {
 /// Adds the exception classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add("XlaShapeError", py.get_type::<XlaShapeError>())?;
-    m.add("DecodeError", py.get_type::<DecodeError>())?;
-    m.add("MalformedProtoError", py.get_type::<MalformedProtoError>())?;
-    m.add("InvalidShapeError", py.get_type::<InvalidShapeError>())?;
-    m.add("InvalidLayoutError", py.get_type::<InvalidLayoutError>())?;
-    m.add("ParseError", py.get_type::<ParseError>())?;
-    m.add(
-        "InvalidArgumentError",
-        py.get_type::<InvalidArgumentError>(),
-    )?;
-    m.add("SizeOverflowError", py.get_type::<SizeOverflowError>())?;
-    m.add("FormatError", py.get_type::<FormatError>())?;
-    m.add("BufferSizeError", py.get_type::<BufferSizeError>())?;
+    for ((name, _), class) in CLASSES.iter().zip(classes(py)?) {
+        m.add(*name, class.bind(py))?;
+    }
     m.add_class::<PyDiagnostic>()?;
     m.add_class::<PyErrorContext>()?;
     Ok(())

@@ -30,9 +30,12 @@ use types::{PyLayout, PyProgramShape, PyShape, as_array, text_form_methods};
 /// `to_shape` (same element type and dimensions), as XLA places elements:
 /// any dimension order, tiles, sub-byte packing, padding written as zero.
 ///
-/// `array` is any object with the buffer protocol (a C-contiguous NumPy
-/// array, `bytes`, `bytearray`, `memoryview`) holding exactly the bytes of
-/// `from_shape`; it is read in place. The copy runs without the GIL. With
+/// `array` is any object with the buffer protocol (a NumPy array
+/// contiguous in C or Fortran order, `bytes`, `bytearray`, `memoryview`)
+/// whose memory holds exactly the bytes of `from_shape`; it is read in
+/// place. An array's dtype must be the element type of `from_shape` (or
+/// `uint8`, for raw bytes); so must `out`'s be `to_shape`'s. The copy runs
+/// without the GIL. With
 /// `out` (a writable buffer of exactly the bytes of `to_shape`), the result
 /// is written there and `out` is returned; otherwise the result is a new
 /// NumPy array whose C-order memory is the destination buffer: of the
@@ -50,6 +53,10 @@ fn relayout<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let (src_shape, dst_shape) = (as_array(&from_shape.0)?, as_array(&to_shape.0)?);
     let plan = Relayout::new(src_shape, dst_shape).py()?;
+    dtype::check_array_dtype(array, src_shape, "the array")?;
+    if let Some(o) = out {
+        dtype::check_array_dtype(o, dst_shape, "out")?;
+    }
     let src = Buffer::get(array, false)?;
     let (target, result) = match out {
         Some(o) => (o.clone(), o.clone()),
@@ -80,7 +87,7 @@ struct PyHloShape {
     /// 1-based line of the shape's first character.
     #[pyo3(get)]
     line: usize,
-    /// 0-based byte column of the shape's first character in its line.
+    /// 1-based byte column of the shape's first character in its line.
     #[pyo3(get)]
     column: usize,
     /// 0-based byte offset of the shape from the start of the text.
@@ -123,7 +130,7 @@ fn scan_hlo(text: &str) -> Vec<PyHloShape> {
         .map(|s| PyHloShape {
             text: s.text.to_string(),
             line: s.location.line,
-            column: s.location.column,
+            column: s.location.one_based_column(),
             offset: s.location.offset,
             role: s.role.as_str(),
             shape: s.shape,
@@ -306,10 +313,9 @@ text_form_methods! { PyLosslessMessage, "the known fields", {
 
 #[pymodule]
 fn _xla_shape(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
     errors::register(m)?;
-    m.add_class::<types::PyPrimitiveType>()?;
-    types::add_primitive_type_members(py)?;
+    m.add_function(wrap_pyfunction!(types::element_type_number, m)?)?;
+    m.add_function(wrap_pyfunction!(types::lowercase_name, m)?)?;
     m.add_class::<PyLayout>()?;
     m.add_class::<PyShape>()?;
     m.add_class::<PyProgramShape>()?;

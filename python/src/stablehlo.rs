@@ -202,7 +202,7 @@ pub struct PyValue {
     /// 1-based line where the argument, result type or operation starts.
     #[pyo3(get)]
     line: usize,
-    /// 0-based byte column in that line.
+    /// 1-based byte column in that line.
     #[pyo3(get)]
     column: usize,
     /// 0-based byte offset from the start of the text.
@@ -295,7 +295,7 @@ fn scan(source: &Bound<'_, PyAny>) -> PyResult<Vec<PyValue>> {
         for a in &f.arguments {
             out.push(PyValue {
                 line: a.location.line,
-                column: a.location.column,
+                column: a.location.one_based_column(),
                 offset: a.location.offset,
                 function: f.name.clone(),
                 kind: "parameter",
@@ -311,7 +311,7 @@ fn scan(source: &Bound<'_, PyAny>) -> PyResult<Vec<PyValue>> {
         for (i, r) in f.results.iter().enumerate() {
             out.push(PyValue {
                 line: r.location.line,
-                column: r.location.column,
+                column: r.location.one_based_column(),
                 offset: r.location.offset,
                 function: f.name.clone(),
                 kind: "result",
@@ -330,7 +330,7 @@ fn scan(source: &Bound<'_, PyAny>) -> PyResult<Vec<PyValue>> {
             for (i, ty) in op.result_types.iter().enumerate() {
                 out.push(PyValue {
                     line: op.location.line,
-                    column: op.location.column,
+                    column: op.location.one_based_column(),
                     offset: op.location.offset,
                     function: f.name.clone(),
                     kind: "operation",

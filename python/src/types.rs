@@ -1,84 +1,61 @@
-//! `PrimitiveType`, `Layout`, `Shape` and `ProgramShape` as Python classes.
+//! `Layout`, `Shape` and `ProgramShape` as Python classes, and element
+//! types to and from Python's `PrimitiveType`.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 use xla_shape::formats::{JsonOptions, LosslessMessage, ProtoFormats};
 use xla_shape::{ArrayShape, Layout, MAX_NESTING_DEPTH, PrimitiveType, ProgramShape, Shape, Tile};
 use xla_shape::{layout_util, shape_util, text};
 
-use crate::errors::{IntoPyResult, invalid_argument};
+use crate::errors::{IntoPyResult, invalid_argument, to_py};
 
-/// An XLA element type (`xla.PrimitiveType` of xla_data.proto): `F32`,
-/// `BF16`, `TUPLE`, ...; compares equal to itself and hashes as its number.
-#[pyclass(name = "PrimitiveType", module = "xla_shape", frozen, eq, hash)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PyPrimitiveType(pub PrimitiveType);
-
-#[pymethods]
-impl PyPrimitiveType {
-    /// The element type with this proto name (`"F32"`), lowercase HLO name
-    /// (`"f32"`) or enum number.
-    #[new]
-    fn py_new(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        element_type_from(value).map(PyPrimitiveType)
-    }
-
-    /// The proto enum name: `"F32"`, `"BF16"`, `"TUPLE"`.
-    #[getter]
-    fn name(&self) -> &'static str {
-        self.0.as_str_name()
-    }
-
-    /// The proto enum number (`F32` is 11).
-    #[getter]
-    fn value(&self) -> i32 {
-        self.0 as i32
-    }
-
-    /// The lowercase name HLO text uses: `"f32"`, `"bf16"`, `"token"`.
-    fn lowercase_name(&self) -> &'static str {
-        self.0.lowercase_name()
-    }
-
-    fn __int__(&self) -> i32 {
-        self.0 as i32
-    }
-
-    fn __repr__(&self) -> String {
-        format!("PrimitiveType.{}", self.0.as_str_name())
-    }
-
-    fn __str__(&self) -> String {
-        self.__repr__()
-    }
-
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyType>, (i32,))> {
-        Ok((py.get_type::<Self>(), (self.0 as i32,)))
-    }
+/// The Python `xla_shape.PrimitiveType` (an `enum.IntEnum` defined in the
+/// package's `_primitive_type.py`, as jaxlib's is an `IntEnum`), imported
+/// when first needed.
+fn primitive_type_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static CLASS: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+    CLASS.import(py, "xla_shape._primitive_type", "PrimitiveType")
 }
 
-/// Adds `PrimitiveType.F32` and the others as class attributes.
-pub fn add_primitive_type_members(py: Python<'_>) -> PyResult<()> {
-    let cls = py.get_type::<PyPrimitiveType>();
-    for t in PrimitiveType::ALL {
-        cls.setattr(t.as_str_name(), PyPrimitiveType(t))?;
-    }
-    Ok(())
+/// `t` as a member of Python's `PrimitiveType`.
+pub fn primitive_type_to_py(py: Python<'_>, t: PrimitiveType) -> PyResult<Bound<'_, PyAny>> {
+    primitive_type_class(py)?.call1((t as i32,))
+}
+
+/// The number of the element type `value` names (any form
+/// `element_type_from` reads): `PrimitiveType("f32")` of the Python enum.
+#[pyfunction]
+#[pyo3(name = "_element_type_number")]
+pub fn element_type_number(value: &Bound<'_, PyAny>) -> PyResult<i32> {
+    element_type_from(value).map(|t| t as i32)
+}
+
+/// XLA's lowercase name of the element type numbered `number`:
+/// `PrimitiveType.lowercase_name()` of the Python enum.
+#[pyfunction]
+#[pyo3(name = "_lowercase_name")]
+pub fn lowercase_name(number: i32) -> PyResult<&'static str> {
+    PrimitiveType::from_number(number)
+        .map(PrimitiveType::lowercase_name)
+        .ok_or_else(|| invalid_argument(format!("no PrimitiveType has number {number}")))
 }
 
 /// An element type from a `PrimitiveType`, a name (`"F32"`, `"f32"`), an
 /// enum number, or a NumPy dtype (anything `numpy.dtype()` accepts, such
 /// as `numpy.float32`).
 pub fn element_type_from(value: &Bound<'_, PyAny>) -> PyResult<PrimitiveType> {
-    if let Ok(t) = value.downcast::<PyPrimitiveType>() {
-        return Ok(t.get().0);
-    }
     if let Ok(name) = value.extract::<String>() {
         if let Some(t) = PrimitiveType::from_str_name(&name) {
             return Ok(t);
         }
-        return PrimitiveType::from_lowercase_name(&name).py();
+        return match PrimitiveType::from_lowercase_name(&name) {
+            Ok(t) => Ok(t),
+            // Any name `numpy.dtype()` knows ("float32", "int8"), when NumPy
+            // is there; else XLA's message for the unknown name.
+            Err(e) => crate::dtype::element_type_of_dtype(value).map_err(|_| to_py(e)),
+        };
     }
     if value.is_instance_of::<pyo3::types::PyBool>() {
         return Err(PyTypeError::new_err("an element type cannot be a bool"));
@@ -264,17 +241,27 @@ pub struct PyLayout(pub Layout);
 proto_model_methods! { PyLayout(Layout), "xla.LayoutProto", {
     /// `Layout(minor_to_major)` or `Layout(minor_to_major, tiling,
     /// element_size_in_bits=0)`, as jaxlib; `tiling` is a sequence of tile
-    /// bounds such as `[(8, 128), (2, 1)]`.
+    /// bounds such as `[(8, 128), (2, 1)]`. `minor_to_major` may also be a
+    /// layout of jaxlib (`xla_client.Layout`) or of jax
+    /// (`jax.experimental.layout.Layout`, or a `Format` holding one), alone.
     #[new]
     #[pyo3(signature = (minor_to_major, tiling=None, element_size_in_bits=0))]
     fn py_new(
-        minor_to_major: Vec<i64>,
+        minor_to_major: &Bound<'_, PyAny>,
         tiling: Option<Vec<Vec<i64>>>,
         element_size_in_bits: i64,
     ) -> PyResult<Self> {
+        if let Some(layout) = foreign_layout(minor_to_major)? {
+            if tiling.is_some() || element_size_in_bits != 0 {
+                return Err(PyTypeError::new_err(
+                    "Layout(layout) takes no tiling or element size: the layout has its own",
+                ));
+            }
+            return Ok(PyLayout(layout));
+        }
         let tiles = tiles_from(tiling.unwrap_or_default())?;
         Ok(PyLayout(
-            Layout::new(minor_to_major)
+            Layout::new(minor_to_major.extract::<Vec<i64>>()?)
                 .with_tiles(tiles)
                 .with_element_size_in_bits(element_size_in_bits),
         ))
@@ -324,6 +311,53 @@ proto_model_methods! { PyLayout(Layout), "xla.LayoutProto", {
     }
 
 }}
+
+/// The layout of an object of jaxlib or jax, or None for anything else
+/// (a sequence of dimension numbers):
+///
+/// - jaxlib's `xla_client.Layout` (it has `to_string()` and
+///   `minor_to_major()`): its HLO text, parsed;
+/// - jax's `jax.experimental.layout.Layout` (`major_to_minor`, `tiling`,
+///   `sub_byte_element_size_in_bits`): the layout its `_to_xla_layout`
+///   makes for a dtype of 8 bits or more (jax 0.10.2, `jax/_src/layout.py`):
+///   `major_to_minor` reversed; with tiles, the tiles and the element size;
+/// - jax's `Format` (`layout` and `sharding`): its layout's.
+fn foreign_layout(value: &Bound<'_, PyAny>) -> PyResult<Option<Layout>> {
+    if value.is_instance_of::<pyo3::types::PyString>() {
+        return Ok(None);
+    }
+    if value.hasattr("sharding")? && value.hasattr("layout")? {
+        let inner = value.getattr("layout")?;
+        return match foreign_layout(&inner)? {
+            Some(layout) => Ok(Some(layout)),
+            None => Err(PyTypeError::new_err(format!(
+                "the Format's layout is not a concrete layout: {}",
+                inner.repr()?
+            ))),
+        };
+    }
+    if value.hasattr("major_to_minor")? && value.hasattr("sub_byte_element_size_in_bits")? {
+        let mut minor_to_major: Vec<i64> = value.getattr("major_to_minor")?.extract()?;
+        minor_to_major.reverse();
+        let tiling: Option<Vec<Vec<i64>>> = value.getattr("tiling")?.extract()?;
+        let layout = Layout::new(minor_to_major);
+        return Ok(Some(match tiling {
+            None => layout,
+            Some(tiling) => layout
+                .with_tiles(tiles_from(tiling)?)
+                .with_element_size_in_bits(
+                    value.getattr("sub_byte_element_size_in_bits")?.extract()?,
+                ),
+        }));
+    }
+    if value.hasattr("minor_to_major")? && value.hasattr("to_string")? {
+        let text = value.call_method0("to_string")?;
+        return text::parse_layout(&text.extract::<String>()?)
+            .py()
+            .map(Some);
+    }
+    Ok(None)
+}
 
 pub fn json_options(preserving_proto_field_name: bool, pretty: bool) -> JsonOptions {
     JsonOptions::new()
@@ -384,6 +418,17 @@ impl PyShape {
     }
 }
 
+/// `dimension` as an index of a dimension of `array`, or an
+/// `InvalidArgumentError` when it is out of range.
+fn dimension_of(array: &ArrayShape, dimension: i64) -> PyResult<usize> {
+    usize::try_from(dimension)
+        .ok()
+        .filter(|&i| i < array.rank())
+        .ok_or_else(|| {
+            invalid_argument(format!("dimension {dimension} is out of range for {array}"))
+        })
+}
+
 /// The array of `shape`, or an `InvalidArgumentError` naming it.
 pub fn as_array(shape: &Shape) -> PyResult<&ArrayShape> {
     shape
@@ -392,10 +437,25 @@ pub fn as_array(shape: &Shape) -> PyResult<&ArrayShape> {
 }
 
 proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
-    /// The shape of HLO text (`"f32[2,3]{1,0}"`), as XLA's `ParseShape`.
+    /// The shape of HLO text (`"f32[2,3]{1,0}"`), as XLA's `ParseShape`;
+    /// or of any object with `to_serialized_proto()` (a jaxlib
+    /// `xla_client.Shape`), as `from_proto_bytes` reads it.
     #[new]
-    fn py_new(text: &str) -> PyResult<Self> {
-        Self::parse(text)
+    fn py_new(value: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(text) = value.downcast::<pyo3::types::PyString>() {
+            return Self::parse(&text.to_cow()?);
+        }
+        if value.hasattr("to_serialized_proto")? {
+            let data = value.call_method0("to_serialized_proto")?;
+            let data = data.downcast::<PyBytes>().map_err(|_| {
+                PyTypeError::new_err("to_serialized_proto() did not return bytes")
+            })?;
+            return Self::from_proto_bytes(data.as_bytes());
+        }
+        Err(PyTypeError::new_err(format!(
+            "Shape() takes HLO text or an object with to_serialized_proto(), not {}",
+            value.get_type().name()?
+        )))
     }
 
     /// The shape of HLO text (`"f32[2,3]{1,0}"`), as XLA's `ParseShape`;
@@ -485,8 +545,8 @@ proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
 
     /// The element type as a `PrimitiveType` (`TUPLE`, `TOKEN` for those;
     /// a buffer's array's, as jaxlib).
-    fn xla_element_type(&self) -> PyPrimitiveType {
-        PyPrimitiveType(self.jax().element_type())
+    fn xla_element_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        primitive_type_to_py(py, self.jax().element_type())
     }
 
     /// Whether this is an array (a buffer of one too, as jaxlib).
@@ -523,16 +583,21 @@ proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
     /// an index out of range (where jaxlib aborts).
     fn is_dynamic_dimension(&self, dimension: i64) -> PyResult<bool> {
         let a = self.array()?;
-        let i = usize::try_from(dimension)
-            .ok()
-            .filter(|&i| i < a.rank())
-            .ok_or_else(|| {
-                invalid_argument(format!(
-                    "dimension {dimension} is out of range for {}",
-                    self.0
-                ))
-            })?;
-        Ok(a.is_dynamic_dimension(i))
+        Ok(a.is_dynamic_dimension(dimension_of(a, dimension)?))
+    }
+
+    /// This shape with dimension `dimension` of the array dynamic (its
+    /// size the bound, `<=N`) or static, as jaxlib's
+    /// `set_dynamic_dimension(dimension, is_dynamic)`; jaxlib changes its
+    /// shape in place and returns None, while `Shape` here is immutable and
+    /// hashable, so the new shape is returned (assign it:
+    /// `s = s.set_dynamic_dimension(0, True)`). Raises for a dimension out
+    /// of range or a shape that is not an array (where jaxlib aborts).
+    fn set_dynamic_dimension(&self, dimension: i64, is_dynamic: bool) -> PyResult<PyShape> {
+        let dim = dimension_of(as_array(&self.0)?, dimension)?;
+        let mut shape = self.0.clone();
+        shape_util::update_dynamic_dimension(&mut shape, &[], dim, is_dynamic).py()?;
+        Ok(PyShape(shape))
     }
 
     /// The element shapes of a tuple (an empty list for other shapes, as

@@ -42,8 +42,8 @@ def test_diagnostics_are_xlas_places_and_messages(r):
     for d, (line, column, message) in zip(e.diagnostics, xla):
         assert isinstance(d, xs.Diagnostic)
         # XLA's column is 0-based on the first line, 1-based after it;
-        # ours is 0-based on every line.
-        xla_column = int(column) - (int(line) > 1)
+        # ours is 1-based on every line, as the CLI's.
+        xla_column = int(column) + (int(line) == 1)
         assert (d.line, d.column, d.message) == (int(line), xla_column, message)
         assert str(d) == f"was parsing {line}:{column}: error: {message}"
     last = e.diagnostics[-1]

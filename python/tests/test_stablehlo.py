@@ -43,7 +43,7 @@ def test_signature_details():
 def test_scan_gives_every_value_its_shape():
     values = stablehlo.scan(program("transpose_cond.debug.mlir"))
     first = values[0]
-    assert (first.kind, first.name, first.line, first.column) == ("parameter", "%arg0", 3, 25)
+    assert (first.kind, first.name, first.line, first.column) == ("parameter", "%arg0", 3, 26)
     assert first.location_name == "x"
     assert first.shape == xs.Shape("f32[2,3]{1,0}")
     ops = [v for v in values if v.kind == "operation"]
@@ -63,7 +63,7 @@ def test_types_both_ways():
         stablehlo.type_to_shape("tensor<2xtf32>")
     with pytest.raises(xs.ParseError) as e:
         stablehlo.type_to_shape("tensor<2xfoo>")
-    assert (e.value.line, e.value.column) == (1, 9)
+    assert (e.value.line, e.value.column) == (1, 10)
     assert stablehlo.looks_like_mlir(program("transpose.mlir"))
     assert not stablehlo.looks_like_mlir("HloModule m")
 
@@ -71,7 +71,7 @@ def test_types_both_ways():
 def test_errors_have_their_place():
     with pytest.raises(xs.ParseError) as e:
         stablehlo.signature("module {\n  func.func @main(%a: tensor<2xfoo>) {\n  }\n}\n")
-    assert (e.value.line, e.value.column) == (2, 31)
+    assert (e.value.line, e.value.column) == (2, 32)
     with pytest.raises(xs.InvalidArgumentError):
         stablehlo.signature("func.func @f() {\n  return\n}\n")
 

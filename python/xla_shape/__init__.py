@@ -43,7 +43,6 @@ from ._xla_shape import (
     PaddingSuggestion,
     ParseError,
     PeakBuffer,
-    PrimitiveType,
     ProgramShape,
     Shape,
     SizeOverflowError,
@@ -55,6 +54,7 @@ from ._xla_shape import (
     relayout,
     scan_hlo,
 )
+from ._primitive_type import PrimitiveType
 from . import index_util, layout_util, shape_util, stablehlo, strides
 
 # Errors raised by the library carry these attributes; the class defaults

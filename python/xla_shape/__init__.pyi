@@ -1,10 +1,11 @@
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, TypeVar, Union, final, overload
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union, final, overload
 
 from . import index_util as index_util
 from . import layout_util as layout_util
 from . import shape_util as shape_util
 from . import stablehlo as stablehlo
 from . import strides as strides
+from ._primitive_type import PrimitiveType as PrimitiveType
 
 __all__ = [
     "MAX_NESTING_DEPTH",
@@ -72,7 +73,7 @@ class ErrorContext:
     @property
     def name(self) -> Optional[str]: ...
 
-class XlaShapeError(ValueError):
+class XlaShapeError(ValueError, RuntimeError):
     kind: Optional[str]
     message: Optional[str]
     line: Optional[int]
@@ -91,63 +92,20 @@ class SizeOverflowError(XlaShapeError): ...
 class FormatError(XlaShapeError): ...
 class BufferSizeError(XlaShapeError): ...
 
-@final
-class PrimitiveType:
-    PRIMITIVE_TYPE_INVALID: ClassVar[PrimitiveType]
-    PRED: ClassVar[PrimitiveType]
-    S1: ClassVar[PrimitiveType]
-    S2: ClassVar[PrimitiveType]
-    S4: ClassVar[PrimitiveType]
-    S8: ClassVar[PrimitiveType]
-    S16: ClassVar[PrimitiveType]
-    S32: ClassVar[PrimitiveType]
-    S64: ClassVar[PrimitiveType]
-    U1: ClassVar[PrimitiveType]
-    U2: ClassVar[PrimitiveType]
-    U4: ClassVar[PrimitiveType]
-    U8: ClassVar[PrimitiveType]
-    U16: ClassVar[PrimitiveType]
-    U32: ClassVar[PrimitiveType]
-    U64: ClassVar[PrimitiveType]
-    F16: ClassVar[PrimitiveType]
-    F32: ClassVar[PrimitiveType]
-    BF16: ClassVar[PrimitiveType]
-    F64: ClassVar[PrimitiveType]
-    F8E5M2: ClassVar[PrimitiveType]
-    F8E4M3: ClassVar[PrimitiveType]
-    F8E4M3FN: ClassVar[PrimitiveType]
-    F8E4M3B11FNUZ: ClassVar[PrimitiveType]
-    F8E3M4: ClassVar[PrimitiveType]
-    F8E5M2FNUZ: ClassVar[PrimitiveType]
-    F8E4M3FNUZ: ClassVar[PrimitiveType]
-    F4E2M1FN: ClassVar[PrimitiveType]
-    F8E8M0FNU: ClassVar[PrimitiveType]
-    F6E3M2FN: ClassVar[PrimitiveType]
-    F6E2M3FN: ClassVar[PrimitiveType]
-    C64: ClassVar[PrimitiveType]
-    C128: ClassVar[PrimitiveType]
-    TUPLE: ClassVar[PrimitiveType]
-    OPAQUE_TYPE: ClassVar[PrimitiveType]
-    TOKEN: ClassVar[PrimitiveType]
-    BUFFER: ClassVar[PrimitiveType]
-    def __new__(cls, value: Union[str, int, PrimitiveType]) -> PrimitiveType: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def value(self) -> int: ...
-    def lowercase_name(self) -> str: ...
-    def __int__(self) -> int: ...
-    def __hash__(self) -> int: ...
-
 #: An element type: a PrimitiveType, a name ("F32", "f32"), an enum number,
 #: or a NumPy dtype (anything numpy.dtype() accepts).
 _ElementType = Any
+
+class _HasSerializedProto(Protocol):
+    """An object with `to_serialized_proto()`, such as jaxlib's
+    `xla_client.Shape`."""
+    def to_serialized_proto(self) -> bytes: ...
 
 @final
 class Layout:
     def __new__(
         cls,
-        minor_to_major: Sequence[int],
+        minor_to_major: Union[Sequence[int], Any],
         tiling: Optional[Sequence[Sequence[int]]] = None,
         element_size_in_bits: int = 0,
     ) -> Layout: ...
@@ -176,7 +134,7 @@ class Layout:
 
 @final
 class Shape:
-    def __new__(cls, text: str) -> Shape: ...
+    def __new__(cls, value: Union[str, _HasSerializedProto]) -> Shape: ...
     @staticmethod
     def parse(text: str) -> Shape: ...
     @staticmethod
@@ -216,6 +174,7 @@ class Shape:
     def is_static(self) -> bool: ...
     def is_dynamic(self) -> bool: ...
     def is_dynamic_dimension(self, dimension: int) -> bool: ...
+    def set_dynamic_dimension(self, dimension: int, is_dynamic: bool) -> Shape: ...
     def tuple_shapes(self) -> List[Shape]: ...
     def leaf_count(self) -> int: ...
     def layout(self) -> Layout: ...

@@ -300,6 +300,50 @@ pub fn to_dtype(t: PrimitiveType) -> Result<&'static Dtype> {
     })
 }
 
+/// The ml_dtypes dtypes of the two element types jaxlib 0.10.2 maps to
+/// none: the OCP microscaling 6-bit floats. jax (head) lowers
+/// `float6_e2m3fn` to MLIR's `f6E2M3FN` and `float6_e3m2fn` to `f6E3M2FN`
+/// (`jax/_src/interpreters/mlir.py`, `_dtype_to_ir_type`), the StableHLO
+/// types XLA reads as `F6E2M3FN` and `F6E3M2FN`.
+const FLOAT6: [(PrimitiveType, &str); 2] = [
+    (P::F6e2m3fn, "float6_e2m3fn"),
+    (P::F6e3m2fn, "float6_e3m2fn"),
+];
+
+/// [`dtype`], and for `F6E2M3FN` and `F6E3M2FN` (which jaxlib 0.10.2
+/// refuses) ml_dtypes' `float6_e2m3fn` and `float6_e3m2fn`: what the
+/// Python package's `numpy_dtype()` gives.
+///
+/// ```
+/// use xla_shape::PrimitiveType;
+/// use xla_shape::interop::numpy;
+///
+/// assert_eq!(numpy::dtype_with_float6(PrimitiveType::F6e2m3fn).map(|d| d.name), Some("float6_e2m3fn"));
+/// assert_eq!(numpy::dtype_with_float6(PrimitiveType::F32), numpy::dtype(PrimitiveType::F32));
+/// ```
+pub fn dtype_with_float6(t: PrimitiveType) -> Option<&'static Dtype> {
+    dtype(t).or_else(|| {
+        let (_, name) = FLOAT6.iter().find(|(u, _)| *u == t)?;
+        lookup(name)
+    })
+}
+
+/// [`from_dtype_name`], and ml_dtypes' `float6_e2m3fn` and `float6_e3m2fn`
+/// as `F6E2M3FN` and `F6E3M2FN` ([`dtype_with_float6`] back).
+///
+/// # Errors
+///
+/// As [`from_dtype_name`].
+pub fn from_dtype_name_with_float6(name: &str) -> Result<PrimitiveType> {
+    from_dtype_name(name).or_else(|e| {
+        FLOAT6
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(t, _)| *t)
+            .ok_or(e)
+    })
+}
+
 /// `Shape.numpy_dtype().name`: `bfloat16`, `float8_e4m3fn`, `int4`.
 pub fn dtype_name(t: PrimitiveType) -> Option<&'static str> {
     dtype(t).map(|d| d.name)

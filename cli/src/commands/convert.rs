@@ -196,7 +196,15 @@ fn lines(o: &Args, cx: &mut Context<impl Write>) -> std::result::Result<(), Fail
     while let Some((number, line)) = lines.next_line()? {
         let answer = match line {
             Line::TooLong(n) => Err(input::too_long(n, cx.limits.max_line)),
-            Line::Text(bytes) if bytes.trim_ascii().is_empty() => Err(input::no_input()),
+            // In hex and text format an empty line is the empty message, as
+            // Google's runtimes read zero bytes or empty text; elsewhere it
+            // holds nothing.
+            Line::Text(bytes)
+                if bytes.trim_ascii().is_empty()
+                    && !matches!(o.from, Some(Format::Hex | Format::Pbtxt)) =>
+            {
+                Err(input::no_input())
+            }
             Line::Text(bytes) => convert(bytes, o.from, o.to, schema_level(o), true)
                 .map(|c| {
                     let text = String::from_utf8_lossy(&c).into_owned();

@@ -16,8 +16,9 @@ use crate::output::{Failure, bytes, cut, escape, human, printable};
 /// The arguments of `memory`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Args {
-    /// The module (standard input when absent or '-').
-    pub input: Option<String>,
+    /// The modules (standard input when absent or '-'); several are
+    /// reported one after the other, a section each.
+    pub input: Vec<String>,
     /// Write an SVG picture of the live bytes over the program instead.
     #[arg(long, conflicts_with = "json")]
     pub svg: bool,
@@ -37,15 +38,25 @@ enum Form {
     Svg,
 }
 
-/// `xla-shape memory [--json | --svg] [--top N] [INPUT]`.
+/// `xla-shape memory [--json | --svg] [--top N] [INPUT...]`.
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+    if args.svg && args.input.len() > 1 {
+        return Err(Failure::Usage(
+            "--svg draws one module: give one input".into(),
+        ));
+    }
+    cx.each_input(&args.input, |input, cx| analyze(args, input, cx))
+}
+
+/// The analysis of one module.
+fn analyze(args: &Args, input: Option<&str>, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let form = match (args.svg, cx.json) {
         (true, _) => Form::Svg,
         (false, true) => Form::Json,
         (false, false) => Form::Text,
     };
     let top = args.top;
-    let bytes = cx.read_all(args.input.as_deref())?;
+    let bytes = cx.read_module_bytes(input)?;
     let module = HloModule::read(&bytes)?;
     drop(bytes);
     let analysis = memory::analyze(&module)?;

@@ -42,7 +42,8 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
             .with_tiles_text(t)
             .map_err(|e| Failure::Usage(format!("--tiles {t}: {}", e.message())))?;
     }
-    let bytes = cx.read_all(args.input.as_deref())?;
+    // A log is a file: a plain path to one reads it, as for modules.
+    let bytes = cx.read_module_bytes(args.input.as_deref())?;
     let text = utf8(&bytes)?;
     let mut failed = false;
     // One entry held at a time: the JSON document is written as it goes

@@ -25,8 +25,9 @@ use crate::output::{Failure, Problem, cut};
 /// The arguments of `report`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Args {
-    /// The module (standard input when absent or '-').
-    pub input: Option<String>,
+    /// The modules (standard input when absent or '-'); several are
+    /// reported one after the other, a section each.
+    pub input: Vec<String>,
     /// How many of the largest buffers to list.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -48,10 +49,15 @@ fn terminal_width() -> usize {
         .unwrap_or(120)
 }
 
-/// `xla-shape report [INPUT] [--top N]`: the table, or with `--json` one
-/// JSON document.
+/// `xla-shape report [INPUT...] [--top N]`: the table, or with `--json` one
+/// JSON document, for each module.
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
-    let module = input::open_module(Source::of(args.input.as_deref()), cx.limits.max_input)?;
+    cx.each_input(&args.input, |input, cx| report(args, input, cx))
+}
+
+/// The report of one module.
+fn report(args: &Args, input: Option<&str>, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+    let module = input::open_module(Source::module(input), cx.limits.max_input)?;
     let width = args.width.unwrap_or_else(terminal_width);
     let max_line = cx.limits.max_line;
     let mut report = Report::new(&mut cx.out, args.top, width, cx.json);

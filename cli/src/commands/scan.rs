@@ -17,8 +17,9 @@ use crate::output::{Failure, Problem, printable, write_json};
 /// The arguments of `scan`.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct Args {
-    /// The module text (standard input when absent or '-').
-    pub input: Option<String>,
+    /// The modules (standard input when absent or '-'); several are
+    /// reported one after the other, a section each.
+    pub input: Vec<String>,
 }
 
 /// One line per shape: `LINE:COLUMN` (both 1-based), the byte size (XLA's
@@ -32,9 +33,13 @@ pub struct Args {
 /// longer one is an error line and the scan goes on), lines numbered in the
 /// whole input. A binary module is read whole (up to `--max-input` bytes).
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
-    let input = args.input.as_deref();
-    let Scanned { any, failed, blank } =
-        match input::open_module(Source::of(input), cx.limits.max_input)? {
+    cx.each_input(&args.input, scan)
+}
+
+/// The scan of one module.
+fn scan(input: Option<&str>, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+    let Scanned { failed, blank, .. } =
+        match input::open_module(Source::module(input), cx.limits.max_input)? {
             ModuleInput::Text(reader) => scan_text(reader, cx)?,
             ModuleInput::StableHlo(module) => {
                 return if scan_stablehlo(&module, cx.json, &mut cx.out)? {
@@ -74,15 +79,6 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
         };
     if blank {
         return Err(input::no_input().into());
-    }
-    // `scan module.txt` reads the words `module.txt`: say how to read the file.
-    if let (false, Some(arg)) = (any, input)
-        && Source::of(Some(arg)) == Source::Literal(arg)
-        && std::path::Path::new(arg).is_file()
-    {
-        return Err(Failure::Usage(format!(
-            "{arg:?} is read as HLO text and holds no shape; to read the file, write @{arg}"
-        )));
     }
     if failed {
         Err(Failure::Reported)
@@ -187,7 +183,7 @@ fn scan_text(
         };
         for found in shapes_in_hlo(text).from_line(number) {
             any = true;
-            let (line, column) = (found.location.line, found.location.column + 1);
+            let (line, column) = (found.location.line, found.location.one_based_column());
             let place = Place {
                 text: format!("{line}:{column}"),
                 json: json!({
@@ -310,7 +306,7 @@ fn scan_stablehlo(
                      out: &mut dyn Write|
      -> Result<(), Failure> {
         // Bytecode has no lines (line 0): its places are byte offsets.
-        let (line, column) = (at.line, at.column + 1);
+        let (line, column) = (at.line, at.one_based_column());
         let shape = ty.to_shape();
         let size = shape
             .as_ref()

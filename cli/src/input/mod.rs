@@ -61,6 +61,18 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The source of a module argument (`report`, `scan`, `memory`,
+    /// `signature`, and `padding`'s log): as [`of`](Self::of), and a plain
+    /// argument that names an existing file is that file (`report
+    /// model.pb`), since no module or log text is a file name. `@FILE` and
+    /// `-` keep their meaning.
+    pub fn module(arg: Option<&'a str>) -> Self {
+        match Self::of(arg) {
+            Source::Literal(text) if std::path::Path::new(text).is_file() => Source::File(text),
+            source => source,
+        }
+    }
+
     /// The length of the file, for a file.
     pub fn size(self) -> Option<u64> {
         match self {
@@ -88,7 +100,11 @@ fn file_problem(path: &str, e: &io::Error) -> Failure {
 /// The whole input, at most `limit` bytes. Empty input (nothing, or only
 /// white space) is the error "no input".
 pub fn read_all(arg: Option<&str>, limit: u64) -> Result<Vec<u8>, Failure> {
-    let source = Source::of(arg);
+    read_source(Source::of(arg), limit)
+}
+
+/// The whole of `source`, as [`read_all`].
+pub fn read_source(source: Source<'_>, limit: u64) -> Result<Vec<u8>, Failure> {
     let bytes = match source {
         Source::Literal(text) => text.as_bytes().to_vec(),
         _ => {
@@ -191,10 +207,16 @@ pub enum Module {
     Hlo(Box<HloModule>),
 }
 
-/// The whole input (as [`read_all`]) as a module: StableHLO where
+/// The whole of a module argument, as [`read_all`] but from
+/// [`Source::module`] (a plain path to an existing file is the file).
+pub fn read_module_bytes(arg: Option<&str>, max_input: u64) -> Result<Vec<u8>, Failure> {
+    read_source(Source::module(arg), max_input)
+}
+
+/// The whole of a module argument (as [`read_module_bytes`]) as a module: StableHLO where
 /// [`is_stablehlo`] judges it so, else an HLO module.
 pub fn read_module(arg: Option<&str>, max_input: u64) -> Result<Module, Failure> {
-    let bytes = read_all(arg, max_input)?;
+    let bytes = read_module_bytes(arg, max_input)?;
     Ok(if is_stablehlo(&bytes) {
         Module::StableHlo(StableHloModule::read(&bytes)?)
     } else {

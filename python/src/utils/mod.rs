@@ -22,7 +22,7 @@ use xla_shape::shape_util::{
 use xla_shape::{ArrayShape, Error, Layout, PrimitiveType, ProgramShape, Shape, SplitConfig};
 
 use crate::errors::{IntoPyResult, invalid_argument, to_py};
-use crate::types::{PyLayout, PyPrimitiveType, PyProgramShape, PyShape, checked_shape};
+use crate::types::{PyLayout, PyProgramShape, PyShape, checked_shape, primitive_type_to_py};
 
 /// Runs a library function whose documented `# Panics` cover numbers the
 /// caller supplies (a dimension number out of range, a permutation that is
@@ -78,7 +78,7 @@ pub fn typed_view<'py>(
     let Some(layout) = shape.layout() else {
         return Ok(bytes.clone());
     };
-    let Some(d) = xla_shape::interop::numpy::dtype(shape.element_type()) else {
+    let Some(d) = xla_shape::interop::numpy::dtype_with_float6(shape.element_type()) else {
         return Ok(bytes.clone());
     };
     let elements = xla_shape::shape_util::elements_in(shape).py()?;
@@ -161,7 +161,7 @@ impl ToPython for ProgramShape {
 
 impl ToPython for PrimitiveType {
     fn to_python(self, py: Python<'_>) -> PyResult<PyObject> {
-        PyPrimitiveType(self).into_py_any(py)
+        Ok(primitive_type_to_py(py, self)?.unbind())
     }
 }
 
