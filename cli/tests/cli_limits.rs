@@ -245,3 +245,44 @@ fn a_long_unknown_name_is_one_error_line_under_an_address_space_limit() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn memory_the_system_refuses_ends_the_run_with_exit_1() {
+    let dir = std::env::temp_dir().join(format!("xla-shape-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A ShapeProto tuple (element_type 13) of a million empty elements
+    // (`tuple_shapes`, field 4): 2 MB that are a million `Shape`s, more
+    // than 256 MiB. Rust's answer to the refused allocation was an abort
+    // (SIGABRT, exit 134).
+    let tuple = dir.join("tuple.pb");
+    let mut bytes = vec![0x08, 0x0d];
+    bytes.extend(std::iter::repeat_n([0x22, 0x00], 1_000_000).flatten());
+    std::fs::write(&tuple, bytes).unwrap();
+    // A sparse file of 100 GiB under a larger --max-input: its length was
+    // reserved at once, and refused at once.
+    let sparse = dir.join("sparse");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(100 << 30)
+        .unwrap();
+    let sparse_arg = format!("@{}", sparse.display());
+    for (args, file) in [
+        (&["convert", "--to", "json"][..], &tuple),
+        (
+            &["scan", "--max-input", "200000000000", &sparse_arg][..],
+            &tuple,
+        ),
+    ] {
+        let out = run_limited(256 * 1024, args, file);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: {:?}: {stderr}",
+            out.status
+        );
+        assert!(stderr.contains("out of memory"), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
