@@ -19,7 +19,7 @@ use xla_shape::stablehlo::StableHloModule;
 
 use crate::Context;
 use crate::input::{self, Lines, ModuleInput, Source};
-use crate::output::{Failure, Problem, cut};
+use crate::output::{Failure, Problem, cut, printable};
 
 /// The arguments of `report`.
 #[derive(Clone, Debug, clap::Args)]
@@ -291,6 +291,8 @@ struct Widths {
 /// The rows held to size the table's columns: at most this many, of at
 /// most this many bytes in all.
 const SAMPLE_ROWS: usize = 1000;
+/// The widest table, in characters.
+const MAX_WIDTH: usize = 1 << 16;
 const SAMPLE_BYTES: usize = 1 << 18;
 
 /// The report, written as the rows come: the table (columns sized on the
@@ -339,13 +341,15 @@ impl<'w, W: Write> Report<'w, W> {
         if self.json {
             write!(self.out, "{{\"module\":{},\"instructions\":[", json!(name))?;
         } else {
-            writeln!(self.out, "module {name}")?;
+            writeln!(self.out, "module {}", printable(name))?;
         }
         Ok(())
     }
 
     fn row(&mut self, row: Row<'_>) -> Result<(), Failure> {
-        self.tally.add(&row.sizes, || row.clone().into_owned())?;
+        if let Err(e) = self.tally.add(&row.sizes, || row.clone().into_owned()) {
+            return Err(self.abandon(&e));
+        }
         if self.json {
             self.separator()?;
             serde_json::to_writer(&mut *self.out, &row.to_json()).map_err(std::io::Error::from)?;
@@ -378,6 +382,28 @@ impl<'w, W: Write> Report<'w, W> {
         self.size_columns_when_full()
     }
 
+    /// Ends the report at error `e` (the totals overflow): the JSON
+    /// document is closed with `e` as its `error`, so that it stays one
+    /// valid document; the table ends where it is, the message on
+    /// standard error.
+    fn abandon(&mut self, e: &xla_shape::Error) -> Failure {
+        if !self.json {
+            return Failure::Input(Problem::from(e));
+        }
+        let closed = (|| {
+            if self.module.is_none() {
+                self.module("")?;
+            }
+            let error = json!(Problem::from(e).to_json());
+            writeln!(self.out, "],\"error\":{error}}}")?;
+            Ok(())
+        })();
+        match closed {
+            Ok(()) => Failure::Reported,
+            Err(failure) => failure,
+        }
+    }
+
     fn separator(&mut self) -> Result<(), Failure> {
         if self.module.is_none() {
             self.module("")?;
@@ -407,20 +433,25 @@ impl<'w, W: Write> Report<'w, W> {
         // The opcode column fits the longest opcode (up to 24); then the
         // memory space (3), three sizes of 12, separators.
         let opcode = rows()
-            .map(|r| r.opcode.chars().count())
+            .map(|r| printable(&r.opcode).chars().count())
             .max()
             .unwrap_or(0)
             .clamp(6, 24);
         let fixed = opcode + 3 + 3 * 12 + 6;
-        let free = self.width.saturating_sub(fixed).max(30);
+        // No table is wider than `MAX_WIDTH`, whatever `--width` or
+        // `COLUMNS` say (2^64 - 1 overflowed the sums below).
+        let free = self.width.min(MAX_WIDTH).saturating_sub(fixed).max(30);
         // Names and shapes get what they need, up to their share of the rest.
         let name_need = rows()
-            .map(|r| (r.computation.chars().count() + r.name.chars().count() + 1).max(20))
+            .map(|r| {
+                let (c, n) = (printable(&r.computation), printable(&r.name));
+                (c.chars().count() + n.chars().count() + 1).max(20)
+            })
             .max()
             .unwrap_or(0);
         let name = name_need.min(free * 2 / 5).max(12);
         let shape_need = rows()
-            .map(|r| r.table_shape().chars().count())
+            .map(|r| printable(&r.table_shape()).chars().count())
             .max()
             .unwrap_or(0)
             .max(5);
@@ -571,7 +602,8 @@ fn error_line(out: &mut impl Write, number: usize, problem: &Problem) -> Result<
 }
 
 fn table_header(out: &mut impl Write, w: Widths, title: &str) -> std::io::Result<()> {
-    let title = cut(title, w.name);
+    let title = printable(title);
+    let title = cut(&title, w.name);
     let cells = [
         &*title,
         "opcode",
@@ -587,8 +619,14 @@ fn table_header(out: &mut impl Write, w: Widths, title: &str) -> std::io::Result
 fn table_line(out: &mut impl Write, w: Widths, name: &str, r: &Row<'_>) -> std::io::Result<()> {
     let s = &r.sizes;
     let [mut space, mut size, mut padded, mut padding] = [(); 4].map(|()| itoa::Buffer::new());
-    let (name, opcode, shape) = (cut(name, w.name), cut(&r.opcode, w.opcode), r.table_shape());
-    let shape = cut(&shape, w.shape);
+    // Names, opcodes and shapes as written come from the input.
+    let (name, opcode, shape) = (printable(name), printable(&r.opcode), r.table_shape());
+    let shape = printable(&shape);
+    let (name, opcode, shape) = (
+        cut(&name, w.name),
+        cut(&opcode, w.opcode),
+        cut(&shape, w.shape),
+    );
     let cells = [
         &*name,
         &*opcode,

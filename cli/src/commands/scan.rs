@@ -233,8 +233,12 @@ fn write_shape(
         text: at,
         json: mut fields,
     } = place;
+    // Names and shapes as written come from the input: printable on a
+    // line of their own.
+    let (at, text_owner) = (printable(&at), printable(owner));
     match (shape, json) {
         (Ok(shape), false) => {
+            let owner = text_owner;
             let size = xla_shape::shape_util::byte_size_of(shape, 8)
                 .ok()
                 .map_or("?".to_string(), |n| n.to_string());
@@ -248,6 +252,7 @@ fn write_shape(
         }
         (Err((e, text)), false) => {
             let message = Problem::from(e).one_line();
+            let (text, owner) = (printable(text), text_owner);
             writeln!(out, "{at}\terror: {message}\t{text}\t{owner}")?;
         }
         (Err((e, text)), true) => {
