@@ -185,3 +185,21 @@ fn report_width_past_any_terminal_is_a_wide_table() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), wide);
 }
+
+#[test]
+fn scan_and_report_agree_on_tuples_nested_past_the_limit() {
+    // 101 tuples around f32[]: `scan` printed the f32[] inside (exit 0)
+    // where `report` gave the nesting error.
+    let tuple = format!("{}f32[]{}", "(".repeat(101), ")".repeat(101));
+    let module = format!("HloModule m\n\nENTRY e {{\n  ROOT a = {tuple} parameter(0)\n}}\n");
+    for command in ["scan", "report"] {
+        let out = run(&[command, "-"], module.as_bytes());
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("error: ") && text.contains("nesting exceeds the limit of 100"),
+            "{command}: {text}"
+        );
+        assert!(!text.contains("\tf32[]"), "{command}: {text}");
+    }
+}
