@@ -286,3 +286,40 @@ fn memory_the_system_refuses_ends_the_run_with_exit_1() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn binary_modules_are_scanned_and_reported_in_memory_bounded_by_their_size() {
+    // An HloModuleProto of one computation (field 3) of 200,000 empty
+    // instructions (field 2 of HloComputationProto, `12 00`): 400 KB. Read
+    // whole, each instruction was a view of hundreds of bytes (128 MB in
+    // all; 2 MB aborted under 512 MiB); streamed, the commands run under
+    // 64 MiB of address space.
+    let dir = std::env::temp_dir().join(format!("xla-shape-streamed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 200_000;
+    let body_len = 2 * n;
+    let mut bytes = vec![0x1a];
+    let mut len = body_len;
+    while len >= 0x80 {
+        bytes.push((len as u8 & 0x7f) | 0x80);
+        len >>= 7;
+    }
+    bytes.push(len as u8);
+    bytes.extend(std::iter::repeat_n([0x12, 0x00], n).flatten());
+    let file = dir.join("empty.pb");
+    std::fs::write(&file, &bytes).unwrap();
+    let arg = format!("@{}", file.display());
+    for (args, code, lines) in [
+        // Every instruction's shape is missing: one error line each.
+        (&["scan", &arg][..], 1, n),
+        (&["report", "--json", &arg][..], 0, 1),
+    ] {
+        let out = run_limited(64 * 1024, args, &file);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(stdout.lines().count(), lines, "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -14,7 +14,9 @@ use std::io::{BufRead, Write};
 
 use serde_json::json;
 use xla_shape::Shape;
-use xla_shape::hlo::{BufferSizes, BufferTally, HloModule, TextLine, TextReader};
+use xla_shape::hlo::{
+    BufferSizes, BufferTally, HloInstruction, HloModule, ModuleSource, TextLine, TextReader,
+};
 use xla_shape::stablehlo::StableHloModule;
 
 use crate::Context;
@@ -63,9 +65,7 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
             false
         }
         ModuleInput::Binary(bytes) => {
-            let module = HloModule::read(&bytes)?;
-            drop(bytes);
-            report_module(&module, &mut report)?;
+            report_binary(&bytes, &mut report)?;
             false
         }
     };
@@ -147,27 +147,66 @@ fn report_text(
     }
 }
 
-/// Writes the report of a module read whole.
-fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Result<(), Failure> {
+/// Writes the report of a binary module. The module is read twice, one
+/// instruction at a time (`HloModule::read_streamed`): once to find its
+/// errors before any row is written, once for the rows. Read whole, its
+/// view held hundreds of bytes per instruction, which can take two bytes
+/// of input. Bytes that are module text with a stray control character
+/// are read whole (see `HloModule::read`).
+fn report_binary(bytes: &[u8], report: &mut Report<'_, impl Write>) -> Result<(), Failure> {
+    let module = HloModule::read_streamed(bytes, &mut |_, _| Ok(()))?;
     report.module(&module.name)?;
-    for row in module.buffers() {
-        let (shape, invalid) = match &row.instruction.shape {
-            Ok(shape) => (Cow::Owned(shape.to_string()), None),
-            Err(rejected) => (
-                Cow::Borrowed(rejected.written.as_str()),
-                Some(Cow::Borrowed(rejected.error.message())),
-            ),
-        };
-        report.row(Row {
-            computation: Cow::Borrowed(row.computation),
-            name: Cow::Borrowed(&row.instruction.name),
-            opcode: Cow::Borrowed(&row.instruction.opcode),
-            shape,
-            invalid,
-            sizes: row.sizes,
-        })?;
+    if !matches!(module.source, ModuleSource::Proto(_)) {
+        for row in module.buffers() {
+            report.row(instruction_row(row.computation, row.instruction, row.sizes))?;
+        }
+        return Ok(());
     }
-    Ok(())
+    let mut written = Ok(());
+    // Modules repeat a shape over runs of instructions: sized once a run.
+    let mut last: Option<(Shape, BufferSizes)> = None;
+    HloModule::read_streamed(bytes, &mut |computation, instruction| {
+        if written.is_err() {
+            return Ok(());
+        }
+        let sizes = match &instruction.shape {
+            Ok(shape) => match &last {
+                Some((s, sizes)) if s == shape => *sizes,
+                _ => {
+                    let sizes = BufferSizes::of(shape);
+                    last = Some((shape.clone(), sizes));
+                    sizes
+                }
+            },
+            Err(_) => BufferSizes::REJECTED,
+        };
+        written = report.row(instruction_row(computation, instruction, sizes));
+        Ok(())
+    })?;
+    written
+}
+
+/// The row of an instruction of a binary module.
+fn instruction_row<'a>(
+    computation: &'a str,
+    instruction: &'a HloInstruction,
+    sizes: BufferSizes,
+) -> Row<'a> {
+    let (shape, invalid) = match &instruction.shape {
+        Ok(shape) => (Cow::Owned(shape.to_string()), None),
+        Err(rejected) => (
+            Cow::Borrowed(rejected.written.as_str()),
+            Some(Cow::Borrowed(rejected.error.message())),
+        ),
+    };
+    Row {
+        computation: Cow::Borrowed(computation),
+        name: Cow::Borrowed(&instruction.name),
+        opcode: Cow::Borrowed(&instruction.opcode),
+        shape,
+        invalid,
+        sizes,
+    }
 }
 
 /// Writes the report of StableHLO text: one row per operation with
