@@ -554,23 +554,22 @@ impl<'w, W: Write> Report<'w, W> {
                     v
                 })
                 .collect();
-            let largest: Vec<_> = self
-                .tally
-                .largest()
-                .sorted()
-                .into_iter()
-                .map(Row::to_json)
-                .collect();
             write!(
                 self.out,
-                "],\"by_memory_space\":{},\"by_element_type\":{},\"total\":{},\"largest\":{},\"note\":{}}}",
+                "],\"by_memory_space\":{},\"by_element_type\":{},\"total\":{},\"largest\":[",
                 json!(spaces),
                 json!(types),
                 total(&t.total),
-                json!(largest),
-                json!(NOTE)
             )?;
-            self.out.write_all(b"\n")?;
+            // One row at a time: `--top` may keep every instruction.
+            for (i, row) in self.tally.largest().sorted().into_iter().enumerate() {
+                if i > 0 {
+                    self.out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *self.out, &row.to_json())
+                    .map_err(std::io::Error::from)?;
+            }
+            writeln!(self.out, "],\"note\":{}}}", json!(NOTE))?;
             return Ok(());
         }
         if self.widths.is_none() {
