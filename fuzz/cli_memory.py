@@ -2,8 +2,8 @@
 """Peak memory of every `xla-shape` command, as a multiple of its input.
 
 Builds each input family at SIZE MiB (default 8), runs the release build
-of the command on it and reads the process's peak resident set size from
-the kernel (`os.wait4`'s rusage). The multiple is the peak less the
+of the command on it and reads the process's peak resident set size
+(GNU time's `%M`). The multiple is the peak less the
 resident size of the smallest run (`xla-shape describe 'f32[]'`: the
 binary and its libraries), over the input's bytes. Prints the Markdown
 table of docs/robustness.md ("Peak memory per command").
@@ -12,8 +12,8 @@ table of docs/robustness.md ("Peak memory per command").
     python3 fuzz/cli_memory.py            # every family, 8 MiB
     python3 fuzz/cli_memory.py 4 report   # families whose name has "report"
 
-Needs only Python 3 on Linux (or any system whose `wait4` reports
-`ru_maxrss` in KiB) and the repository's golden modules
+Needs Python 3, GNU time (`/usr/bin/time`, the Debian package `time`)
+and the repository's golden modules
 (tests/data/hlo/reduce_variadic.{txt,pb}).
 """
 
@@ -24,6 +24,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.path.join(ROOT, "target", "release", "xla-shape")
+TIME = "/usr/bin/time"
 MIB = 1 << 20
 
 
@@ -134,13 +135,19 @@ FAMILIES = [
 ]
 
 
-def peak_kib(args, stdin_path):
-    """Runs the binary; its exit status and peak resident set size (KiB)."""
+def peak_kib(args, stdin_path, report):
+    """Runs the binary under GNU time; its exit status and peak resident
+    set size (KiB). (The rusage of a child that Python forks counts the
+    pages of Python's own image before the exec: GNU time's is small.)"""
     with open(stdin_path, "rb") as stdin, open(os.devnull, "wb") as null:
-        child = subprocess.Popen([BINARY] + args, stdin=stdin, stdout=null, stderr=null)
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-    return child.returncode, usage.ru_maxrss
+        code = subprocess.call(
+            [TIME, "-f", "%M", "-o", report, BINARY] + args,
+            stdin=stdin, stdout=null, stderr=null,
+        )
+    with open(report) as f:
+        lines = f.read().split()
+    # GNU time writes "Command exited with non-zero status N" first.
+    return code, int(lines[-1])
 
 
 def main():
@@ -148,11 +155,14 @@ def main():
     wanted = sys.argv[2] if len(sys.argv) > 2 else ""
     if not os.path.exists(BINARY):
         sys.exit("build it first: cargo build --release -p xla-shape-cli")
+    if not os.path.exists(TIME):
+        sys.exit("needs GNU time at /usr/bin/time")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "input")
         with open(path, "wb") as f:
             f.write(b"f32[]")
-        _, base = peak_kib(["describe", "f32[]"], path)
+        report = os.path.join(tmp, "time")
+        _, base = peak_kib(["describe", "f32[]"], path, report)
         print(f"release build; {size_mib} MiB inputs; base resident size {base} KiB\n")
         print("| command: input | input bytes | exit | peak resident | per input byte |")
         print("| --- | --- | --- | --- | --- |")
@@ -164,7 +174,7 @@ def main():
                 f.write(data)
             del data
             run_args = [a.replace("@FILE", "@" + path) for a in args]
-            code, kib = peak_kib(run_args, path)
+            code, kib = peak_kib(run_args, path, report)
             n = os.path.getsize(path)
             per_byte = max(kib - base, 0) * 1024 / n
             print(f"| {name} | {n:,} | {code} | {kib / 1024:.1f} MiB | {per_byte:.1f} |")

@@ -298,15 +298,8 @@ fn binary_modules_are_scanned_and_reported_in_memory_bounded_by_their_size() {
     let dir = std::env::temp_dir().join(format!("xla-shape-streamed-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let n = 200_000;
-    let body_len = 2 * n;
-    let mut bytes = vec![0x1a];
-    let mut len = body_len;
-    while len >= 0x80 {
-        bytes.push((len as u8 & 0x7f) | 0x80);
-        len >>= 7;
-    }
-    bytes.push(len as u8);
-    bytes.extend(std::iter::repeat_n([0x12, 0x00], n).flatten());
+    let empty: Vec<u8> = std::iter::repeat_n([0x12, 0x00], n).flatten().collect();
+    let bytes = proto_field(3, &empty);
     let file = dir.join("empty.pb");
     std::fs::write(&file, &bytes).unwrap();
     let arg = format!("@{}", file.display());

@@ -8,19 +8,6 @@ use std::io::Write;
 
 use support::*;
 
-/// A protobuf field of wire type 2 (length-delimited).
-fn field(number: u8, bytes: &[u8]) -> Vec<u8> {
-    let mut out = vec![number << 3 | 2];
-    let mut n = bytes.len();
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-    out.extend_from_slice(bytes);
-    out
-}
-
 /// A file of the test's own, removed when dropped.
 struct TempFile(std::path::PathBuf);
 
@@ -55,18 +42,18 @@ fn file(name: &str, bytes: &[u8]) -> TempFile {
 fn module_with_control_names() -> Vec<u8> {
     // HloInstructionProto: name 1, opcode 2, shape 3.
     let shape = [0x10, 0x0b];
-    let mut good = field(1, b"i\x1b[2J\rforged\n1:1\t4\tf32[]\tresult");
-    good.extend(field(2, b"para\x1bmeter"));
-    good.extend(field(3, &shape));
-    let bad = field(1, b"j\x1b]0;title\x07");
+    let mut good = proto_field(1, b"i\x1b[2J\rforged\n1:1\t4\tf32[]\tresult");
+    good.extend(proto_field(2, b"para\x1bmeter"));
+    good.extend(proto_field(3, &shape));
+    let bad = proto_field(1, b"j\x1b]0;title\x07");
     // HloComputationProto: name 1, instructions 2.
-    let mut computation = field(1, b"c\r\x1b[31m");
-    computation.extend(field(2, &good));
-    computation.extend(field(2, &bad));
+    let mut computation = proto_field(1, b"c\r\x1b[31m");
+    computation.extend(proto_field(2, &good));
+    computation.extend(proto_field(2, &bad));
     // HloModuleProto: name 1 (a field 1 with control characters would be
     // read as an HloProto's module), computations 3.
-    let mut module = field(1, b"m");
-    module.extend(field(3, &computation));
+    let mut module = proto_field(1, b"m");
+    module.extend(proto_field(3, &computation));
     module
 }
 
@@ -146,15 +133,15 @@ fn report_json_stays_one_document_when_totals_overflow() {
             n >>= 7;
         }
         shape.push(n as u8);
-        let mut computation = field(1, b"e");
+        let mut computation = proto_field(1, b"e");
         for name in [b"a", b"b"] {
-            let mut i = field(1, name);
-            i.extend(field(2, b"parameter"));
-            i.extend(field(3, &shape));
-            computation.extend(field(2, &i));
+            let mut i = proto_field(1, name);
+            i.extend(proto_field(2, b"parameter"));
+            i.extend(proto_field(3, &shape));
+            computation.extend(proto_field(2, &i));
         }
-        let mut module = field(1, b"m");
-        module.extend(field(3, &computation));
+        let mut module = proto_field(1, b"m");
+        module.extend(proto_field(3, &computation));
         file("overflow.pb", &module)
     };
     let pb = pb.arg();
