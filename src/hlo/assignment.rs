@@ -13,10 +13,9 @@
 //! same value), repeated fields append, the last scalar wins, a known field
 //! with another wire type is an unknown field.
 
-use super::wire::count_fields;
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::proto::fields::{buffer_allocation, buffer_assignment, heap_trace, logical_buffer};
-use crate::protobuf::{WireResult, WireType, each_field};
+use crate::protobuf::{WireResult, WireType, count_fields, each_field};
 
 /// The buffer assignment of a compiled module (`BufferAssignmentProto`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

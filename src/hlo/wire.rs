@@ -29,7 +29,9 @@ use crate::proto::fields::{
     buffer_donor, hlo_computation, hlo_instruction, hlo_module, hlo_proto, hlo_schedule,
     hlo_wrapper, input_output_alias, output_operand_aliasing,
 };
-use crate::protobuf::{DECODE_CONTEXT, Reader, WireResult, WireType, each_field, map_entry};
+use crate::protobuf::{
+    DECODE_CONTEXT, Reader, WireResult, WireType, count_fields, each_field, map_entry,
+};
 
 /// The message of `xla/service/hlo.proto` that holds a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -67,22 +69,6 @@ impl ModuleMessage {
         }
         ModuleMessage::Snapshot
     }
-}
-
-/// How many length-delimited fields `wanted` the top level of `bytes`
-/// holds, counted by skipping over every value (0 for bytes that are not a
-/// message: the walk reports them).
-pub(super) fn count_fields(bytes: &[u8], wanted: u32) -> usize {
-    let mut n = 0;
-    let mut r = Reader::new(bytes);
-    while !r.at_end() {
-        let Ok((number, wire)) = r.key() else { break };
-        n += usize::from((number, wire) == (wanted, WireType::LengthDelimited));
-        if r.skip(number, wire, 0, MAX_NESTING_DEPTH).is_err() {
-            break;
-        }
-    }
-    n
 }
 
 /// The values of the length-delimited fields 1 at the top level of `bytes`

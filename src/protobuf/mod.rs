@@ -27,7 +27,8 @@ pub(crate) mod write;
 
 pub(crate) use prost::encoding::WireType;
 pub(crate) use read::{
-    DECODE_CONTEXT, Reader, Varint, VarintSink, WireError, WireResult, each_field, key_of,
+    DECODE_CONTEXT, Reader, Varint, VarintSink, WireError, WireResult, count_fields, each_field,
+    key_of,
 };
 
 /// Map entries (`map<K, V>` is `repeated Entry { K key = 1; V value = 2; }`,

@@ -248,6 +248,24 @@ pub(crate) fn each_field<'a>(
     Ok(())
 }
 
+/// How many length-delimited fields `wanted` the top level of `bytes`
+/// holds, counted by skipping over every value (0 for bytes that are not a
+/// message: the walk reports them).
+pub(crate) fn count_fields(bytes: &[u8], wanted: u32) -> usize {
+    let mut n = 0;
+    let mut r = Reader::new(bytes);
+    while !r.at_end() {
+        let Ok((number, wire)) = r.key() else { break };
+        n += usize::from((number, wire) == (wanted, WireType::LengthDelimited));
+        if r.skip(number, wire, 0, crate::limits::MAX_NESTING_DEPTH)
+            .is_err()
+        {
+            break;
+        }
+    }
+    n
+}
+
 /// The key of field `number` with `wire`, as a varint's value: what
 /// [`Reader::raw_key`] reads and `write::key` writes.
 #[inline(always)]
