@@ -487,7 +487,10 @@ impl<'a> ModuleWalk<'a> {
                         match self.sink.as_mut() {
                             Some(sink) => {
                                 self.streamed += 1;
-                                sink(utf8(streamed_name)?, &instruction)?;
+                                // A name that is not UTF-8 is the walk's
+                                // error, where it reads the name.
+                                let name = std::str::from_utf8(streamed_name).unwrap_or_default();
+                                sink(name, &instruction)?;
                             }
                             None => instructions.push(instruction),
                         }

@@ -67,9 +67,9 @@ pub struct HloShape<'a> {
 /// Text inside string literals and comments is skipped. A type keyword
 /// followed by `[` that does not parse as a shape is still reported, with
 /// the parse error, and so is a tuple nested deeper than
-/// [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH) (its text up to its
-/// `)`; the shapes inside it are not reported), as the module reader
-/// rejects it. Any text may be given: the scan never panics.
+/// [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH) and closed on its line
+/// (its text up to its `)`; the shapes inside it are not reported), as
+/// the module reader rejects it. Any text may be given: the scan never panics.
 ///
 /// ```
 /// use xla_shape::text::{shapes_in_hlo, ShapeRole};
@@ -406,12 +406,16 @@ impl<'a> Iterator for HloShapes<'a> {
                             Ok((shape, end, _)) => {
                                 return Some(self.found(at, end, Ok(shape)));
                             }
-                            // A tuple nested past the limit is a shape that
-                            // does not parse, as it is to the module reader;
-                            // the shapes inside it are not reported.
+                            // A tuple nested past the limit, closed on its
+                            // line, is a shape that does not parse, as it is
+                            // to the module reader; the shapes inside it are
+                            // not reported. (Parentheses left open are no
+                            // tuple, deep or not: the scan goes on inside.)
                             Err(failed) if failed.0.too_deep => {
-                                let end = self.tuple_end(at);
-                                return Some(self.found(at, end, Err(failed.0.syntax_error())));
+                                if let Some(end) = self.tuple_end(at) {
+                                    let error = failed.0.syntax_error();
+                                    return Some(self.found(at, end, Err(error)));
+                                }
                             }
                             Err(_) => {}
                         }
@@ -425,9 +429,9 @@ impl<'a> Iterator for HloShapes<'a> {
 }
 
 impl HloShapes<'_> {
-    /// The end of the tuple whose `(` is at `at`: after its `)`, or the
-    /// end of the line when it is not closed there.
-    fn tuple_end(&self, at: usize) -> usize {
+    /// The end of the tuple whose `(` is at `at`: after its `)`, if it is
+    /// closed on its line.
+    fn tuple_end(&self, at: usize) -> Option<usize> {
         let bytes = self.bytes();
         let mut depth = 0usize;
         for (i, &c) in bytes.iter().enumerate().skip(at) {
@@ -436,14 +440,14 @@ impl HloShapes<'_> {
                 b')' => {
                     depth -= 1;
                     if depth == 0 {
-                        return i + 1;
+                        return Some(i + 1);
                     }
                 }
-                b'\n' => return i,
+                b'\n' => return None,
                 _ => {}
             }
         }
-        bytes.len()
+        None
     }
 
     /// Whether the `(` at `at` may open a tuple shape: not an operand list
