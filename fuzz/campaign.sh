@@ -39,22 +39,22 @@ echo "| --- | --- | --- | --- | --- | --- | --- |"
 for target in "${targets[@]}"; do
     mkdir -p "$work/$target"
     log="$work/$target.log"
-    start=$(date +%s)
     status=0
     cargo +nightly fuzz run "$target" "$work/$target" "fuzz/corpus/$target" -- \
         -max_total_time="$seconds" -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
         >"$log" 2>&1 || status=$?
-    elapsed=$(($(date +%s) - start))
-    # libFuzzer's status lines: `#N INITED cov: C ... corp: K/...` at the
-    # start, `#N DONE cov: C ... corp: K/... rss: R` at the end (or the
-    # last `#N ...` line when it stopped on a finding).
-    first=$(grep -m1 -E '^#[0-9]+ +INITED' "$log" || true)
-    last=$(grep -E '^#[0-9]+ ' "$log" | tail -n1 || true)
+    # libFuzzer's status lines: `#N<tab>INITED cov: C ... corp: K/...` at
+    # the start, `#N<tab>DONE cov: C ... corp: K/... rss: R` at the end (or
+    # the last `#N ...` line when it stopped on a finding), then `Done N
+    # runs in S second(s)`.
+    first=$(grep -m1 -E '^#[0-9]+[[:space:]]+INITED' "$log" || true)
+    last=$(grep -E '^#[0-9]+[[:space:]]' "$log" | tail -n1 || true)
     field() { sed -nE "s/.* $1: ([^ ]+).*/\1/p" <<<"$2"; }
-    executions=$(sed -nE 's/^#([0-9]+) .*/\1/p' <<<"$last")
+    executions=$(sed -nE 's/^#([0-9]+)[[:space:]].*/\1/p' <<<"$last")
+    elapsed=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log")
     case "$status" in
         0) outcome="done" ;;
         *) outcome="stopped ($status): see $log and fuzz/artifacts/$target" ;;
     esac
-    echo "| \`$target\` | ${executions:-0} | ${elapsed} s | $(field cov "$first") -> $(field cov "$last") | $(field corp "$last") | $(field rss "$last") | $outcome |"
+    echo "| \`$target\` | ${executions:-0} | ${elapsed:-?} s | $(field cov "$first") -> $(field cov "$last") | $(field corp "$last") | $(field rss "$last") | $outcome |"
 done
