@@ -1,60 +1,51 @@
 #!/usr/bin/env bash
-# Fuzzing campaigns, one target at a time, each from a working corpus
-# outside the repository seeded from the committed one (fuzz/corpus/TARGET),
-# stopping at FUZZ_SECONDS (default 600) or FUZZ_RUNS executions (default
-# 5,000,000), whichever comes first. Prints one Markdown row per target,
-# as the campaign tables of docs/robustness.md give them.
+# Runs fuzzing campaigns of the crate's targets, as docs/robustness.md
+# records them: each target for 10 minutes or 5 million executions,
+# whichever comes first, in a working corpus seeded from the committed one
+# (fuzz/corpus/TARGET), so that the repository is not touched.
 #
-#   fuzz/campaign.sh                      # every target of fuzz/Cargo.toml
-#   fuzz/campaign.sh memory stablehlo_text
-#   FUZZ_SECONDS=120 fuzz/campaign.sh memory
+#   fuzz/campaign.sh                      # every target, one after another
+#   fuzz/campaign.sh stablehlo_bytecode   # some targets
+#   SECONDS_PER_TARGET=60 RUNS=100000 fuzz/campaign.sh shape_string
+#   WORK=/tmp/fuzzwork fuzz/campaign.sh   # where the working corpora go
 #
-# Installs cargo-fuzz from crates.io (`cargo install cargo-fuzz --locked`)
-# and the nightly toolchain (`rustup toolchain install nightly`) when they
-# are missing. Inputs that fail a check are written by libFuzzer to
-# fuzz/artifacts/TARGET/; copy each to fuzz/regressions/TARGET/ with its fix.
-# The build takes several GB in fuzz/target: remove it when done.
+# Needs rustup with a nightly toolchain (cargo-fuzz builds with sanitizers);
+# installs cargo-fuzz from crates.io when it is missing. A finding stops
+# that target's run: libFuzzer writes the input to fuzz/artifacts/TARGET/,
+# and the script goes on with the next target and exits 1 at the end.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
-seconds="${FUZZ_SECONDS:-600}"
-runs="${FUZZ_RUNS:-5000000}"
-work="${FUZZ_WORK:-${TMPDIR:-/tmp}/xla-shape-fuzzwork}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CARGO_FUZZ_VERSION="${CARGO_FUZZ_VERSION:-0.13.2}"
+SECONDS_PER_TARGET="${SECONDS_PER_TARGET:-600}"
+RUNS="${RUNS:-5000000}"
+WORK="${WORK:-${TMPDIR:-/tmp}/xla-shape-fuzzwork}"
 
-if ! rustup toolchain list | grep -q '^nightly'; then
-    rustup toolchain install nightly --profile minimal
+if ! cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
+  cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
 fi
-if ! cargo fuzz --version >/dev/null 2>&1; then
-    cargo install cargo-fuzz --locked
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  rustup toolchain install nightly --profile minimal
 fi
 
+cd "$ROOT/fuzz"
 if [ "$#" -gt 0 ]; then
-    targets=("$@")
+  targets=("$@")
 else
-    mapfile -t targets < <(cargo +nightly fuzz list)
+  mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 
-echo "| target | executions | time | coverage | corpus | peak RSS | status |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
+failed=()
 for target in "${targets[@]}"; do
-    mkdir -p "$work/$target"
-    log="$work/$target.log"
-    status=0
-    cargo +nightly fuzz run "$target" "$work/$target" "fuzz/corpus/$target" -- \
-        -max_total_time="$seconds" -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
-        >"$log" 2>&1 || status=$?
-    # libFuzzer's status lines: `#N<tab>INITED cov: C ... corp: K/...` at
-    # the start, `#N<tab>DONE cov: C ... corp: K/... rss: R` at the end (or
-    # the last `#N ...` line when it stopped on a finding), then `Done N
-    # runs in S second(s)`.
-    first=$(grep -m1 -E '^#[0-9]+[[:space:]]+INITED' "$log" || true)
-    last=$(grep -E '^#[0-9]+[[:space:]]' "$log" | tail -n1 || true)
-    field() { sed -nE "s/.* $1: ([^ ]+).*/\1/p" <<<"$2"; }
-    executions=$(sed -nE 's/^#([0-9]+)[[:space:]].*/\1/p' <<<"$last")
-    elapsed=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log")
-    case "$status" in
-        0) outcome="done" ;;
-        *) outcome="stopped ($status): see $log and fuzz/artifacts/$target" ;;
-    esac
-    echo "| \`$target\` | ${executions:-0} | ${elapsed:-?} s | $(field cov "$first") -> $(field cov "$last") | $(field corp "$last") | $(field rss "$last") | $outcome |"
+  mkdir -p "$WORK/$target"
+  echo "== $target: up to ${SECONDS_PER_TARGET} s or ${RUNS} executions, corpus in $WORK/$target" >&2
+  if ! cargo +nightly fuzz run "$target" "$WORK/$target" "corpus/$target" -- \
+      -max_total_time="$SECONDS_PER_TARGET" -runs="$RUNS" -timeout=10 -rss_limit_mb=2048; then
+    failed+=("$target")
+  fi
 done
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "findings in: ${failed[*]} (inputs in fuzz/artifacts/)" >&2
+  exit 1
+fi

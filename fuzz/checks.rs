@@ -38,12 +38,14 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("any_message", any_message),
     ("stablehlo_text", stablehlo_text),
     ("memory", memory),
+    ("stablehlo_bytecode", stablehlo_bytecode),
+    ("sharding", sharding),
 ];
 
 /// The fuzz targets of the command-line tool: their properties are in
 /// `fuzz/cli_checks.rs`, replayed by the tool's own tests
 /// (`cli/tests/robust_fuzz_corpus.rs`).
-pub const CLI_TARGETS: &[&str] = &["cli_json", "cli_draw"];
+pub const CLI_TARGETS: &[&str] = &["cli_json", "cli_draw", "cli_sharding"];
 
 /// ShapeProto bytes: whatever decodes re-encodes to bytes that decode to an
 /// equal shape, and re-encoding that is a fixed point. Where prost (which
@@ -1526,5 +1528,156 @@ pub fn stablehlo_text(data: &[u8]) {
         );
         let _ = signature.notes();
         let _ = signature.compile_entry_computation_layout();
+    }
+}
+
+/// MLIR bytecode and `jax.export` serializations (both readers on every
+/// input): neither panics; an error is a `Decode` error naming a byte of
+/// the input; every type read prints as text that reads back to the same
+/// type; the signature is made or refused without panicking, and an
+/// export's module is its bytecode.
+pub fn stablehlo_bytecode(data: &[u8]) {
+    use xla_shape::stablehlo::{JaxExport, StableHloModule, Type};
+    let names_a_byte = |e: &xla_shape::Error, prefix: &str| {
+        assert_eq!(e.kind(), ErrorKind::Decode, "{e}");
+        let rest = e
+            .message()
+            .strip_prefix(prefix)
+            .unwrap_or_else(|| panic!("{e}"));
+        let offset: usize = rest
+            .split(':')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{e}"));
+        assert!(offset <= data.len(), "{e}");
+    };
+    let check_type = |t: &Type| {
+        let printed = t.to_string();
+        if let Ok(again) = printed.parse::<Type>() {
+            // Types the text cannot spell (a dialect's own) print as
+            // written; the rest read back the same.
+            if !matches!(t, Type::Other(_)) {
+                assert_eq!(&again, t, "{printed}");
+            }
+        }
+        let _ = t.to_shape();
+    };
+    match StableHloModule::from_bytecode(data) {
+        Err(e) => names_a_byte(&e, "MLIR bytecode: byte "),
+        Ok(module) => {
+            for f in &module.functions {
+                f.arguments.iter().for_each(|a| check_type(&a.ty));
+                f.results.iter().for_each(|r| check_type(&r.ty));
+                for op in &f.operations {
+                    op.result_types.iter().for_each(&check_type);
+                    assert!(op.location.offset <= data.len());
+                    if let Some(l) = &op.debug_location {
+                        let _ = module.location_name(l);
+                    }
+                }
+            }
+            let _ = module.signature();
+        }
+    }
+    match JaxExport::from_bytes(data) {
+        Err(e) => names_a_byte(&e, "jax.export serialization: byte "),
+        Ok(exported) => {
+            for a in exported.in_avals.iter().chain(&exported.out_avals) {
+                let _ = a.to_string();
+            }
+            for s in exported
+                .in_shardings
+                .iter()
+                .chain(&exported.out_shardings)
+                .flatten()
+            {
+                let _ = s.to_string();
+            }
+            assert!(exported.mlir_module_serialized.len() <= data.len());
+            if let Ok(m) = exported.module() {
+                let _ = m.signature();
+            }
+        }
+    }
+}
+
+/// Sharding text, `OpSharding` bytes and Shardy text, by the first byte
+/// (0: HloSharding text, 1: OpSharding bytes, 2: a Shardy mesh, a newline
+/// and a Shardy sharding). Whatever reads writes bytes that read back to
+/// a sharding writing the same bytes (XLA's `ToProto` is a fixed point
+/// after one `FromProto`), prints without panicking, and answers the
+/// per-device questions (on a shape built from the input) without
+/// panicking; what a printed form reads back to prints the same once more
+/// (XLA canonicalizes at most once more when reading its own text).
+pub fn sharding(data: &[u8]) {
+    use xla_shape::sharding::{HloSharding, shardy};
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let parsed = match mode % 3 {
+        0 => {
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
+            let Ok(s) = text.parse::<HloSharding>() else {
+                return;
+            };
+            if let Ok(again) = s.to_string().parse::<HloSharding>()
+                && let Ok(third) = again.to_string().parse::<HloSharding>()
+            {
+                assert_eq!(third.to_string(), again.to_string(), "{text:?}");
+            }
+            s
+        }
+        1 => match HloSharding::from_proto_bytes(rest) {
+            Ok(s) => s,
+            Err(_) => return,
+        },
+        _ => {
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
+            let Some((mesh, sharding)) = text.split_once('\n') else {
+                return;
+            };
+            let (Ok((_, mesh)), Ok(s)) = (
+                shardy::parse_mesh(mesh),
+                sharding.parse::<shardy::ShardySharding>(),
+            ) else {
+                return;
+            };
+            let _ = s.to_string();
+            match s.to_hlo_sharding(&mesh) {
+                Ok(h) => {
+                    if h.num_devices().is_ok_and(|n| n <= 4096) {
+                        let _ = shardy::from_hlo_sharding(&h, &mesh, "mesh");
+                    }
+                    h
+                }
+                Err(_) => return,
+            }
+        }
+    };
+    let _ = parsed.to_string_with_metadata();
+    let bytes = parsed.to_proto_bytes();
+    let decoded = HloSharding::from_proto_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("{parsed}: its bytes do not read back: {e}"));
+    let again = HloSharding::from_proto_bytes(&decoded.to_proto_bytes()).unwrap();
+    assert_eq!(again.to_proto_bytes(), decoded.to_proto_bytes(), "{parsed}");
+    // Per device, on a small shape of the sharding's rank, built from the
+    // input's length.
+    if parsed.num_devices().is_ok_and(|n| n <= 4096) {
+        let rank = parsed.tiled_data_rank().unwrap_or(1).min(6);
+        let dims: Vec<i64> = (0..rank).map(|i| ((data.len() + i) % 7) as i64).collect();
+        if let Ok(shape) = ArrayShape::new(PrimitiveType::F32, dims.clone()) {
+            let shape = Shape::from(shape);
+            let _ = parsed.tile_shape(&shape);
+            let _ = parsed.device_slices(&dims);
+            let _ = parsed.replica_groups();
+            let _ = parsed.shard_byte_size(&shape);
+            let _ = parsed.validate(&shape, parsed.num_devices().ok());
+            let _ = parsed.devices_indices_map(&dims, parsed.num_devices().unwrap_or(0));
+        }
+        let _ = parsed.tile_assignment_devices();
     }
 }

@@ -11,15 +11,21 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use xla_shape_cli::Context;
-use xla_shape_cli::commands::{convert, describe, draw, memory, report, scan, strides, validate};
-use xla_shape_cli::input::{Format, Limits};
+use xla_shape_cli::commands::{
+    convert, describe, draw, memory, report, scan, sharding, strides, validate,
+};
+use xla_shape_cli::input::{Format, Limits, ShardingFormat};
 use xla_shape_cli::output::Failure;
 
 /// A property over one fuzz input: panics when it does not hold.
 pub type Check = fn(&[u8]);
 
 /// The names of the targets, each with its check.
-pub const TARGETS: &[(&str, Check)] = &[("cli_json", cli_json), ("cli_draw", cli_draw)];
+pub const TARGETS: &[(&str, Check)] = &[
+    ("cli_json", cli_json),
+    ("cli_draw", cli_draw),
+    ("cli_sharding", cli_sharding),
+];
 
 /// Every format, as `--from` and `--to` name them.
 const FORMATS: &[Format] = &[
@@ -276,20 +282,113 @@ pub fn cli_draw(data: &[u8]) {
         max_rows,
         max_cols,
         wrap,
+        sharding: None,
     };
-    let mut cx = Context {
-        json: false,
-        limits: Limits {
-            max_input: 1 << 20,
-            max_line: 1 << 16,
-        },
-        out: Vec::new(),
-    };
+    let mut cx = context(false);
     if draw::run(&args, &mut cx).is_err() {
         return;
     }
     let svg = std::str::from_utf8(&cx.out).expect("draw writes UTF-8");
     let doc = roxmltree::Document::parse(svg)
         .unwrap_or_else(|e| panic!("draw wrote malformed XML: {e}\n{svg:.400}"));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+}
+
+/// The context of an in-process run: `--json` or not, small limits, the
+/// output in memory.
+fn context(json: bool) -> Context<Vec<u8>> {
+    Context {
+        json,
+        limits: Limits {
+            max_input: 1 << 20,
+            max_line: 1 << 16,
+        },
+        out: Vec::new(),
+    }
+}
+
+/// Every form `sharding --from` names.
+const SHARDING_FORMATS: &[ShardingFormat] = &[
+    ShardingFormat::Text,
+    ShardingFormat::Hex,
+    ShardingFormat::Pb,
+    ShardingFormat::Json,
+    ShardingFormat::Pbtxt,
+    ShardingFormat::Shardy,
+];
+
+/// Shapes and meshes the `cli_sharding` inputs choose from.
+const SHARDING_SHAPES: &[&str] = &[
+    "f32[8,6]",
+    "f32[10,6]",
+    "bf16[7]",
+    "s8[4,5,7]",
+    "f32[]",
+    "f32[0,3]",
+    "(f32[2], f32[3])",
+];
+const MESHES: &[&str] = &[
+    r#"<["x"=2, "y"=4]>"#,
+    r#"sdy.mesh @mesh = <["x"=2, "y"=2], device_ids=[3,2,1,0]>"#,
+    r#"<["a"=1]>"#,
+    "<[",
+];
+
+/// `sharding --json` writes one JSON document, with one entry per device
+/// in ascending order when it lists them; `draw --sharding` of whatever
+/// `sharding` reads is a well-formed SVG document.
+pub fn cli_sharding(data: &[u8]) {
+    let mut c = Choices(data);
+    let from = c.maybe(SHARDING_FORMATS);
+    let shape = c.maybe(SHARDING_SHAPES);
+    let mesh = c.maybe(MESHES);
+    let draw_it = c.byte() % 2 == 0;
+    let file = InputFile::new(c.0);
+    let args = sharding::Args {
+        input: Some(file.arg()),
+        from,
+        shape: shape.map(str::to_owned),
+        mesh: mesh.map(str::to_owned),
+    };
+    let mut cx = context(true);
+    let result = sharding::run(&args, &mut cx);
+    let Some(doc) = document(result, cx.out) else {
+        return;
+    };
+    let records = json_lines(&doc);
+    assert_eq!(records.len(), 1, "one document");
+    let r = &records[0];
+    if r.get("error").is_some() {
+        return;
+    }
+    if let Some(devices) = r.get("devices").and_then(Value::as_array) {
+        let ids: Vec<i64> = devices
+            .iter()
+            .map(|d| d["device"].as_i64().unwrap())
+            .collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "ascending: {ids:?}");
+    }
+    // Draw the sharding as read (its text), on the chosen shape.
+    let (Some(text), Some(shape), true) = (r["sharding"].as_str(), shape, draw_it) else {
+        return;
+    };
+    let shape_file = InputFile::new(shape.as_bytes());
+    let args = draw::Args {
+        input: Some(shape_file.arg()),
+        from: None,
+        slice: None,
+        max_rows: 16,
+        max_cols: 16,
+        wrap: None,
+        sharding: Some(text.to_owned()),
+    };
+    let mut cx = context(false);
+    if draw::run(&args, &mut cx).is_err() {
+        return;
+    }
+    let out = cx.out;
+    let svg = std::str::from_utf8(&out).expect("draw writes UTF-8");
+    let doc = roxmltree::Document::parse(svg)
+        .unwrap_or_else(|e| panic!("draw --sharding wrote malformed XML: {e}\n{svg:.400}"));
     assert_eq!(doc.root_element().tag_name().name(), "svg");
 }

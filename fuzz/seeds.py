@@ -136,6 +136,23 @@ def stablehlo_texts():
     return out
 
 
+def stablehlo_bytecodes():
+    """MLIR bytecode and jax.export serializations as jaxlib 0.10.2 writes
+    them (the small ones first), then each cut in half."""
+    out = []
+    for directory in (("stablehlo", "export"), ("stablehlo", "bytecode", "exports"),
+                      ("stablehlo", "bytecode", "programs")):
+        path = os.path.join(DATA, *directory)
+        for name in sorted(os.listdir(path)):
+            if name.endswith((".mlirbc", ".bin")):
+                with open(os.path.join(path, name), "rb") as f:
+                    out.append(f.read())
+    out.sort(key=len)
+    out = out[:300]
+    out.extend(data[: len(data) // 2] for data in out[:60])
+    return out
+
+
 def length_delimited(field, payload):
     """A length-delimited protobuf field: tag, varint length, payload."""
     out = bytearray([(field << 3) | 2])
@@ -260,6 +277,41 @@ def memory_inputs():
     return out
 
 
+def sharding_inputs():
+    """`sharding` inputs: 0 and HloSharding text (the inputs of
+    sharding_text.jsonl, valid and not), 1 and OpSharding bytes
+    (sharding_proto.jsonl), 2 and a Shardy mesh, a newline and a sharding
+    (sharding_shardy.jsonl)."""
+    out = []
+    for r in records("oracle/sharding_text.jsonl"):
+        out.append(b"\x00" + r["input"].encode())
+    for r in records("oracle/sharding_proto.jsonl"):
+        out.append(b"\x01" + bytes.fromhex(r["hex"]))
+    for r in records("oracle/sharding_shardy.jsonl"):
+        if r["kind"] == "export":
+            out.append(b"\x02" + (r["mesh"] + "\n" + r["sharding"]).encode())
+    random.Random(35).shuffle(out)
+    return out
+
+
+def cli_sharding_inputs():
+    """`cli_sharding` inputs: four option bytes (the form, a shape, a mesh,
+    each 0 for none or 2 i + 1 for the i-th of fuzz/cli_checks.rs's lists;
+    an even fourth byte draws), then a sharding: the text, bytes and Shardy
+    inputs of `sharding_inputs`."""
+    rng = random.Random(37)
+    some = lambda i: 2 * i + 1  # noqa: E731
+    out = []
+    for item in sharding_inputs()[:300]:
+        mode, body = item[0], item[1:]
+        # SHARDING_FORMATS: text 0, pb 2, shardy 5; or detected.
+        form = {0: rng.choice([0, some(0)]), 1: some(2), 2: rng.choice([0, some(5)])}[mode]
+        shape = rng.choice([0] + [some(i) for i in range(7)])
+        mesh = rng.choice([0, some(0), some(1)]) if mode != 2 else 0
+        out.append(bytes([form, shape, mesh, rng.randrange(2)]) + body)
+    return out
+
+
 def write(target, inputs):
     directory = os.path.join(CORPUS, target)
     os.makedirs(directory, exist_ok=True)
@@ -296,8 +348,11 @@ def main():
     write("any_message", messages())
     write("stablehlo_text", stablehlo_texts())
     write("memory", memory_inputs())
+    write("stablehlo_bytecode", stablehlo_bytecodes())
     write("cli_json", cli_inputs())
     write("cli_draw", draw_inputs())
+    write("sharding", sharding_inputs())
+    write("cli_sharding", cli_sharding_inputs())
 
 
 if __name__ == "__main__":

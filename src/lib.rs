@@ -85,6 +85,7 @@ pub mod proto;
 mod protobuf;
 pub mod relayout;
 pub mod shape_util;
+pub mod sharding;
 pub mod stablehlo;
 #[cfg(feature = "formats")]
 pub mod serde {
@@ -106,6 +107,11 @@ pub use error::{Diagnostic, Error, ErrorContext, ErrorKind, Location, Result};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of docs/sharding.md, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/sharding.md")]
+pub struct ShardingDocDoctests;
 pub use limits::MAX_NESTING_DEPTH;
 pub use model::{
     ArrayShape, Layout, LayoutEqual, PrimitiveType, ProgramShape, Shape, ShapeEqual, ShapeIndex,

@@ -61,6 +61,10 @@ fn prost_view(bytes: &[u8]) -> Result<HloModule> {
                             operand_index: a.operand_shape_index.clone(),
                         })
                         .collect(),
+                    sharding: i
+                        .sharding
+                        .as_ref()
+                        .map(xla_shape::sharding::HloSharding::try_from),
                 })
                 .collect(),
         })

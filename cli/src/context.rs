@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde_json::Value as Json;
 use xla_shape::ArrayShape;
 
-use crate::input::{self, Format, Limits, Lines, Source, Value};
+use crate::input::{self, Format, Limits, Lines, Module, Source, Value};
 use crate::output::{self, Failure, Problem};
 
 /// The global options and the output, handed to every command's `run`:
@@ -26,6 +26,12 @@ impl<W: Write> Context<W> {
     /// file; else the text itself), at most `--max-input` bytes.
     pub fn read_all(&self, input: Option<&str>) -> Result<Vec<u8>, Failure> {
         input::read_all(input, self.limits.max_input)
+    }
+
+    /// The whole of INPUT as a module: StableHLO (text, MLIR bytecode or a
+    /// `jax.export` serialization) or an HLO module (text or binary).
+    pub fn read_module(&self, input: Option<&str>) -> Result<Module, Failure> {
+        input::read_module(input, self.limits.max_input)
     }
 
     /// INPUT as a shape or a layout, in the format `from` or detected.

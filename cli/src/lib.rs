@@ -12,8 +12,9 @@
 //!   `--json`, the input limits, and the output.
 //! - [`input`]: the services that read: INPUT as a literal, `@FILE` or
 //!   standard input, whole or one line at a time, or as a module (HLO
-//!   text, StableHLO text or binary); the shape formats (`--from`/`--to`),
-//!   their detection, and reading a shape, layout or array.
+//!   text or binary, StableHLO text, bytecode or `jax.export`); the shape
+//!   formats (`--from`/`--to`), their detection, and reading a shape,
+//!   layout or array.
 //! - [`output`]: the services that write: errors ([`output::Problem`]) as
 //!   text or JSON objects, the exit status ([`output::Failure`]), JSON
 //!   lines, numbers, lists, element type names, and names from the input
@@ -28,10 +29,10 @@
 //!    flag (the `--help` text), and
 //!    `pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure>`.
 //!    Read INPUT with `cx.read_value`, `cx.read_array`, `cx.read_all`,
-//!    `cx.lines` or [`input::open_module`]; write to `cx.out`, or with
-//!    `cx.json` one document with `cx.write_json`; return a library
-//!    error with `?` (exit 1), [`output::Failure::Usage`] for a bad
-//!    combination of flags (exit 2).
+//!    `cx.lines`, `cx.read_module` or [`input::open_module`]; write to
+//!    `cx.out`, or with `cx.json` one document with `cx.write_json`;
+//!    return a library error with `?` (exit 1),
+//!    [`output::Failure::Usage`] for a bad combination of flags (exit 2).
 //! 2. Add `pub mod NAME;` to `commands/mod.rs`.
 //! 3. Add a variant to `Command` in `main.rs`, `Name(NAME::Args)`, with
 //!    its one-line summary as doc comment and an example in

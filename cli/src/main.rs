@@ -6,7 +6,8 @@
 //! the JSON document with `--json`), 2 for usage errors.
 
 use xla_shape_cli::commands::{
-    convert, describe, draw, dtypes, index, memory, report, scan, signature, strides, validate,
+    convert, describe, draw, dtypes, index, memory, report, scan, sharding, signature, strides,
+    validate,
 };
 use xla_shape_cli::{Context, input};
 
@@ -116,9 +117,23 @@ enum Command {
     #[command(after_help = "Example:\n  xla-shape strides 'f32[3,5,7]{2,1,0}'")]
     Strides(strides::Args),
     /// An SVG picture of an array's memory layout: the index grid, each
-    /// element labelled with its offset, tiles outlined, padding hatched.
-    #[command(after_help = "Example:\n  xla-shape draw 'f32[3,5]{1,0:T(2,2)}' > layout.svg")]
+    /// element labelled with its offset, tiles outlined, padding hatched;
+    /// with --sharding, how a sharding splits the array among devices.
+    #[command(
+        after_help = "Examples:\n  xla-shape draw 'f32[3,5]{1,0:T(2,2)}' > layout.svg\n  \
+                            xla-shape draw --sharding '{devices=[2,2]<=[4]}' 'f32[8,6]' > shards.svg"
+    )]
     Draw(draw::Args),
+    /// An HloSharding read (XLA's text, an mhlo.sharding value, OpSharding
+    /// bytes, hex, JSON or text format, or Shardy's form with its mesh) and
+    /// explained: its text, bytes, kind, device count, and with --shape
+    /// each device's shape and index ranges.
+    #[command(
+        after_help = "Examples:\n  xla-shape sharding '{devices=[2,1,2]<=[4] last_tile_dim_replicate}'\n  \
+                            xla-shape sharding --json --shape 'f32[8,6]' '{devices=[2,2]<=[4]}'\n  \
+                            xla-shape sharding --mesh '<[\"x\"=2, \"y\"=2]>' '#sdy.sharding<@mesh, [{\"x\"}, {}]>'"
+    )]
+    Sharding(sharding::Args),
     /// The names NumPy, DLPack, PJRT, safetensors and TensorFlow give each
     /// XLA element type (`-` where a system has none).
     #[command(after_help = "Example:\n  xla-shape dtypes --json")]
@@ -207,6 +222,7 @@ fn run(command: Option<Command>, cx: &mut Context<impl Write>) -> Result<(), Fai
         Command::Index(args) => index::run(&args, cx),
         Command::Strides(args) => strides::run(&args, cx),
         Command::Draw(args) => draw::run(&args, cx),
+        Command::Sharding(args) => sharding::run(&args, cx),
         Command::Dtypes => dtypes::run(cx),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "xla-shape", &mut cx.out);

@@ -235,6 +235,35 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Starts an SVG picture in `s`: the `<svg>` element of `width` by
+/// `height` pixels (monospace text of 13 pixels), its `defs`, a white
+/// background, the title (bold) and a caption under it (`draw`, with or
+/// without `--sharding`).
+pub fn svg_start(
+    s: &mut String,
+    (width, height): (i64, i64),
+    defs: &str,
+    title: &str,
+    caption: &str,
+) {
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="13">"#
+    );
+    s.push_str(defs);
+    let _ = writeln!(
+        s,
+        r##"<rect width="{width}" height="{height}" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="22" font-size="15" font-weight="bold">{}</text>"#,
+        escape(title)
+    );
+    let _ = writeln!(s, r#"<text x="10" y="42">{}</text>"#, escape(caption));
+}
+
 /// `NumPy bfloat16, DLPack kDLBfloat bits=16 lanes=1, ...`, or `None`
 /// when no system names `t`.
 pub fn known_as(t: PrimitiveType) -> Option<String> {

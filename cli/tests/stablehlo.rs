@@ -152,12 +152,67 @@ fn names_from_the_input_are_escaped() {
     assert!(out.contains("(x\\u{1b}[31m\\ny)"), "{out:?}");
 }
 
+/// MLIR bytecode and `jax.export`'s serialization (detected by their
+/// magic, the latter by the bytecode it holds) give the signature XLA's
+/// conversion prints (`bytecode/exports.jsonl`), and `scan` and `report`
+/// list their operations.
 #[test]
-fn bytecode_is_refused_with_a_way_out() {
-    let bin = format!("@{}", data_path("stablehlo/export/transpose.mlirbc"));
+fn bytecode_and_serialized_exports_are_read() {
+    for r in common::records("stablehlo/bytecode/exports.jsonl") {
+        let name = r["name"].as_str().unwrap();
+        let Some(want) = r["entry_computation_layout"].as_str() else {
+            continue;
+        };
+        for ext in ["mlirbc", "bin"] {
+            let file = format!(
+                "@{}",
+                data_path(&format!("stablehlo/bytecode/exports/{name}.{ext}"))
+            );
+            let out = ok(&["signature", &file], b"");
+            assert_eq!(out.lines().next(), Some(want), "{name}.{ext}");
+            let json: Value =
+                serde_json::from_str(&ok(&["signature", "--json", &file], b"")).unwrap();
+            assert_eq!(json["entry_computation_layout"], want, "{name}.{ext}");
+            let scan = ok(&["scan", &file], b"");
+            let no_args = r["in_avals"].as_array().unwrap().is_empty();
+            assert!(
+                no_args
+                    || scan
+                        .lines()
+                        .any(|l| l.starts_with('@') && l.contains("parameter 0")),
+                "{name}.{ext}: {scan}"
+            );
+            let report = ok(&["report", &file], b"");
+            assert!(report.contains("jit__lambda"), "{name}.{ext}: {report}");
+        }
+    }
+    // The transposed result's layout, from the bytes through stdin too.
+    let bytes = std::fs::read(data_path("stablehlo/export/transpose.mlirbc")).unwrap();
+    let out = ok(&["signature", "-"], &bytes);
+    assert_eq!(out.lines().next(), Some("(f32[2,3]{1,0})->f32[3,2]{0,1}"));
+    let scan = ok(&["scan", "--json", "-"], &bytes);
+    let first: Value = serde_json::from_str(scan.lines().next().unwrap()).unwrap();
+    assert!(
+        first["offset"].as_u64().is_some() && first.get("line").is_none(),
+        "{first}"
+    );
+    // A serialization longer than a reader's buffer (8 KiB) is judged from
+    // the whole input, not its first bytes.
+    let bytes = std::fs::read(data_path("stablehlo/bytecode/exports/all_dtypes.bin")).unwrap();
+    assert!(bytes.len() > 8 << 10);
+    for command in ["scan", "report"] {
+        let out = ok(&[command, "-"], &bytes);
+        assert!(out.contains("f4e2m1fn[3,2]"), "{command}: {out}");
+    }
+}
+
+/// Bytecode cut short: a clear error naming the byte, exit 1.
+#[test]
+fn broken_bytecode_names_the_byte() {
+    let bytes = std::fs::read(data_path("stablehlo/export/transpose.mlirbc")).unwrap();
     for command in ["signature", "scan", "report"] {
-        let err = fails(&[command, &bin], b"", 1);
-        assert!(err.contains("MLIR bytecode"), "{command}: {err}");
+        let err = fails(&[command, "-"], &bytes[..bytes.len() / 2], 1);
+        assert!(err.contains("MLIR bytecode: byte "), "{command}: {err}");
     }
 }
 

@@ -3,7 +3,8 @@
     pip install atheris numpy ./python
     python python/fuzz/fuzz.py ENTRY [atheris/libFuzzer flags, e.g. -max_total_time=180]
 
-ENTRY is one of: parse, proto, json, text_format, lossless, relayout.
+ENTRY is one of: parse, proto, json, text_format, lossless, relayout,
+sharding.
 Every input must end in a result or an XlaShapeError (or, for relayout with
 a buffer of the wrong size, BufferSizeError); anything else, or a crash of
 the interpreter, is a finding.
@@ -106,6 +107,40 @@ def relayout(data):
     assert bytes(again) == bytes(out)
 
 
+def sharding(data):
+    """HloSharding text or OpSharding bytes, by the first byte; then the
+    per-device answers on a small shape."""
+    if not data:
+        return
+    try:
+        if data[0] % 2:
+            s = xs.HloSharding.from_string(data[1:].decode("utf-8", "replace"))
+        else:
+            s = xs.HloSharding.from_proto(bytes(data[1:]))
+    except ERRORS:
+        return
+    # What reads writes bytes that read back; XLA's ToProto is a fixed
+    # point after one FromProto (`{devices=[1]<=[1]}` reads back as
+    # `{replicated}`).
+    b = xs.HloSharding.from_proto(s.to_proto()).to_proto()
+    assert xs.HloSharding.from_proto(b).to_proto() == b
+    try:
+        rank = len(s.tile_assignment_dimensions()) if s.is_tiled() else 1
+    except ERRORS:
+        rank = 1
+    dims = tuple(len(data) % 7 for _ in range(rank))
+    for call in (
+        lambda: s.shard_shape(dims),
+        lambda: s.devices_indices_map(dims),
+        lambda: s.device_slices(dims),
+        lambda: s.replica_groups(),
+    ):
+        try:
+            call()
+        except ERRORS:
+            pass
+
+
 ENTRIES = {
     "parse": parse,
     "proto": proto,
@@ -113,6 +148,7 @@ ENTRIES = {
     "text_format": text_format,
     "lossless": lossless,
     "relayout": relayout,
+    "sharding": sharding,
 }
 
 if __name__ == "__main__":

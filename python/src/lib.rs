@@ -9,6 +9,7 @@ mod dtype;
 mod errors;
 mod memory;
 mod seq;
+mod sharding;
 mod stablehlo;
 mod types;
 mod utils;
@@ -316,6 +317,7 @@ fn _xla_shape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTiledLayout>()?;
     m.add_class::<PyHloShape>()?;
     m.add_class::<PyLosslessMessage>()?;
+    m.add_class::<sharding::PyHloSharding>()?;
     m.add_function(wrap_pyfunction!(relayout, m)?)?;
     m.add_function(wrap_pyfunction!(scan_hlo, m)?)?;
     m.add_class::<memory::PyMemoryAnalysis>()?;

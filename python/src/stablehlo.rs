@@ -1,10 +1,12 @@
-//! The `stablehlo` submodule: StableHLO text read without MLIR (the Rust
-//! module `xla_shape::stablehlo`): types as XLA shapes and back, the entry
+//! The `stablehlo` submodule: StableHLO text, MLIR bytecode and
+//! `jax.export` serializations read without MLIR (the Rust module
+//! `xla_shape::stablehlo`): types as XLA shapes and back, the entry
 //! signature of XLA's conversion, and every value's shape.
 
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
 use xla_shape::stablehlo::{
-    CompileLayout, LayoutMode, Signature, SignatureValue, StableHloModule, Type,
+    CompileLayout, JaxExport, LayoutMode, Signature, SignatureValue, StableHloModule, Type,
 };
 
 use crate::errors::{IntoPyResult, to_py};
@@ -258,21 +260,36 @@ impl PyValue {
     }
 }
 
-fn read(text: &str) -> PyResult<StableHloModule> {
-    StableHloModule::from_text(text).py()
+/// StableHLO as Python hands it over: text (`str`), or `bytes` of MLIR
+/// bytecode, of `jax.export`'s serialization, or of text
+/// (`StableHloModule::read`).
+fn read(source: &Bound<'_, PyAny>) -> PyResult<StableHloModule> {
+    if let Ok(text) = source.downcast::<PyString>() {
+        return StableHloModule::from_text(&text.to_cow()?).py();
+    }
+    match source.downcast::<PyBytes>() {
+        Ok(bytes) => StableHloModule::read(bytes.as_bytes()).py(),
+        Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(
+            "expected StableHLO as str or bytes",
+        )),
+    }
 }
 
-/// The signature of StableHLO text's `@main` as XLA's conversion gives it.
+/// The signature of StableHLO's `@main` as XLA's conversion gives it: from
+/// text, or from the bytes of MLIR bytecode or of a `jax.export`
+/// serialization.
 #[pyfunction]
-fn signature(text: &str) -> PyResult<PySignature> {
-    read(text)?.signature().py().map(PySignature)
+fn signature(source: &Bound<'_, PyAny>) -> PyResult<PySignature> {
+    read(source)?.signature().py().map(PySignature)
 }
 
-/// Every value of StableHLO text with its type and place: each function's
-/// parameters and results, each operation's results, in order.
+/// Every value of StableHLO (text or bytes, as `signature` takes it) with
+/// its type and place: each function's parameters and results, each
+/// operation's results, in order. In bytecode `line` is 0 and `offset` the
+/// byte offset of the operation.
 #[pyfunction]
-fn scan(text: &str) -> PyResult<Vec<PyValue>> {
-    let module = read(text)?;
+fn scan(source: &Bound<'_, PyAny>) -> PyResult<Vec<PyValue>> {
+    let module = read(source)?;
     let mut out = Vec::new();
     for f in &module.functions {
         for a in &f.arguments {
@@ -365,11 +382,148 @@ fn looks_like_mlir(text: &str) -> bool {
     xla_shape::stablehlo::looks_like_mlir(text)
 }
 
+/// Whether bytes start with MLIR bytecode's magic number (`ML\xefR`).
+#[pyfunction]
+fn is_mlir_bytecode(data: &[u8]) -> bool {
+    xla_shape::stablehlo::is_mlir_bytecode(data)
+}
+
+/// Whether bytes are `jax.export`'s serialization (a flatbuffer holding
+/// MLIR bytecode).
+#[pyfunction]
+fn is_jax_export(data: &[u8]) -> bool {
+    xla_shape::stablehlo::is_jax_export(data)
+}
+
+/// `jax.export`'s serialization read without jax (`read_export`).
+#[pyclass(name = "Export", module = "xla_shape.stablehlo", frozen)]
+pub struct PyExport(JaxExport);
+
+#[pymethods]
+impl PyExport {
+    /// The exported function's name.
+    #[getter]
+    fn function_name(&self) -> &str {
+        &self.0.function_name
+    }
+
+    /// Each input's abstract value as jax prints it (`float32[2,3]`).
+    #[getter]
+    fn in_avals(&self) -> Vec<String> {
+        self.0.in_avals.iter().map(ToString::to_string).collect()
+    }
+
+    /// Each output's abstract value.
+    #[getter]
+    fn out_avals(&self) -> Vec<String> {
+        self.0.out_avals.iter().map(ToString::to_string).collect()
+    }
+
+    /// Each input's sharding as jax prints it, or None.
+    #[getter]
+    fn in_shardings(&self) -> Vec<Option<String>> {
+        self.0
+            .in_shardings
+            .iter()
+            .map(|s| s.as_ref().map(ToString::to_string))
+            .collect()
+    }
+
+    /// Each output's sharding, or None.
+    #[getter]
+    fn out_shardings(&self) -> Vec<Option<String>> {
+        self.0
+            .out_shardings
+            .iter()
+            .map(|s| s.as_ref().map(ToString::to_string))
+            .collect()
+    }
+
+    /// The number of devices.
+    #[getter]
+    fn nr_devices(&self) -> u32 {
+        self.0.nr_devices
+    }
+
+    /// The platforms lowered for.
+    #[getter]
+    fn platforms(&self) -> Vec<String> {
+        self.0.platforms.clone()
+    }
+
+    /// The ordered effects, by type name.
+    #[getter]
+    fn ordered_effects(&self) -> Vec<String> {
+        self.0.ordered_effects.clone()
+    }
+
+    /// The unordered effects, by type name.
+    #[getter]
+    fn unordered_effects(&self) -> Vec<String> {
+        self.0.unordered_effects.clone()
+    }
+
+    /// The safety checks disabled at export.
+    #[getter]
+    fn disabled_safety_checks(&self) -> Vec<String> {
+        self.0.disabled_safety_checks.clone()
+    }
+
+    /// The calling convention version.
+    #[getter]
+    fn calling_convention_version(&self) -> u16 {
+        self.0.calling_convention_version
+    }
+
+    /// The inputs the module keeps.
+    #[getter]
+    fn module_kept_var_idx(&self) -> Vec<u16> {
+        self.0.module_kept_var_idx.clone()
+    }
+
+    /// Whether the module takes the dimension variables' values.
+    #[getter]
+    fn uses_global_constants(&self) -> bool {
+        self.0.uses_global_constants
+    }
+
+    /// The module's MLIR bytecode.
+    #[getter]
+    fn mlir_module_serialized<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.mlir_module_serialized)
+    }
+
+    /// The signature of the module's `@main` as XLA's conversion gives it.
+    fn signature(&self) -> PyResult<PySignature> {
+        self.0.module().py()?.signature().py().map(PySignature)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Export(function_name={:?}, in_avals={:?}, out_avals={:?}, platforms={:?})",
+            self.0.function_name,
+            self.in_avals(),
+            self.out_avals(),
+            self.0.platforms
+        )
+    }
+}
+
+/// Reads `Exported.serialize()`'s bytes.
+#[pyfunction]
+fn read_export(data: &[u8]) -> PyResult<PyExport> {
+    JaxExport::from_bytes(data).py().map(PyExport)
+}
+
 /// Fills the `stablehlo` submodule.
 pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySignature>()?;
     m.add_class::<PySignatureValue>()?;
     m.add_class::<PyValue>()?;
+    m.add_class::<PyExport>()?;
+    m.add_function(wrap_pyfunction!(read_export, m)?)?;
+    m.add_function(wrap_pyfunction!(is_mlir_bytecode, m)?)?;
+    m.add_function(wrap_pyfunction!(is_jax_export, m)?)?;
     m.add_function(wrap_pyfunction!(signature, m)?)?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add_function(wrap_pyfunction!(type_to_shape, m)?)?;

@@ -210,12 +210,8 @@ macro_rules! proto_model_methods {
                 $model::from_text_format(text).py().map($class)
             }
 
-            fn __reduce__<'py>(
-                slf: &Bound<'py, Self>,
-            ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-                let py = slf.py();
-                let ctor = py.get_type::<Self>().getattr("from_proto_bytes")?;
-                Ok((ctor, (slf.get().to_serialized_proto(py),)))
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+                reduce_to_proto_bytes(slf, slf.get().to_serialized_proto(slf.py()))
             }
 
             fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -226,6 +222,19 @@ macro_rules! proto_model_methods {
             $($methods)*
         }}
     };
+}
+
+/// What `__reduce__` returns: a constructor and its arguments.
+pub(crate) type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyBytes>,));
+
+/// `__reduce__` of a class that pickles as its serialized proto `bytes`:
+/// the class's `from_proto_bytes`, called with them.
+pub(crate) fn reduce_to_proto_bytes<'py, T: pyo3::PyClass>(
+    slf: &Bound<'py, T>,
+    bytes: Bound<'py, PyBytes>,
+) -> PyResult<Reduced<'py>> {
+    let ctor = slf.py().get_type::<T>().getattr("from_proto_bytes")?;
+    Ok((ctor, (bytes,)))
 }
 
 /// `Display` of the model classes is their model's (the HLO text), which
@@ -241,6 +250,7 @@ macro_rules! display_as_model {
 }
 
 display_as_model!(PyLayout, PyShape, PyProgramShape);
+pub(crate) use display_as_model;
 
 fn tiles_from(tiling: Seq<Seq<i64>>) -> PyResult<Vec<Tile>> {
     tiling.iter().map(|t| Tile::new(&t[..]).py()).collect()

@@ -74,3 +74,61 @@ def test_errors_have_their_place():
     assert (e.value.line, e.value.column) == (2, 31)
     with pytest.raises(xs.InvalidArgumentError):
         stablehlo.signature("func.func @f() {\n  return\n}\n")
+
+
+EXPORTS = records("stablehlo/bytecode/exports.jsonl")
+
+
+def exported(name, ext):
+    return (DATA / "stablehlo" / "bytecode" / "exports" / f"{name}.{ext}").read_bytes()
+
+
+@pytest.mark.parametrize("r", EXPORTS, ids=[r["name"] for r in EXPORTS])
+def test_bytecode_and_serialized_exports(r):
+    """jax.export's bytes (jaxlib 0.10.2): the module's signature is XLA's
+    conversion of it, and the serialization reads as jax reads it."""
+    bytecode, serialized = exported(r["name"], "mlirbc"), exported(r["name"], "bin")
+    assert stablehlo.is_mlir_bytecode(bytecode) and not stablehlo.is_jax_export(bytecode)
+    assert stablehlo.is_jax_export(serialized) and not stablehlo.is_mlir_bytecode(serialized)
+    e = stablehlo.read_export(serialized)
+    assert e.function_name == r["fun_name"]
+    assert e.in_avals == r["in_avals"] and e.out_avals == r["out_avals"]
+    assert e.in_shardings == r["in_shardings"] and e.out_shardings == r["out_shardings"]
+    assert e.nr_devices == r["nr_devices"] and e.platforms == r["platforms"]
+    assert e.module_kept_var_idx == r["module_kept_var_idx"]
+    assert e.uses_global_constants == r["uses_global_constants"]
+    assert e.calling_convention_version == r["calling_convention_version"]
+    assert e.mlir_module_serialized == bytecode
+    if r.get("entry_computation_layout") is None:
+        return
+    for source in (bytecode, serialized):
+        sig = stablehlo.signature(source)
+        assert sig.entry_computation_layout == r["entry_computation_layout"]
+    assert e.signature().entry_computation_layout == r["entry_computation_layout"]
+    values = stablehlo.scan(bytecode)
+    assert values and all(v.line == 0 and v.offset > 0 for v in values)
+    assert [(v.kind, v.name, v.type) for v in stablehlo.scan(serialized)] == [
+        (v.kind, v.name, v.type) for v in values
+    ]
+
+
+def test_bytes_of_text_read_as_the_text():
+    text = program("transpose_cond.debug.mlir")
+    assert stablehlo.signature(text.encode()).entry_computation_layout == (
+        stablehlo.signature(text).entry_computation_layout
+    )
+    assert [(v.line, v.column, v.type) for v in stablehlo.scan(text.encode())] == [
+        (v.line, v.column, v.type) for v in stablehlo.scan(text)
+    ]
+
+
+def test_bytes_that_are_not_stablehlo():
+    with pytest.raises(xs.XlaShapeError) as e:
+        stablehlo.signature(b"ML\xefR\x06StableHLO\x00\x01")
+    assert "MLIR bytecode: byte" in str(e.value)
+    with pytest.raises(xs.XlaShapeError):
+        stablehlo.read_export(b"\x00\x01")
+    with pytest.raises(xs.XlaShapeError):
+        stablehlo.signature(b"\xff\xfe")
+    with pytest.raises(TypeError):
+        stablehlo.signature(3)  # type: ignore[arg-type]

@@ -14,6 +14,11 @@ reads its types and signature as XLA's own conversion
 '(f32[2,3]{1,0})->f32[3,2]{0,1}'
 >>> stablehlo.type_to_shape("tensor<?x3xf32, #stablehlo.bounds<4, ?>>")
 Shape('f32[<=4,3]{1,0}')
+
+``jax.export`` ships bytes: ``Exported.mlir_module_serialized`` (MLIR
+bytecode) and ``Exported.serialize()``. ``signature`` and ``scan`` take
+them too, and ``read_export`` reads the latter's avals, shardings and
+platforms.
 """
 
 from ._xla_shape import stablehlo as _native

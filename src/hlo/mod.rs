@@ -41,6 +41,7 @@ mod wire;
 
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::model::{ProgramShape, Shape};
+use crate::sharding::HloSharding;
 
 pub use assignment::{
     Assigned, BufferAllocation, BufferAssignment, HeapEvent, HeapEventKind, HeapTrace,
@@ -101,6 +102,11 @@ pub struct HloInstruction {
     /// Outputs that share an operand's buffer
     /// (`output_to_operand_aliasing={...}`, `output_operand_aliasing`).
     pub output_operand_aliasing: Vec<OutputOperandAlias>,
+    /// The instruction's sharding: its `sharding={...}` attribute in text,
+    /// its `sharding` field (an `OpSharding`) in a binary module; or why
+    /// XLA's parser or `HloSharding::FromProto` rejects it. `None` when the
+    /// instruction has none.
+    pub sharding: Option<std::result::Result<HloSharding, Error>>,
 }
 
 impl HloInstruction {

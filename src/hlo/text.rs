@@ -27,6 +27,7 @@ use super::{
 };
 use crate::error::{Location, Result};
 use crate::model::{ProgramShape, Shape};
+use crate::sharding::{HloSharding, parse_sharding_at};
 use crate::text::{ParseOptions, ShapeAt, parse_shape_at};
 
 /// The offset of the first byte at or after `pos` that is not whitespace
@@ -251,6 +252,8 @@ pub struct InstructionLine<'a> {
     pub attributes: &'a str,
     /// Where `attributes` starts.
     attributes_at: Location,
+    /// The whole line.
+    line: &'a str,
     shape: std::result::Result<&'a KnownShape, &'a Rejected>,
 }
 
@@ -275,6 +278,23 @@ impl InstructionLine<'_> {
             Ok(known) => known.printed(),
             Err(rejected) => &rejected.written,
         }
+    }
+
+    /// The `sharding={...}` attribute read as XLA's parser reads it
+    /// (`ParseSharding`), or its error located in the module; `None`
+    /// without one.
+    pub fn sharding(&self) -> Option<Result<HloSharding>> {
+        let (_, _, at) = attributes(self.attributes).find(|(name, _, _)| *name == "sharding")?;
+        // The attributes start `attributes_at.column` bytes into the line.
+        let value_at = self.attributes_at.column + at;
+        let line_start = self.location.offset - self.location.column;
+        let at = Location {
+            line: self.location.line,
+            column: value_at,
+            offset: value_at,
+        };
+        let (sharding, _) = parse_sharding_at(self.line, at);
+        Some(sharding.map_err(|e| shifted(e, line_start)))
     }
 
     /// The instruction, owned, with the attributes the view keeps read:
@@ -303,6 +323,7 @@ impl InstructionLine<'_> {
             tuple_index: None,
             fusion_kind: None,
             output_operand_aliasing: Vec::new(),
+            sharding: self.sharding(),
         };
         if self.opcode == "parameter" {
             let n = self.operands.trim().parse::<i64>().ok();
@@ -403,16 +424,7 @@ fn value_end(bytes: &[u8], mut at: usize) -> usize {
             b'{' | b'(' | b'[' => depth += 1,
             b'}' | b')' | b']' => depth = depth.saturating_sub(1),
             b',' if depth == 0 => return at,
-            b'"' => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != b'"' {
-                    at += if bytes[at] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'/' if bytes.get(at + 1) == Some(&b'*') => {
-                at = memchr::memmem::find(&bytes[at + 2..], b"*/")
-                    .map_or(bytes.len(), |j| at + 2 + j + 1);
-            }
+            b'"' | b'/' => at = skip_string_or_comment(bytes, at),
             _ => {}
         }
         at += 1;
@@ -997,6 +1009,7 @@ impl TextReader {
             location: line.at(shape_at),
             attributes: &text[attributes_at..],
             attributes_at: line.at(attributes_at),
+            line: text,
             shape,
         })
     }
@@ -1049,21 +1062,30 @@ fn operand_list(line: &str, open: usize) -> Option<&str> {
                     return Some(&line[open + 1..i]);
                 }
             }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = memchr::memmem::find(&bytes[i + 2..], b"*/")
-                    .map_or(bytes.len(), |j| i + 2 + j + 1);
-            }
+            b'"' | b'/' => i = skip_string_or_comment(bytes, i),
             _ => {}
         }
         i += 1;
     }
     None
+}
+
+/// The last byte of the string literal or `/* comment */` that starts at
+/// `i` (a lone `/` is itself): what the scanners of instruction lines skip.
+fn skip_string_or_comment(bytes: &[u8], mut i: usize) -> usize {
+    match bytes[i] {
+        b'"' => {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i
+        }
+        b'/' if bytes.get(i + 1) == Some(&b'*') => {
+            memchr::memmem::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |j| i + 2 + j + 1)
+        }
+        _ => i,
+    }
 }
 
 /// The lines of `text`, without their line breaks (`\n`, `\r\n`), with

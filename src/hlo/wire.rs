@@ -32,6 +32,7 @@ use crate::proto::fields::{
 use crate::protobuf::{
     DECODE_CONTEXT, Reader, WireResult, WireType, count_fields, each_field, map_entry,
 };
+use crate::sharding::HloSharding;
 
 /// The message of `xla/service/hlo.proto` that holds a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -539,6 +540,7 @@ impl<'a> ModuleWalk<'a> {
             let (mut parameter_number, mut tuple_index) = (0i64, 0i64);
             let mut fusion_kind: &[u8] = &[];
             let mut output_operand_aliasing = Vec::new();
+            let mut sharding = None;
             let mut r = Reader::new(bytes);
             while !r.at_end() {
                 *place = Place::default();
@@ -593,6 +595,11 @@ impl<'a> ModuleWalk<'a> {
                         output_operand_aliasing.push(operand_alias(r.len_delimited()?)?);
                         true
                     }
+                    (hlo_instruction::SHARDING, WireType::LengthDelimited) => {
+                        place.field("sharding");
+                        merge(&mut sharding, r.len_delimited()?);
+                        true
+                    }
                     _ => false,
                 };
                 if !known {
@@ -608,6 +615,14 @@ impl<'a> ModuleWalk<'a> {
             let shape = self.shape(shape.unwrap_or(Cow::Borrowed(&[])))?;
             place.field("fusion_kind");
             let fusion_kind = utf8(fusion_kind)?;
+            // Bytes that are not an `OpSharding` fail the module, as they
+            // fail Google's runtime; one that `FromProto` rejects is kept
+            // with its error.
+            place.field("sharding");
+            let sharding = match sharding.map(|b| HloSharding::from_proto_bytes(&b)) {
+                Some(Err(error)) if error.kind() == ErrorKind::Decode => return Err(error),
+                other => other,
+            };
             Ok(HloInstruction {
                 parameter_number: (opcode == "parameter").then_some(parameter_number),
                 tuple_index: (opcode == "get-tuple-element").then_some(tuple_index),
@@ -622,6 +637,7 @@ impl<'a> ModuleWalk<'a> {
                 called_computations: Vec::new(),
                 fusion_kind: (!fusion_kind.is_empty()).then(|| fusion_kind.to_owned()),
                 output_operand_aliasing,
+                sharding,
             })
         })
     }

@@ -5,6 +5,35 @@
 //! against the compiled schema. The byte layer (`protobuf`) knows none of
 //! them.
 
+/// `message OpSharding`.
+pub(crate) mod op_sharding {
+    pub(crate) const TYPE: u32 = 1;
+    pub(crate) const TILE_SHAPE: u32 = 2;
+    pub(crate) const TILE_ASSIGNMENT_DIMENSIONS: u32 = 3;
+    pub(crate) const TILE_ASSIGNMENT_DEVICES: u32 = 4;
+    pub(crate) const TUPLE_SHARDINGS: u32 = 5;
+    pub(crate) const REPLICATE_ON_LAST_TILE_DIM: u32 = 6;
+    pub(crate) const METADATA: u32 = 7;
+    pub(crate) const LAST_TILE_DIMS: u32 = 8;
+    pub(crate) const IOTA_RESHAPE_DIMS: u32 = 9;
+    pub(crate) const IOTA_TRANSPOSE_PERM: u32 = 10;
+    pub(crate) const IS_SHARD_GROUP: u32 = 11;
+    pub(crate) const SHARD_GROUP_ID: u32 = 12;
+    pub(crate) const SHARD_GROUP_TYPE: u32 = 13;
+    pub(crate) const NAMED_SHARDING: u32 = 14;
+}
+
+/// `message OpMetadata`: the field XLA's C++ runtime packs and prost's
+/// generated type does not.
+pub(crate) mod op_metadata {
+    pub(crate) const PROFILE_TYPE: u32 = 5;
+}
+
+/// `message NamedShardingProto`.
+pub(crate) mod named_sharding {
+    pub(crate) const METADATA: u32 = 6;
+}
+
 /// `message ShapeProto`.
 pub(crate) mod shape {
     pub(crate) const ELEMENT_TYPE: u32 = 2;
@@ -164,6 +193,7 @@ pub(crate) mod hlo_instruction {
     pub(crate) const ID: u32 = 35;
     pub(crate) const OPERAND_IDS: u32 = 36;
     pub(crate) const CALLED_COMPUTATION_IDS: u32 = 38;
+    pub(crate) const SHARDING: u32 = 40;
     pub(crate) const OUTPUT_OPERAND_ALIASING: u32 = 74;
 }
 
@@ -526,6 +556,51 @@ mod tests {
                 "operand_shape_index",
                 output_operand_aliasing::OPERAND_SHAPE_INDEX,
             ),
+            ("HloInstructionProto", "sharding", hlo_instruction::SHARDING),
+            ("OpMetadata", "profile_type", op_metadata::PROFILE_TYPE),
+            ("NamedShardingProto", "metadata", named_sharding::METADATA),
+            ("OpSharding", "type", op_sharding::TYPE),
+            ("OpSharding", "tile_shape", op_sharding::TILE_SHAPE),
+            (
+                "OpSharding",
+                "tile_assignment_dimensions",
+                op_sharding::TILE_ASSIGNMENT_DIMENSIONS,
+            ),
+            (
+                "OpSharding",
+                "tile_assignment_devices",
+                op_sharding::TILE_ASSIGNMENT_DEVICES,
+            ),
+            (
+                "OpSharding",
+                "tuple_shardings",
+                op_sharding::TUPLE_SHARDINGS,
+            ),
+            (
+                "OpSharding",
+                "replicate_on_last_tile_dim",
+                op_sharding::REPLICATE_ON_LAST_TILE_DIM,
+            ),
+            ("OpSharding", "metadata", op_sharding::METADATA),
+            ("OpSharding", "last_tile_dims", op_sharding::LAST_TILE_DIMS),
+            (
+                "OpSharding",
+                "iota_reshape_dims",
+                op_sharding::IOTA_RESHAPE_DIMS,
+            ),
+            (
+                "OpSharding",
+                "iota_transpose_perm",
+                op_sharding::IOTA_TRANSPOSE_PERM,
+            ),
+            ("OpSharding", "is_shard_group", op_sharding::IS_SHARD_GROUP),
+            ("OpSharding", "shard_group_id", op_sharding::SHARD_GROUP_ID),
+            (
+                "OpSharding",
+                "shard_group_type",
+                op_sharding::SHARD_GROUP_TYPE,
+            ),
+            ("OpSharding", "named_sharding", op_sharding::NAMED_SHARDING),
             ("HloProto", "hlo_module", hlo_wrapper::WRAPPED),
             ("HloSnapshot", "hlo", hlo_wrapper::WRAPPED),
         ];

@@ -9,6 +9,7 @@
 //! without a second pass over the text.
 
 use crate::error::{Diagnostic, Error, ErrorKind, Location, Result};
+use crate::sharding::shardy::unescape_mlir;
 
 /// A position in MLIR text.
 #[derive(Clone, Copy, Debug)]
@@ -489,46 +490,7 @@ pub(crate) fn unescape(raw: &str) -> String {
     if !raw.contains('\\') {
         return raw.to_owned();
     }
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 1 < bytes.len() {
-            match bytes[i + 1] {
-                b'n' => {
-                    out.push(b'\n');
-                    i += 2;
-                }
-                b't' => {
-                    out.push(b'\t');
-                    i += 2;
-                }
-                b'"' | b'\\' => {
-                    out.push(bytes[i + 1]);
-                    i += 2;
-                }
-                _ => {
-                    let hex = raw
-                        .get(i + 1..i + 3)
-                        .and_then(|h| u8::from_str_radix(h, 16).ok());
-                    match hex {
-                        Some(b) => {
-                            out.push(b);
-                            i += 3;
-                        }
-                        None => {
-                            out.push(b'\\');
-                            i += 1;
-                        }
-                    }
-                }
-            }
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8_lossy(&unescape_mlir(raw.as_bytes())).into_owned()
 }
 
 #[cfg(test)]

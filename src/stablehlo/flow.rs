@@ -58,8 +58,9 @@ pub(crate) struct Flow {
 pub(crate) struct OpView<'a, 'b> {
     /// The name, as written (`stablehlo.add`, `call`).
     pub name: &'a str,
-    /// The operation's text from its name to its end.
-    pub text: &'a str,
+    /// The operation's attributes: its text from its name to its end, or
+    /// what the bytecode reader decoded.
+    pub attrs: OpAttrs<'a>,
     /// The values it uses, in order (`%0`, `%1#2`).
     pub operands: &'b [&'a str],
     /// The operand types of a functional type (`(t1, t2) -> t3`).
@@ -68,6 +69,65 @@ pub(crate) struct OpView<'a, 'b> {
     pub result_types: &'b [Type],
     /// The facts of the values the first region returns.
     pub region_result: Option<&'b [Option<Fact>]>,
+}
+
+/// The attributes of an operation that the layout rules read.
+#[derive(Clone, Copy)]
+pub(crate) enum OpAttrs<'a> {
+    /// The operation's text from its name to its end, searched for them.
+    Text(&'a str),
+    /// Decoded from bytecode.
+    Decoded(&'a DecodedAttrs),
+}
+
+/// The attributes the layout rules read, decoded from bytecode.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DecodedAttrs {
+    /// `permutation` of a transpose, `broadcast_dimensions` of a
+    /// `broadcast_in_dim`.
+    pub dims: Option<Vec<i64>>,
+    /// `index` of a `get_tuple_element`.
+    pub index: Option<i64>,
+    /// The callee of a call.
+    pub callee: Option<String>,
+    /// The `result_layouts` of a custom call.
+    pub result_layouts: Option<Vec<Vec<i64>>>,
+}
+
+impl OpAttrs<'_> {
+    /// The permutation of a transpose or the dimensions of a broadcast.
+    fn dims(&self, keys: &[&str]) -> Option<Vec<i64>> {
+        match self {
+            OpAttrs::Text(text) => int_list_after(text, keys),
+            OpAttrs::Decoded(d) => d.dims.clone(),
+        }
+    }
+
+    /// The index of a `get_tuple_element`.
+    fn tuple_index(&self) -> Option<i64> {
+        match self {
+            OpAttrs::Text(text) => int_list_after(text, &["index"])
+                .and_then(|v| v.first().copied())
+                .or_else(|| bracket_index(text)),
+            OpAttrs::Decoded(d) => d.index,
+        }
+    }
+
+    /// The callee of a call.
+    fn callee(&self) -> Option<String> {
+        match self {
+            OpAttrs::Text(text) => callee(text),
+            OpAttrs::Decoded(d) => d.callee.clone(),
+        }
+    }
+
+    /// The `result_layouts` of a custom call.
+    fn result_layouts(&self) -> Option<Vec<Vec<i64>>> {
+        match self {
+            OpAttrs::Text(text) => result_layouts(text),
+            OpAttrs::Decoded(d) => d.result_layouts.clone(),
+        }
+    }
 }
 
 /// Element-wise operations of one operand: `InferUnaryOpShape` (and
@@ -213,7 +273,9 @@ impl Flow {
             }
             "transpose" => match fact(0) {
                 Some(Fact::Constant) => Some(Fact::Constant),
-                f => int_list_after(op.text, &["dims", "permutation"])
+                f => op
+                    .attrs
+                    .dims(&["dims", "permutation"])
                     .and_then(|perm| permute(f, &perm, &op.result_types[0])),
             },
             "broadcast_in_dim" => {
@@ -226,6 +288,9 @@ impl Flow {
                 }
             }
             "reverse" | "dynamic_update_slice" | "scatter" => fact(0),
+            // The casts the bytecode holds between VHLO's types and other
+            // dialects' go when it is read back.
+            "builtin.unrealized_conversion_cast" if op.operands.len() == 1 => fact(0),
             // `InferSelectShape` keeps the predicate's layout; the same
             // value on both sides is that value.
             "select" if op.operands.len() == 3 && op.operands[1] == op.operands[2] => fact(1),
@@ -242,9 +307,7 @@ impl Flow {
                 }
             }
             "get_tuple_element" => {
-                let index = int_list_after(op.text, &["index"])
-                    .and_then(|v| v.first().copied())
-                    .or_else(|| bracket_index(op.text));
+                let index = op.attrs.tuple_index();
                 match (fact(0), index) {
                     (Some(Fact::Tuple(elements)), Some(i)) => usize::try_from(i)
                         .ok()
@@ -275,7 +338,7 @@ impl Flow {
                 None
             }
             "call" => {
-                if let Some(callee) = callee(op.text) {
+                if let Some(callee) = op.attrs.callee() {
                     for (i, slot) in out.iter_mut().enumerate() {
                         *slot = Some(Fact::Call {
                             callee: callee.as_str().into(),
@@ -287,7 +350,7 @@ impl Flow {
                 return;
             }
             "custom_call" => {
-                if let Some(layouts) = result_layouts(op.text) {
+                if let Some(layouts) = op.attrs.result_layouts() {
                     for (slot, (layout, ty)) in
                         out.iter_mut().zip(layouts.into_iter().zip(op.result_types))
                     {
@@ -376,7 +439,7 @@ fn permute(operand: Option<Fact>, perm: &[i64], result: &Type) -> Option<Fact> {
 /// A `broadcast_in_dim` that only reorders its operand's dimensions is a
 /// transpose to the simplification: its permutation.
 fn broadcast_as_transpose(op: &OpView<'_, '_>) -> Option<Vec<i64>> {
-    let dims = int_list_after(op.text, &["dims", "broadcast_dimensions"])?;
+    let dims = op.attrs.dims(&["dims", "broadcast_dimensions"])?;
     let operand = match op.operand_types?.first()? {
         Type::Tensor(t) => t.dimensions.as_ref()?,
         _ => return None,

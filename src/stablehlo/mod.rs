@@ -54,7 +54,9 @@
 //! with the line and column (`3:14: expected type`). Attributes it does not
 //! know are kept as written, never an error.
 
+mod bytecode;
 mod cursor;
+mod export;
 mod flow;
 mod parser;
 mod signature;
@@ -65,6 +67,7 @@ use std::collections::HashMap;
 use crate::error::{Location, Result};
 use crate::limits::MAX_NESTING_DEPTH;
 
+pub use export::{AbstractMesh, Aval, JaxExport, NamedSharding, Sharding, is_jax_export};
 pub use signature::{Alias, CompileLayout, LayoutMode, Signature, SignatureValue};
 pub use types::{DYNAMIC, ElementType, Encoding, FloatType, Signedness, TensorType, Type};
 
@@ -231,6 +234,9 @@ pub struct StableHloModule {
     pub location_aliases: Vec<(String, String)>,
     /// The index in `location_aliases` of each name.
     alias_index: HashMap<String, usize>,
+    /// The producer of MLIR bytecode (`StableHLO_v1.15.0`); `None` for
+    /// text.
+    pub producer: Option<String>,
 }
 
 impl StableHloModule {
@@ -248,6 +254,92 @@ impl StableHloModule {
     /// [`MAX_NESTING_DEPTH`].
     pub fn from_text(text: &str) -> Result<StableHloModule> {
         parser::parse(text)
+    }
+
+    /// Reads MLIR bytecode as `jax.export` ships it
+    /// (`Exported.mlir_module_serialized`, a StableHLO portable artifact:
+    /// the VHLO dialect, version 1 of each operation mapped to its
+    /// StableHLO name) into the same model as [`from_text`](Self::from_text):
+    /// the signature, types and operations read from the bytes are those
+    /// of the text the artifact deserializes to.
+    ///
+    /// What only the text has is made up as MLIR prints it: values are
+    /// `%arg0`, `%0`, `%1:2`, ... per function; an operation's
+    /// [`location`](Operation::location) has line 0 and the byte offset
+    /// of the operation; debug locations are aliases `#locN` (N the index
+    /// of the location in the bytecode's attribute table) defined in
+    /// [`location_aliases`](Self::location_aliases).
+    ///
+    /// ```
+    /// use xla_shape::stablehlo::StableHloModule;
+    /// # let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/stablehlo/export/transpose.mlirbc")).unwrap();
+    /// // `bytes`: `jax.export.export(jax.jit(lambda x: x.T))(x).mlir_module_serialized`
+    /// let module = StableHloModule::from_bytecode(&bytes)?;
+    /// assert_eq!(module.producer.as_deref(), Some("StableHLO_v1.15.0"));
+    /// let op = &module.main().unwrap().operations[0];
+    /// assert_eq!(op.name, "stablehlo.transpose");
+    /// assert_eq!(
+    ///     module.signature()?.entry_computation_layout().to_computation_layout_string(),
+    ///     "(f32[2,3]{1,0})->f32[3,2]{0,1}"
+    /// );
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Decode`](crate::ErrorKind::Decode), whose message
+    /// names the byte where reading stopped (`MLIR bytecode: byte 291:
+    /// invalid Attribute index: 99`): bytes that are not MLIR bytecode, a
+    /// version newer than 6, a section or entry cut short, an index out of
+    /// its table, nesting deeper than [`MAX_NESTING_DEPTH`], attributes
+    /// and types that would expand beyond 16 times the input. Sections,
+    /// dialects, attributes and types the reader does not know are
+    /// skipped (their lengths are written) or kept as written.
+    pub fn from_bytecode(bytes: &[u8]) -> Result<StableHloModule> {
+        bytecode::parse(bytes)
+    }
+
+    /// Reads StableHLO in any of the forms JAX writes, told apart by their
+    /// bytes: MLIR bytecode ([`is_mlir_bytecode`]; `Exported
+    /// .mlir_module_serialized`, read as [`from_bytecode`](Self::from_bytecode)
+    /// reads it), `jax.export`'s serialization ([`is_jax_export`];
+    /// `Exported.serialize()`, its module), else text
+    /// ([`from_text`](Self::from_text)).
+    ///
+    /// ```
+    /// use xla_shape::stablehlo::StableHloModule;
+    /// # let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/stablehlo/export");
+    /// # let serialized = std::fs::read(format!("{dir}/transpose.bin")).unwrap();
+    /// # let bytecode = std::fs::read(format!("{dir}/transpose.mlirbc")).unwrap();
+    /// // `serialized`: `exp.serialize()`; `bytecode`: `exp.mlir_module_serialized`.
+    /// let a = StableHloModule::read(&serialized)?;
+    /// let b = StableHloModule::read(&bytecode)?;
+    /// assert_eq!(a, b);
+    /// assert_eq!(StableHloModule::read(b"module {\n}\n")?.functions.len(), 0);
+    /// assert!(StableHloModule::read(b"\xff\xfe").is_err());
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytecode`](Self::from_bytecode) for bytecode,
+    /// [`JaxExport::from_bytes`] and [`from_bytecode`](Self::from_bytecode)
+    /// for a serialization, [`from_text`](Self::from_text) for text;
+    /// [`ErrorKind::Decode`](crate::ErrorKind::Decode) for bytes that are
+    /// none of them and not UTF-8.
+    pub fn read(bytes: &[u8]) -> Result<StableHloModule> {
+        if is_mlir_bytecode(bytes) {
+            return Self::from_bytecode(bytes);
+        }
+        if is_jax_export(bytes) {
+            return JaxExport::from_bytes(bytes)?.module();
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            crate::Error::decode(format!(
+                "neither MLIR bytecode, a jax.export serialization nor UTF-8 text: {e}"
+            ))
+        })?;
+        Self::from_text(text)
     }
 
     /// The function named `name`.
@@ -371,7 +463,8 @@ pub fn looks_like_mlir(text: &str) -> bool {
 
 /// Whether `bytes` start with the magic number of MLIR bytecode (`ML\xefR`,
 /// MLIR's `BytecodeFormat.md`): what `jax.export` ships in
-/// `Exported.mlir_module_serialized`, which this module does not read yet.
+/// `Exported.mlir_module_serialized`, read by
+/// [`StableHloModule::from_bytecode`].
 ///
 /// ```
 /// use xla_shape::stablehlo::is_mlir_bytecode;

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 
 use super::cursor::{Brackets, Cursor, error_at, is_id_start, unescape};
-use super::flow::{Fact, Flow, OpView};
+use super::flow::{Fact, Flow, OpAttrs, OpView};
 use super::types::{Type, TypeParser};
 use super::{Argument, Attribute, Function, FunctionResult, Mesh, Operation, StableHloModule};
 use crate::error::{Location, Result};
@@ -30,6 +30,7 @@ pub(crate) fn parse(text: &str) -> Result<StableHloModule> {
             functions: Vec::new(),
             location_aliases: Vec::new(),
             alias_index: Default::default(),
+            producer: None,
         },
         flow: Flow::default(),
         depth: 0,
@@ -382,7 +383,7 @@ impl<'a> Parser<'a> {
         self.flow.results(
             &OpView {
                 name,
-                text,
+                attrs: OpAttrs::Text(text),
                 operands,
                 operand_types: operand_types.as_deref(),
                 result_types: &result_types,
@@ -834,7 +835,11 @@ impl<'a> Parser<'a> {
         self.c.skip_trivia();
         self.c.expect(b'=')?;
         self.c.skip_trivia();
-        let value = self.attribute_value()?.to_owned();
+        let value = if self.c.peek() == Some(b'<') {
+            self.c.skip_group()?.to_owned()
+        } else {
+            self.attribute_value()?.to_owned()
+        };
         // The rest: an attribute dictionary, a location.
         let mut operands = Vec::new();
         self.parse_operation_body(0, &mut operands)?;

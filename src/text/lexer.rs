@@ -260,6 +260,16 @@ impl<'a> Lexer<'a> {
         &self.buf[self.start..self.end]
     }
 
+    /// The value of the current `String` token: its body, `absl::CUnescape`d
+    /// (the lexer has checked that it unescapes).
+    pub(crate) fn string_value(&self) -> Vec<u8> {
+        let body = self
+            .buf
+            .get(self.start + 1..self.end.saturating_sub(1))
+            .unwrap_or(&[]);
+        c_unescape(body)
+    }
+
     /// Whether the current token is the identifier `s`.
     #[inline]
     pub(crate) fn is_ident(&self, s: &[u8]) -> bool {
@@ -719,6 +729,67 @@ fn nan_payload_len(s: &[u8]) -> Option<usize> {
     let hex = std::str::from_utf8(&s[3..3 + h]).ok()?;
     let v = u64::from_str_radix(hex, 16).ok()?;
     (v > 0 && v < (1u64 << 52)).then_some(3 + h + 1)
+}
+
+/// `absl::CUnescape` of a body that [`c_unescape_ok`] accepts.
+fn c_unescape(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] != b'\\' {
+            out.push(s[i]);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let Some(&c) = s.get(i) else {
+            break;
+        };
+        match c {
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'v' => out.push(11),
+            b'0'..=b'7' => {
+                let n = count(s, i, |c| matches!(c, b'0'..=b'7')).min(3);
+                let v = s[i..i + n]
+                    .iter()
+                    .fold(0u32, |v, &c| v * 8 + u32::from(c - b'0'));
+                out.push(v as u8);
+                i += n;
+                continue;
+            }
+            b'x' | b'X' => {
+                let n = count(s, i + 1, |c| c.is_ascii_hexdigit());
+                let v = s[i + 1..i + 1 + n].iter().fold(0u32, |v, &c| {
+                    v.wrapping_mul(16)
+                        .wrapping_add(char::from(c).to_digit(16).unwrap_or(0))
+                });
+                out.push(v as u8);
+                i += 1 + n;
+                continue;
+            }
+            b'u' | b'U' => {
+                let n = if c == b'u' { 4 } else { 8 };
+                let v = s
+                    .get(i + 1..i + 1 + n)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .and_then(char::from_u32)
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                let mut b = [0u8; 4];
+                out.extend_from_slice(v.encode_utf8(&mut b).as_bytes());
+                i += 1 + n;
+                continue;
+            }
+            other => out.push(other),
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Whether `absl::CUnescape` accepts the body of a string literal.

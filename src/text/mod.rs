@@ -40,8 +40,8 @@
 //! where XLA aborts): see `docs/differences.md ("HLO text")`.
 
 mod fast;
-mod lexer;
-mod parser;
+pub(crate) mod lexer;
+pub(crate) mod parser;
 pub(crate) use parser::ShapeAt;
 mod scan;
 

@@ -113,17 +113,17 @@ impl<'a> Parser<'a> {
 
     // ---------------------------------------------------------------- helpers
 
-    fn error_at(&mut self, offset: usize, message: impl Into<Cow<'static, str>>) {
+    pub(crate) fn error_at(&mut self, offset: usize, message: impl Into<Cow<'static, str>>) {
         self.errors.push((offset, message.into()));
     }
 
     /// XLA's `TokenError`: an error at the current token.
-    fn token_error(&mut self, message: impl Into<Cow<'static, str>>) {
+    pub(crate) fn token_error(&mut self, message: impl Into<Cow<'static, str>>) {
         self.error_at(self.lx.start, message);
     }
 
     /// XLA's `ParseToken`.
-    fn expect(&mut self, kind: Tok, message: &'static str) -> bool {
+    pub(crate) fn expect(&mut self, kind: Tok, message: &'static str) -> bool {
         if self.lx.kind != kind {
             self.token_error(message);
             return false;
@@ -133,7 +133,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `expect` with a message built only when needed.
-    fn expect_with(&mut self, kind: Tok, message: impl FnOnce() -> String) -> bool {
+    pub(crate) fn expect_with(&mut self, kind: Tok, message: impl FnOnce() -> String) -> bool {
         if self.lx.kind != kind {
             self.token_error(message());
             return false;
@@ -144,7 +144,7 @@ impl<'a> Parser<'a> {
 
     /// XLA's `EatIfPresent`.
     #[inline]
-    fn eat(&mut self, kind: Tok) -> bool {
+    pub(crate) fn eat(&mut self, kind: Tok) -> bool {
         if self.lx.kind != kind {
             return false;
         }
@@ -154,7 +154,7 @@ impl<'a> Parser<'a> {
 
     /// XLA's `ParseInt64`.
     #[inline]
-    fn parse_int(&mut self) -> Option<i64> {
+    pub(crate) fn parse_int(&mut self) -> Option<i64> {
         if self.lx.kind != Tok::Int {
             self.token_error("expects integer");
             return None;
@@ -165,7 +165,7 @@ impl<'a> Parser<'a> {
     }
 
     /// XLA's `ParseList(start, end, ',', item)`.
-    fn parse_list(
+    pub(crate) fn parse_list(
         &mut self,
         start: Tok,
         end: Tok,
@@ -175,6 +175,10 @@ impl<'a> Parser<'a> {
             (Tok::Lsquare, _) => (
                 "expects a list starting with kLsquare",
                 "expects a list to end with kRsquare",
+            ),
+            (Tok::Lbrace, _) => (
+                "expects a list starting with kLbrace",
+                "expects a list to end with kRbrace",
             ),
             (Tok::Colon, _) => (
                 "expects a list starting with kColon",
@@ -833,6 +837,12 @@ impl<'a> Parser<'a> {
     /// stopped the parse.
     pub(crate) fn syntax_error(&self) -> Error {
         let mut message = String::from("Syntax error:");
+        if self.errors.is_empty() {
+            // XLA's parser fails without a message in a few places
+            // (`last_tile_dims={other}`): its text is then this line and
+            // an empty one.
+            message.push('\n');
+        }
         let mut diagnostics = Vec::with_capacity(self.errors.len());
         for (offset, msg) in &self.errors {
             let (location, source, caret) = self.position(*offset);

@@ -80,6 +80,8 @@ replay_tests!(
     any_message,
     stablehlo_text,
     memory,
+    stablehlo_bytecode,
+    sharding,
 );
 
 /// The binary modules of the golden data, which Google's runtime wrote,

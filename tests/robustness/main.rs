@@ -7,6 +7,8 @@ mod checks;
 mod common;
 #[path = "../../fuzz/replay.rs"]
 mod replay;
+#[path = "../common/vhlo_bytecode.rs"]
+mod vhlo_bytecode;
 
 mod fuzz_corpus;
 mod module_bounds;

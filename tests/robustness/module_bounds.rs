@@ -211,6 +211,45 @@ fn memory_analysis_is_held_to_a_multiple_of_the_input() {
     );
 }
 
+/// A StableHLO portable artifact of about `SIZE` bytes (a chain of
+/// additions, each with its location) and the golden exports: the reader
+/// holds a bounded multiple of the input, allocates a bounded number of
+/// times per operation, and the signature takes no more.
+#[test]
+fn stablehlo_bytecode_is_read_in_memory_linear_in_its_size() {
+    use xla_shape::stablehlo::{JaxExport, StableHloModule};
+    let bytes = crate::vhlo_bytecode::chain_of_adds(SIZE / 8);
+    let ((module, count), peak) =
+        peak_memory(|| allocations(|| StableHloModule::from_bytecode(&bytes)));
+    let module = module.unwrap();
+    within("StableHLO bytecode", bytes.len(), peak, BOUND_BYTECODE);
+    let operations = module.operations().count();
+    assert!(operations > SIZE / 8, "{operations} operations");
+    if std::env::var_os("XLA_SHAPE_PRINT_MEMORY").is_some() {
+        eprintln!("StableHLO bytecode: {count} allocations for {operations} operations");
+    }
+    assert!(
+        count <= 16 * operations + 1000,
+        "{count} allocations for {operations} operations"
+    );
+    let (signature, peak) = peak_memory(|| module.signature().map(|s| s.parameters.len()));
+    signature.unwrap();
+    within("StableHLO bytecode signature", bytes.len(), peak, 1);
+    // A serialized export: its module is copied out once.
+    let exported = std::fs::read(common::data_path(
+        "stablehlo/bytecode/exports/all_dtypes.bin",
+    ))
+    .unwrap();
+    let (read, peak) = peak_memory(|| JaxExport::from_bytes(&exported));
+    read.unwrap();
+    within(
+        "jax.export serialization",
+        exported.len(),
+        peak,
+        BOUND_EXPORT,
+    );
+}
+
 // The bounds, per input byte: about twice what was measured on these
 // inputs (XLA_SHAPE_PRINT_MEMORY=1 prints the figures): module text 4.4,
 // .pb 8.0, the report 12 to 15 (the view and the JSON document), the
@@ -232,6 +271,14 @@ const BOUND_STABLEHLO: usize = 8;
 // beside a view it is given.
 const BOUND_MEMORY_EXACT: usize = 16;
 const BOUND_MEMORY_ESTIMATE: usize = 12;
+/// StableHLO bytecode: 12 bytes of the chain of additions hold an
+/// operation of the model (its name, result name, type, location alias:
+/// about 400 bytes with the value's name in its scope), so the bound per
+/// byte is larger than the text's: 37 measured.
+const BOUND_BYTECODE: usize = 64;
+/// A serialized export: its avals and shardings (small) and a copy of the
+/// module's bytecode.
+const BOUND_EXPORT: usize = 4;
 
 /// Module text read one line at a time (`TextReader`, as `report` and
 /// `scan` stream it) holds the shapes it has seen to a fixed budget, not

@@ -882,3 +882,100 @@ fn check_long_name_error(e: &xla_shape::Error, start: &str, offset: Option<usize
     assert!(message.ends_with("..."), "{}...", &message[..100]);
     assert_eq!(e.location().map(|l| l.offset), offset, "{start}");
 }
+
+// ------------------------------------------------------------ sharding
+
+/// Sharding text, `OpSharding` bytes and Shardy text: memory linear in the
+/// input on wide inputs (a million devices, a tuple of 200,000 elements,
+/// megabytes of metadata), the nesting limit on tuples of tuples.
+#[test]
+fn sharding_readers_cost_memory_linear_in_their_input() {
+    use xla_shape::sharding::{HloSharding, shardy};
+    let n = 1 << 20;
+    let devices: Vec<String> = (0..n).rev().map(|d| d.to_string()).collect();
+    let text = format!("{{devices=[1024,1024]{}}}", devices.join(","));
+    let (s, peak) = peak_memory(|| text.parse::<HloSharding>().unwrap());
+    assert_eq!(s.num_devices().unwrap(), n);
+    assert_linear_memory("sharding text, a million devices", text.len(), peak);
+
+    let replicated = format!(
+        "{{devices=[1024,1024]{} last_tile_dim_replicate}}",
+        devices.join(",")
+    );
+    let (s, peak) = peak_memory(|| replicated.parse::<HloSharding>().unwrap());
+    assert!(s.replicate_on_last_tile_dim());
+    assert_linear_memory("sharding text, groups sorted", replicated.len(), peak);
+
+    let tuple = format!("{{{}}}", vec!["{replicated}"; 200_000].join(", "));
+    let (s, peak) = peak_memory(|| tuple.parse::<HloSharding>().unwrap());
+    assert_eq!(s.tuple_elements().len(), 200_000);
+    assert_linear_memory("sharding text, a wide tuple", tuple.len(), peak);
+
+    let metadata = format!(
+        "{{replicated metadata={{op_name=\"{}\"}}}}",
+        "x".repeat(4 << 20)
+    );
+    let (_, peak) = peak_memory(|| metadata.parse::<HloSharding>().unwrap());
+    assert_linear_memory("sharding text, long metadata", metadata.len(), peak);
+
+    for s in [&text, &tuple, &metadata] {
+        let bytes = s.parse::<HloSharding>().unwrap().to_proto_bytes();
+        let (_, peak) = peak_memory(|| HloSharding::from_proto_bytes(&bytes).unwrap());
+        assert_linear_memory("OpSharding bytes", bytes.len(), peak);
+    }
+
+    // Tuples of tuples: the message limit of every decoder.
+    let mut nested = Vec::new();
+    for _ in 0..200 {
+        let mut outer = vec![0x08, 0x02, 0x2a];
+        prost::encoding::encode_varint(nested.len() as u64, &mut outer);
+        outer.extend_from_slice(&nested);
+        nested = outer;
+    }
+    let (err, peak) = peak_memory(|| HloSharding::from_proto_bytes(&nested).unwrap_err());
+    assert!(
+        err.message().contains("nesting exceeds the limit of 100"),
+        "{err}"
+    );
+    assert_linear_memory("OpSharding bytes, nested", nested.len(), peak);
+
+    let axes: Vec<String> = (0..20_000).map(|i| format!("\"a{i}\"=1")).collect();
+    let mesh = format!("<[{}]>", axes.join(", "));
+    let dims: Vec<String> = (0..20_000).map(|i| format!("{{\"a{i}\"}}")).collect();
+    let sdy = format!("#sdy.sharding<@mesh, [{}]>", dims.join(", "));
+    let (r, peak) = peak_memory(|| {
+        let (_, m) = shardy::parse_mesh(&mesh).unwrap();
+        let s: shardy::ShardySharding = sdy.parse().unwrap();
+        s.to_hlo_sharding(&m).map(|h| h.is_replicated())
+    });
+    assert!(r.is_ok());
+    assert_linear_memory("Shardy text", mesh.len() + sdy.len(), peak);
+}
+
+/// Listing the devices of an iota tile assignment is refused beyond
+/// `MAX_LISTED_DEVICES` (2^20): a few bytes of text cannot make the crate
+/// allocate gigabytes, as XLA would. Up to the cap, listing costs 8 bytes
+/// per device, a fixed bound of 8 MiB beyond the input (docs/robustness.md).
+#[test]
+fn listing_devices_is_capped() {
+    use xla_shape::sharding::{HloSharding, MAX_LISTED_DEVICES};
+    let huge = format!("{{devices=[{0}]<=[{0}]}}", MAX_LISTED_DEVICES + 1);
+    let s: HloSharding = huge.parse().unwrap();
+    let (err, peak) = peak_memory(|| s.tile_assignment_devices().unwrap_err());
+    assert!(err.message().contains("more than the 1048576"), "{err}");
+    assert!(peak < 1 << 16, "{peak}");
+    // A replication group that XLA sorts by listing the devices.
+    let sorted = format!(
+        "{{devices=[3,{0}]<=[3,{0}]T(1,0) last_tile_dim_replicate}}",
+        1 << 21
+    );
+    let (err, peak) = peak_memory(|| sorted.parse::<HloSharding>().unwrap_err());
+    assert!(err.message().contains("more than the 1048576"), "{err}");
+    assert!(peak < 1 << 16, "{peak}");
+    // At the cap, 8 bytes a device.
+    let at_cap = format!("{{devices=[{0}]<=[{0}]}}", MAX_LISTED_DEVICES);
+    let s: HloSharding = at_cap.parse().unwrap();
+    let (d, peak) = peak_memory(|| s.tile_assignment_devices().unwrap());
+    assert_eq!(d.len() as i64, MAX_LISTED_DEVICES);
+    assert!(peak <= 8 * (1 << 20) + (1 << 16), "{peak}");
+}

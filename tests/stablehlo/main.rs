@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bytecode;
 mod modules;
 mod programs;
 mod reader;

@@ -10,9 +10,11 @@ use std::io::Write;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, Shape, Tile};
 
+mod sharding;
+
 use crate::Context;
-use crate::input::Format;
-use crate::output::{Failure, Problem, comma_list, escape};
+use crate::input::{Format, read_sharding};
+use crate::output::{Failure, Problem, comma_list, escape, svg_start};
 
 /// The arguments of `draw`: what to draw, and how much of it.
 #[derive(Clone, Debug, clap::Args)]
@@ -37,6 +39,12 @@ pub struct Args {
     /// pictured (up to --max-rows rows).
     #[arg(long, value_name = "N")]
     pub wrap: Option<i64>,
+    /// Draw how this sharding splits the array instead: each device's
+    /// block coloured and labelled. XLA's text (`{devices=[2,1]0,1}`), an
+    /// `mhlo.sharding` value, OpSharding bytes as hex, or a Shardy
+    /// sharding after its mesh line (or @FILE).
+    #[arg(long, value_name = "SHARDING")]
+    pub sharding: Option<String>,
 }
 
 /// One drawn dimension.
@@ -513,30 +521,19 @@ fn render(array: &ArrayShape, grid: &Grid) -> String {
 /// The `svg` element, its definitions (the padding hatch, the arrow
 /// head), the background and the title.
 fn heading(s: &mut String, frame: &Frame, shape_text: &str) {
-    let (width, height) = (frame.width, frame.height);
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="13">"#
-    );
-    s.push_str(concat!(
+    let defs = concat!(
         "<defs>\n",
         r##"<pattern id="padding" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f2f2f2"/><line x1="0" y1="0" x2="0" y2="6" stroke="#bbbbbb" stroke-width="2"/></pattern>"##,
         "\n",
         r##"<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#333333"/></marker>"##,
         "\n</defs>\n"
-    ));
-    let _ = writeln!(
-        s,
-        r##"<rect width="{width}" height="{height}" fill="#ffffff"/>"##
     );
-    let _ = writeln!(
+    svg_start(
         s,
-        r#"<text x="10" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        escape(shape_text)
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="10" y="42">each element: its offset in memory, in elements, every tile applied</text>"#
+        (frame.width, frame.height),
+        defs,
+        shape_text,
+        "each element: its offset in memory, in elements, every tile applied",
     );
 }
 
@@ -701,6 +698,13 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
         )));
     }
     let array = cx.read_array(args.input.as_deref(), args.from)?;
-    cx.out.write_all(svg(&array, args)?.as_bytes())?;
+    let picture = match &args.sharding {
+        Some(text) => {
+            let (s, _) = read_sharding(&cx.read_all(Some(text))?, None, None)?;
+            sharding::svg(&s, &array, args.slice.as_deref())?
+        }
+        None => svg(&array, args)?,
+    };
+    cx.out.write_all(picture.as_bytes())?;
     Ok(())
 }

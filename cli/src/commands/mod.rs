@@ -14,6 +14,7 @@ pub mod index;
 pub mod memory;
 pub mod report;
 pub mod scan;
+pub mod sharding;
 pub mod signature;
 pub mod strides;
 pub mod validate;

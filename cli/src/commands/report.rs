@@ -1,6 +1,8 @@
 //! `report`: a static memory report of a whole HLO module, text or binary
 //! `HloModuleProto`/`HloProto`/`HloSnapshot` (detected as the library's
-//! `ModuleEncoding::detect` judges). The library's `BufferTally` counts the
+//! `ModuleEncoding::detect` judges), or of StableHLO (text, MLIR bytecode
+//! or a `jax.export` serialization, as `input::open_module` detects it,
+//! read whole). The library's `BufferTally` counts the
 //! totals and keeps the largest buffers; this module lays them out.
 //!
 //! Module text is read one line at a time and the report written as it
@@ -17,7 +19,6 @@ use xla_shape::Shape;
 use xla_shape::hlo::{
     BufferSizes, BufferTally, HloInstruction, HloModule, ModuleSource, TextLine, TextReader,
 };
-use xla_shape::stablehlo::StableHloModule;
 
 use crate::Context;
 use crate::input::{self, Lines, ModuleInput, Source};
@@ -58,9 +59,7 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let mut report = Report::new(&mut cx.out, args.top, width, cx.json);
     let failed = match module {
         ModuleInput::Text(reader) => report_text(reader, max_line, &mut report)?,
-        ModuleInput::StableHlo(bytes) => {
-            let module = StableHloModule::from_text(input::line_text(&bytes)?)?;
-            drop(bytes);
+        ModuleInput::StableHlo(module) => {
             report_stablehlo(&module, &mut report)?;
             false
         }
@@ -117,6 +116,7 @@ fn report_text(
                     opcode: Cow::Borrowed(i.opcode),
                     shape: Cow::Borrowed(i.shape_text()),
                     invalid,
+                    sharding: sharding_of(i.sharding().as_ref()),
                     sizes,
                 })?;
             }
@@ -205,11 +205,12 @@ fn instruction_row<'a>(
         opcode: Cow::Borrowed(&instruction.opcode),
         shape,
         invalid,
+        sharding: sharding_of(instruction.sharding.as_ref()),
         sizes,
     }
 }
 
-/// Writes the report of StableHLO text: one row per operation with
+/// Writes the report of StableHLO: one row per operation with
 /// results (their tuple when several), by function.
 fn report_stablehlo(
     module: &xla_shape::stablehlo::StableHloModule,
@@ -237,6 +238,7 @@ fn report_stablehlo(
             opcode: Cow::Borrowed(&op.name),
             shape,
             invalid,
+            sharding: None,
             sizes,
         })?;
     }
@@ -267,7 +269,20 @@ struct Row<'a> {
     shape: Cow<'a, str>,
     /// XLA's validation message for a rejected shape.
     invalid: Option<Cow<'a, str>>,
+    /// The instruction's sharding: XLA's text of it, or why it does not
+    /// read.
+    sharding: Option<Result<String, String>>,
     sizes: BufferSizes,
+}
+
+/// The sharding of a row, as the report writes it.
+fn sharding_of(
+    s: Option<&xla_shape::Result<xla_shape::sharding::HloSharding>>,
+) -> Option<Result<String, String>> {
+    s.map(|s| match s {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => Err(Problem::from(e).one_line()),
+    })
 }
 
 impl Row<'_> {
@@ -278,6 +293,7 @@ impl Row<'_> {
             opcode: Cow::Owned(self.opcode.into_owned()),
             shape: Cow::Owned(self.shape.into_owned()),
             invalid: self.invalid.map(|s| Cow::Owned(s.into_owned())),
+            sharding: self.sharding,
             sizes: self.sizes,
         }
     }
@@ -308,6 +324,8 @@ impl Row<'_> {
             "padded_byte_size": s.padded_byte_size,
             "padding": s.padding(),
             "invalid": self.invalid,
+            "sharding": self.sharding.as_ref().and_then(|s| s.as_ref().ok()),
+            "sharding_error": self.sharding.as_ref().and_then(|s| s.as_ref().err()),
         })
     }
 }
@@ -518,6 +536,12 @@ impl<'w, W: Write> Report<'w, W> {
             table_header(self.out, widths, &row.computation)?;
         }
         table_line(self.out, widths, &format!("  {}", row.name), row)?;
+        // The sharding, whole, on a line of its own under the row.
+        match &row.sharding {
+            Some(Ok(s)) => writeln!(self.out, "      sharding={}", printable(s))?,
+            Some(Err(e)) => writeln!(self.out, "      sharding error: {}", printable(e))?,
+            None => {}
+        }
         Ok(())
     }
 

@@ -1,12 +1,14 @@
-//! `scan`: every shape of an HLO module, text or binary.
+//! `scan`: every shape of an HLO module, text or binary, or of StableHLO
+//! (text, MLIR bytecode or a `jax.export` serialization).
 
 use std::io::{BufRead, Write};
 
 use serde_json::json;
-use xla_shape::Shape;
 use xla_shape::hlo::{HloModule, ModuleSource, TextLine, TextReader};
+use xla_shape::sharding::HloSharding;
 use xla_shape::stablehlo::StableHloModule;
 use xla_shape::text::{ShapeRole, shapes_in_hlo};
+use xla_shape::{Location, Shape};
 
 use crate::Context;
 use crate::input::{self, Lines, ModuleInput, Source};
@@ -34,9 +36,8 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let Scanned { any, failed, blank } =
         match input::open_module(Source::of(input), cx.limits.max_input)? {
             ModuleInput::Text(reader) => scan_text(reader, cx)?,
-            ModuleInput::StableHlo(bytes) => {
-                let text = input::line_text(&bytes)?;
-                return if scan_stablehlo(text, cx.json, &mut cx.out)? {
+            ModuleInput::StableHlo(module) => {
+                return if scan_stablehlo(&module, cx.json, &mut cx.out)? {
                     Err(Failure::Reported)
                 } else {
                     Ok(())
@@ -95,12 +96,12 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
 }
 
 /// What a line of module text holds: the header, a computation's
-/// signature, or an instruction of a computation.
+/// signature, or an instruction of a computation (and its sharding).
 enum LineOwner<'a> {
     None,
     Header,
     Signature(&'a str),
-    Instruction(&'a str, &'a str),
+    Instruction(&'a str, &'a str, Option<xla_shape::Result<HloSharding>>),
 }
 
 impl LineOwner<'_> {
@@ -118,14 +119,22 @@ impl LineOwner<'_> {
             (LineOwner::Signature(c), ShapeRole::Parameter) => format!("parameter of {c}"),
             (LineOwner::Signature(c), ShapeRole::ComputationResult) => format!("result of {c}"),
             (LineOwner::Signature(c), _) => format!("signature of {c}"),
-            (LineOwner::Instruction(i, c), ShapeRole::InstructionResult) => {
+            (LineOwner::Instruction(i, c, _), ShapeRole::InstructionResult) => {
                 format!("result of {i} in {c}")
             }
-            (LineOwner::Instruction(i, c), ShapeRole::Operand) => {
+            (LineOwner::Instruction(i, c, _), ShapeRole::Operand) => {
                 format!("operand of {i} in {c}")
             }
-            (LineOwner::Instruction(i, c), _) => format!("in {i} in {c}"),
+            (LineOwner::Instruction(i, c, _), _) => format!("in {i} in {c}"),
             (LineOwner::None, _) => "-".into(),
+        }
+    }
+
+    /// The sharding of the instruction whose result `role` is.
+    fn sharding(&self, role: ShapeRole) -> Option<&xla_shape::Result<HloSharding>> {
+        match (self, role) {
+            (LineOwner::Instruction(_, _, s), ShapeRole::InstructionResult) => s.as_ref(),
+            _ => None,
         }
     }
 }
@@ -175,7 +184,9 @@ fn scan_text(
                 name.clone_into(&mut computation);
                 LineOwner::Signature(&computation)
             }
-            Ok(TextLine::Instruction(i)) => LineOwner::Instruction(i.name, &computation),
+            Ok(TextLine::Instruction(i)) => {
+                LineOwner::Instruction(i.name, &computation, i.sharding())
+            }
             _ => LineOwner::None,
         };
         for found in shapes_in_hlo(text).from_line(number) {
@@ -188,7 +199,9 @@ fn scan_text(
                 }),
             };
             let shape = found.shape.as_ref().map_err(|e| (e, found.text));
-            failed |= write_shape(out, json, place, shape, &owner.owner(found.role))?;
+            let owner_text = owner.owner(found.role);
+            let sharding = owner.sharding(found.role);
+            failed |= write_shape(out, json, place, shape, &owner_text, sharding)?;
         }
     }
     Ok(Scanned { any, failed, blank })
@@ -213,7 +226,8 @@ fn scan_binary(bytes: &[u8], cx: &mut Context<impl Write>) -> Result<(), Failure
         };
         let shape = i.shape.as_ref().map_err(|r| (&r.error, r.written.as_str()));
         let owner = format!("result of {} in {c}", i.name);
-        written = write_shape(&mut *out, json, place, shape, &owner).map(|f| failed |= f);
+        let sharding = i.sharding.as_ref();
+        written = write_shape(&mut *out, json, place, shape, &owner, sharding).map(|f| failed |= f);
         Ok(())
     })?;
     written?;
@@ -233,14 +247,17 @@ struct Place {
 
 /// Writes one shape that `scan` found: its place, byte size (XLA's
 /// `ByteSizeOf`, 8-byte pointers; `?` when it has none), shape and owner;
-/// or, for a shape that does not read, `error: MESSAGE` and its text.
-/// Returns whether it failed.
+/// or, for a shape that does not read, `error: MESSAGE` and its text. The
+/// result of an instruction with a sharding has it last
+/// (`sharding={...}`, or `sharding error: MESSAGE`). Returns whether the
+/// shape or the sharding failed.
 fn write_shape(
     out: &mut impl Write,
     json: bool,
     place: Place,
     shape: Result<&Shape, (&xla_shape::Error, &str)>,
     owner: &str,
+    sharding: Option<&xla_shape::Result<HloSharding>>,
 ) -> Result<bool, Failure> {
     let Place {
         text: at,
@@ -249,13 +266,25 @@ fn write_shape(
     // Names and shapes as written come from the input: printable on a
     // line of their own.
     let (at, text_owner) = (printable(&at), printable(owner));
+    let sharding_column = match sharding {
+        None => String::new(),
+        Some(Ok(s)) => format!("\tsharding={}", printable(&s.to_string())),
+        Some(Err(e)) => format!("\tsharding error: {}", Problem::from(e).one_line()),
+    };
+    if json {
+        match sharding {
+            Some(Ok(s)) => fields["sharding"] = json!(s.to_string()),
+            Some(Err(e)) => fields["sharding_error"] = Problem::from(e).to_json(),
+            None => {}
+        }
+    }
     match (shape, json) {
         (Ok(shape), false) => {
             let owner = text_owner;
             let size = xla_shape::shape_util::byte_size_of(shape, 8)
                 .ok()
                 .map_or("?".to_string(), |n| n.to_string());
-            writeln!(out, "{at}\t{size}\t{shape}\t{owner}")?;
+            writeln!(out, "{at}\t{size}\t{shape}\t{owner}{sharding_column}")?;
         }
         (Ok(shape), true) => {
             fields["shape"] = json!(shape.to_string());
@@ -266,7 +295,10 @@ fn write_shape(
         (Err((e, text)), false) => {
             let message = Problem::from(e).one_line();
             let (text, owner) = (printable(text), text_owner);
-            writeln!(out, "{at}\terror: {message}\t{text}\t{owner}")?;
+            writeln!(
+                out,
+                "{at}\terror: {message}\t{text}\t{owner}{sharding_column}"
+            )?;
         }
         (Err((e, text)), true) => {
             fields["text"] = json!(text);
@@ -275,34 +307,46 @@ fn write_shape(
             write_json(out, &fields)?;
         }
     }
-    Ok(shape.is_err())
+    Ok(shape.is_err() || matches!(sharding, Some(Err(_))))
 }
 
-/// `scan` of StableHLO text: one line per function argument, function
-/// result and operation result: `LINE:COLUMN` (1-based), the byte size
-/// (`?` without one), the XLA shape and what it belongs to; a type XLA has
-/// no shape for is `error: MESSAGE` and the type. With `json`, one object
-/// each. Whether a type had no shape.
-fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, Failure> {
-    let module = StableHloModule::from_text(text)?;
+/// `scan` of StableHLO: one line per function argument, function result
+/// and operation result: `LINE:COLUMN` (1-based; `@OFFSET` in bytecode,
+/// which has no lines), the byte size (`?` without one), the XLA shape and
+/// what it belongs to; a type XLA has no shape for is `error: MESSAGE` and
+/// the type. With `json`, one object each (`line` and `column`, or
+/// `offset`). Whether a type had no shape.
+fn scan_stablehlo(
+    module: &StableHloModule,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<bool, Failure> {
     let mut failed = false;
-    let mut write = |line: usize,
-                     column: usize,
+    let mut write = |at: Location,
                      ty: &xla_shape::stablehlo::Type,
                      owner: String,
                      name: Option<String>,
                      out: &mut dyn Write|
      -> Result<(), Failure> {
+        // Bytecode has no lines (line 0): its places are byte offsets.
+        let (line, column) = (at.line, at.column + 1);
         let shape = ty.to_shape();
         let size = shape
             .as_ref()
             .ok()
             .and_then(|s| xla_shape::shape_util::byte_size_of(s, 8).ok());
         if json {
-            let mut v = json!({
-                "line": line, "column": column, "type": ty.to_string(),
-                "owner": owner, "byte_size": size,
-            });
+            let mut v = if line == 0 {
+                json!({
+                    "offset": at.offset, "type": ty.to_string(),
+                    "owner": owner, "byte_size": size,
+                })
+            } else {
+                json!({
+                    "line": line, "column": column, "type": ty.to_string(),
+                    "owner": owner, "byte_size": size,
+                })
+            };
             match &shape {
                 Ok(s) => v["shape"] = json!(s.to_string()),
                 Err(e) => {
@@ -316,17 +360,22 @@ fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, 
             write_json(&mut &mut *out, &v)?;
         } else {
             let size = size.map_or("?".to_string(), |n| n.to_string());
+            let place = if line == 0 {
+                format!("@{}", at.offset)
+            } else {
+                format!("{line}:{column}")
+            };
             let owner = printable(&owner);
             let named = name
                 .map(|n| format!(" ({})", printable(&n)))
                 .unwrap_or_default();
             match &shape {
-                Ok(s) => writeln!(out, "{line}:{column}\t{size}\t{s}\t{owner}{named}")?,
+                Ok(s) => writeln!(out, "{place}\t{size}\t{s}\t{owner}{named}")?,
                 Err(e) => {
                     failed = true;
                     writeln!(
                         out,
-                        "{line}:{column}\terror: {}\t{ty}\t{owner}{named}",
+                        "{place}\terror: {}\t{ty}\t{owner}{named}",
                         Problem::from(e).one_line()
                     )?;
                 }
@@ -341,14 +390,12 @@ fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, 
                 .debug_location
                 .as_deref()
                 .and_then(|l| module.location_name(l));
-            let at = a.location;
             let owner = format!("parameter {i} (%{}) of {function}", a.name);
-            write(at.line, at.column + 1, &a.ty, owner, name, out)?;
+            write(a.location, &a.ty, owner, name, out)?;
         }
         for (i, r) in f.results.iter().enumerate() {
-            let at = r.location;
             let owner = format!("result {i} of {function}");
-            write(at.line, at.column + 1, &r.ty, owner, None, out)?;
+            write(r.location, &r.ty, owner, None, out)?;
         }
         for op in &f.operations {
             let name = op
@@ -356,14 +403,13 @@ fn scan_stablehlo(text: &str, json: bool, out: &mut impl Write) -> Result<bool, 
                 .as_deref()
                 .and_then(|l| module.location_name(l));
             for (i, ty) in op.result_types.iter().enumerate() {
-                let at = op.location;
                 let which = if op.result_types.len() > 1 {
                     format!(" #{i}")
                 } else {
                     String::new()
                 };
                 let owner = format!("result{which} of {} {} in {function}", op.results, op.name);
-                write(at.line, at.column + 1, ty, owner, name.clone(), out)?;
+                write(op.location, ty, owner, name.clone(), out)?;
             }
         }
     }

@@ -1,19 +1,16 @@
-//! `signature`: the entry computation layout of a module, StableHLO text
-//! (XLA's conversion, and what compilation adds), HLO text or a binary
-//! HLO module.
+//! `signature`: the entry computation layout of a module, StableHLO (text,
+//! MLIR bytecode or a `jax.export` serialization: XLA's conversion, and
+//! what compilation adds), HLO text or a binary HLO module.
 
 use std::io::Write;
 
 use serde_json::{Value, json};
 use xla_shape::hlo::HloModule;
-use xla_shape::stablehlo::{
-    CompileLayout, LayoutMode, Signature, SignatureValue, StableHloModule, is_mlir_bytecode,
-    looks_like_mlir,
-};
+use xla_shape::stablehlo::{CompileLayout, LayoutMode, Signature, SignatureValue};
 use xla_shape::{ProgramShape, Shape};
 
 use crate::Context;
-use crate::input::bytecode_problem;
+use crate::input::Module;
 use crate::output::{Failure, Problem, printable, write_json};
 
 /// The arguments of `signature`.
@@ -27,19 +24,14 @@ pub struct Args {
 /// StableHLO, the aliasing and what compilation applies; with `json`, one
 /// document `{"entry_computation_layout", "parameters", "result", ...}`.
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
-    let bytes = cx.read_all(args.input.as_deref())?;
+    let module = cx.read_module(args.input.as_deref())?;
     let (json, out) = (cx.json, &mut cx.out);
-    if is_mlir_bytecode(&bytes) {
-        return Err(bytecode_problem().into());
-    }
-    match std::str::from_utf8(&bytes) {
-        Ok(text) if looks_like_mlir(text) => {
-            let module = StableHloModule::from_text(text)?;
+    match module {
+        Module::StableHlo(module) => {
             let signature = module.signature()?;
             write_stablehlo(&signature, json, out)
         }
-        _ => {
-            let module = HloModule::read(&bytes)?;
+        Module::Hlo(module) => {
             let layout = module
                 .entry_computation_layout
                 .clone()

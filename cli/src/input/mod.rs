@@ -1,21 +1,25 @@
 //! What the commands read, and how: the one input rule of every command
 //! (a literal argument, `@FILE`, or standard input when absent or `-`),
 //! read whole (up to `--max-input` bytes), one line at a time (up to
-//! `--max-line` bytes a line, [`lines`]) or as a module, HLO text,
-//! StableHLO text or binary ([`open_module`]); and the formats of a shape or layout, detected or
-//! named, read into the library's types ([`format`]).
+//! `--max-line` bytes a line, [`lines`]) or as a module: HLO text, binary
+//! HLO, or StableHLO as text, MLIR bytecode or a `jax.export` serialization
+//! ([`open_module`], [`read_module`], one detection: [`is_stablehlo`]); the
+//! formats of a shape or layout, detected or named, read into the library's
+//! types ([`format`]); and the forms of a sharding ([`sharding`]).
 
 pub mod format;
 pub mod lines;
+pub mod sharding;
 
 pub use format::{Format, Value, detect, read_message, read_value};
 pub use lines::{Line, Lines, line_text, next_text, too_long};
+pub use sharding::{ShardingFormat, read_sharding};
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
-use xla_shape::hlo::ModuleEncoding;
-use xla_shape::stablehlo::{is_mlir_bytecode, looks_like_mlir};
+use xla_shape::hlo::{HloModule, ModuleEncoding};
+use xla_shape::stablehlo::{StableHloModule, is_jax_export, is_mlir_bytecode, looks_like_mlir};
 
 use crate::output::{Failure, Problem};
 
@@ -145,28 +149,28 @@ pub fn no_input() -> Problem {
 pub enum ModuleInput<'a> {
     /// HLO text, to read one line at a time: nothing of it consumed yet.
     Text(Box<dyn BufRead + 'a>),
-    /// StableHLO text, read whole (up to `--max-input` bytes): an
+    /// StableHLO ([`is_stablehlo`]: text, MLIR bytecode or a `jax.export`
+    /// serialization), read whole (up to `--max-input` bytes): an
     /// operation's types may follow its regions, lines later.
-    StableHlo(Vec<u8>),
+    StableHlo(StableHloModule),
     /// What is not text (a binary `HloModuleProto`, `HloProto` or
     /// `HloSnapshot`, or something else), read whole: up to `--max-input`
     /// bytes, in one buffer of the file's size.
     Binary(Vec<u8>),
 }
 
-/// Opens `source` as a module, text or binary as the library's one rule
-/// (`ModuleEncoding::detect`) judges its first bytes (what the reader's
-/// buffer holds), and text as StableHLO where it looks like MLIR. MLIR
-/// bytecode is refused ([`bytecode_problem`]). Empty input is HLO text
-/// (with no line).
+/// Opens `source` as a module: StableHLO where [`is_stablehlo`] judges the
+/// first bytes (what the reader's buffer holds) or, for binary input, the
+/// whole of it so; else text or binary as the library's one rule
+/// (`ModuleEncoding::detect`) judges the first bytes. Empty input is HLO
+/// text (with no line).
 pub fn open_module<'a>(source: Source<'a>, max_input: u64) -> Result<ModuleInput<'a>, Failure> {
     let mut reader = source.open()?;
     let (text, stablehlo) = loop {
         match reader.fill_buf() {
-            Ok(prefix) if is_mlir_bytecode(prefix) => return Err(bytecode_problem().into()),
             Ok(prefix) => {
                 let text = ModuleEncoding::detect(prefix) == ModuleEncoding::Text;
-                break (text, text && is_stablehlo(prefix));
+                break (text, is_stablehlo(prefix));
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e.into()),
@@ -176,25 +180,50 @@ pub fn open_module<'a>(source: Source<'a>, max_input: u64) -> Result<ModuleInput
         return Ok(ModuleInput::Text(reader));
     }
     let bytes = read_rest(&mut *reader, source.size(), max_input)?;
-    Ok(if stablehlo {
-        ModuleInput::StableHlo(bytes)
+    drop(reader);
+    Ok(if stablehlo || is_stablehlo(&bytes) {
+        ModuleInput::StableHlo(StableHloModule::read(&bytes)?)
     } else {
         ModuleInput::Binary(bytes)
     })
 }
 
-/// The error for MLIR bytecode, which the tool does not read yet.
-pub fn bytecode_problem() -> Problem {
-    Problem::new(
-        "Format",
-        "the input is MLIR bytecode (such as jax.export's mlir_module_serialized), which is not \
-         read yet; write it as text first (jax: `jax.export.deserialize(data).mlir_module()`, \
-         or `stablehlo-translate --deserialize`)",
-    )
+/// A module read whole (`signature`).
+pub enum Module {
+    /// StableHLO ([`is_stablehlo`]).
+    StableHlo(StableHloModule),
+    /// An HLO module, text or binary (`HloModule::read`).
+    Hlo(Box<HloModule>),
 }
 
-/// Whether `bytes` (or their start) are StableHLO text.
+/// The whole input (as [`read_all`]) as a module: StableHLO where
+/// [`is_stablehlo`] judges it so, else an HLO module.
+pub fn read_module(arg: Option<&str>, max_input: u64) -> Result<Module, Failure> {
+    let bytes = read_all(arg, max_input)?;
+    Ok(if is_stablehlo(&bytes) {
+        Module::StableHlo(StableHloModule::read(&bytes)?)
+    } else {
+        Module::Hlo(Box::new(HloModule::read(&bytes)?))
+    })
+}
+
+/// How many first bytes decide whether StableHLO text is text at all
+/// (`ModuleEncoding::detect`): enough for a binary module's first keys and
+/// lengths, the same for a reader's buffer as for the whole input.
+const TEXT_HEAD: usize = 64;
+
+/// Whether `bytes` (or their start) are StableHLO in one of the forms JAX
+/// writes: MLIR bytecode (its magic number), `jax.export`'s serialization
+/// (judged from the whole of it), or text that looks like MLIR (after its
+/// first [`TEXT_HEAD`] bytes are judged text).
 pub fn is_stablehlo(bytes: &[u8]) -> bool {
+    if is_mlir_bytecode(bytes) || is_jax_export(bytes) {
+        return true;
+    }
+    let head = &bytes[..bytes.len().min(TEXT_HEAD)];
+    if ModuleEncoding::detect(head) != ModuleEncoding::Text {
+        return false;
+    }
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),

@@ -17,11 +17,15 @@ use xla_shape::hlo::{HloModule, MemoryReport};
 use xla_shape::memory::{self, EstimateOptions};
 use xla_shape::proto::ShapeProto;
 use xla_shape::stablehlo::StableHloModule;
+use xla_shape::sharding::{HloSharding, shardy};
 use xla_shape::text::shapes_in_hlo;
 use xla_shape::tiling::TiledLayout;
 use xla_shape::{Layout, Shape};
 
 const MIB: usize = 1 << 20;
+
+#[path = "../../../tests/common/vhlo_bytecode.rs"]
+mod vhlo_bytecode;
 
 /// `unit` repeated until the text is at least `size` bytes, between
 /// `prefix` and `suffix`.
@@ -194,6 +198,29 @@ fn main() {
         move |size: usize| stablehlo.repeat(size / stablehlo.len() + 1).into_bytes();
 
     let families = vec![
+        Family {
+            name: "StableHLO bytecode: a chain of additions (from_bytecode)",
+            make: Box::new(vhlo_bytecode::chain_of_adds_of_size),
+            run: Box::new(|b: &[u8]| {
+                black_box(StableHloModule::from_bytecode(b).unwrap());
+            }),
+        },
+        Family {
+            name: "StableHLO bytecode: a chain of additions (signature, every op's shape and location name)",
+            make: Box::new(vhlo_bytecode::chain_of_adds_of_size),
+            run: Box::new(|b: &[u8]| {
+                let m = StableHloModule::from_bytecode(b).unwrap();
+                black_box(m.signature().unwrap());
+                for (_, op) in m.operations() {
+                    for ty in &op.result_types {
+                        let _ = black_box(ty.to_shape());
+                    }
+                    if let Some(l) = &op.debug_location {
+                        black_box(m.location_name(l));
+                    }
+                }
+            }),
+        },
         Family {
             name: "StableHLO text: jax programs (from_text)",
             make: Box::new(stablehlo_for.clone()),
@@ -580,6 +607,72 @@ fn main() {
             make: Box::new(|n| fill("", "x", "", ": 1", n).into_bytes()),
             run: text(|t| {
                 let _ = black_box(formats::from_text_format::<ShapeProto>(t));
+            }),
+        },
+        Family {
+            // An explicit device list in reverse, each replication group
+            // sorted (XLA's PartialTile).
+            name: "sharding text: {devices=[n,2]...,1,0 last_tile_dim_replicate}",
+            make: Box::new(|n| {
+                let count = n / 7 / 2 * 2;
+                let devices: Vec<String> = (0..count).rev().map(|d| d.to_string()).collect();
+                format!(
+                    "{{devices=[{},2]{} last_tile_dim_replicate}}",
+                    count / 2,
+                    devices.join(",")
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                black_box(t.parse::<HloSharding>().unwrap());
+            }),
+        },
+        Family {
+            name: "sharding text: a tuple of {replicated metadata={...}}",
+            make: Box::new(|n| {
+                fill(
+                    "{",
+                    "{replicated metadata={op_name=\"jit(f)/dot\" source_line=3}}",
+                    ", ",
+                    "}",
+                    n,
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                black_box(t.parse::<HloSharding>().unwrap());
+            }),
+        },
+        Family {
+            name: "OpSharding bytes: a tuple of tiled shardings (decode, encode)",
+            make: Box::new(|n| {
+                let one = "{devices=[2,2]3,2,1,0 last_tile_dims={manual}}";
+                let count = n / 24;
+                let text = format!("{{{}}}", vec![one; count].join(", "));
+                text.parse::<HloSharding>().unwrap().to_proto_bytes()
+            }),
+            run: Box::new(|b| {
+                black_box(HloSharding::from_proto_bytes(b).unwrap().to_proto_bytes());
+            }),
+        },
+        Family {
+            name: "Shardy text: a mesh of n axes, a dimension each (parse, convert)",
+            make: Box::new(|n| {
+                let count = n / 20;
+                let axes: Vec<String> = (0..count).map(|i| format!("\"a{i}\"=1")).collect();
+                let dims: Vec<String> = (0..count).map(|i| format!("{{\"a{i}\"}}")).collect();
+                format!(
+                    "<[{}]>\n#sdy.sharding<@mesh, [{}]>",
+                    axes.join(", "),
+                    dims.join(", ")
+                )
+                .into_bytes()
+            }),
+            run: text(|t| {
+                let (mesh, sharding) = t.split_once('\n').unwrap();
+                let (_, mesh) = shardy::parse_mesh(mesh).unwrap();
+                let s: shardy::ShardySharding = sharding.parse().unwrap();
+                black_box(s.to_hlo_sharding(&mesh).unwrap());
             }),
         },
         Family {
