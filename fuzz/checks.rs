@@ -40,6 +40,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("memory", memory),
     ("stablehlo_bytecode", stablehlo_bytecode),
     ("sharding", sharding),
+    ("padding", padding),
 ];
 
 /// The fuzz targets of the command-line tool: their properties are in
@@ -442,6 +443,22 @@ fn index_checks(shape: &ArrayShape, b: &mut Bytes<'_>) {
     assert!(tiled.slot_count() >= tiled.tiled_element_count());
     assert!(tiled.tiled_element_count() >= count);
     assert!(tiled.byte_size() >= tiled.unpadded_byte_size());
+    // The tiles' roundings account for the tiled count: count times every
+    // rounded / size (checked where the products fit i128).
+    let product = |f: fn(&xla_shape::tiling::Rounding) -> i64, start: i64| {
+        tiled
+            .roundings()
+            .iter()
+            .try_fold(i128::from(start), |acc, r| {
+                acc.checked_mul(i128::from(f(r)))
+            })
+    };
+    if count > 0
+        && let (Some(num), Some(den)) = (product(|r| r.rounded, count), product(|r| r.size, 1))
+        && let Some(lhs) = i128::from(tiled.tiled_element_count()).checked_mul(den)
+    {
+        assert_eq!(lhs, num, "{tiled}: {:?}", tiled.roundings());
+    }
     if count > 0 {
         let offset = tiled.offset(&index).expect("an index in bounds");
         assert!((0..tiled.slot_count()).contains(&offset));
@@ -1239,6 +1256,98 @@ pub fn memory(data: &[u8]) {
         assert!(0 <= a.aliased && a.aliased <= a.arguments);
         let max = a.timeline.iter().map(|s| s.live).max();
         assert!(max.is_none_or(|m| m <= a.peak()), "{max:?} > {}", a.peak());
+    }
+}
+
+/// A byte choosing the tiles assumed (none, `(8,128)` for every type, or
+/// `(8,128)(2,1)` for bf16 and `(8,128)` for the rest), then a shape string
+/// or a log with XLA's out-of-memory listings: explaining it never panics.
+/// Every listed field is text of the log, on the entry's line or after
+/// it, and entries come in the order of their lines; an explanation's
+/// padded bytes are at least its unpadded bytes, and its causes multiply
+/// them by at least 1; a suggested order pads less, and explaining the
+/// shape a suggestion gives gives its figures;
+/// the listing's figures agree exactly when ours print the same; a size
+/// printed as XLA prints it agrees with itself.
+pub fn padding(data: &[u8]) {
+    use xla_shape::memory::{self, Change, PaddingOptions};
+    let Some((&choice, bytes)) = data.split_first() else {
+        return;
+    };
+    let Ok(input) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let options = match choice % 3 {
+        0 => PaddingOptions::new(),
+        1 => PaddingOptions::new().with_tiles_text("(8,128)").unwrap(),
+        _ => PaddingOptions::new()
+            .with_tiles_text("(8,128)")
+            .unwrap()
+            .with_tiles_text("bf16=(8,128)(2,1)")
+            .unwrap(),
+    };
+    let range = input.as_ptr() as usize..input.as_ptr() as usize + input.len() + 1;
+    let inside = |s: &str| range.contains(&(s.as_ptr() as usize));
+    let mut last_line = 0;
+    let mut entries = 0usize;
+    for entry in memory::padding_entries(input, &options) {
+        let Ok(entry) = entry else {
+            assert_eq!(entries, 0, "the error comes alone");
+            continue;
+        };
+        entries += 1;
+        if let Some(l) = &entry.listed {
+            assert!(
+                l.line >= last_line && l.line >= 1,
+                "{} after {last_line}",
+                l.line
+            );
+            last_line = l.line;
+            for s in [
+                l.size,
+                l.shape,
+                l.unpadded,
+                l.extra,
+                l.expansion,
+                l.operator,
+                l.label,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert!(inside(s), "{s:?} is not text of the input");
+            }
+            assert_eq!(entry.shape, l.shape);
+        }
+        let Some(Ok(p)) = &entry.explanation else {
+            continue;
+        };
+        assert!(0 <= p.unpadded && p.unpadded <= p.padded, "{p:?}");
+        assert!(p.causes.iter().all(|c| c.factor() >= 1.0), "{:?}", p.causes);
+        for s in &p.suggestions {
+            if let Change::Order { .. } = &s.change {
+                assert!(s.padded < p.padded, "{s:?}");
+            }
+            let again = memory::explain_padding(&s.shape, &PaddingOptions::new())
+                .expect("a suggested shape is explained");
+            assert_eq!((again.padded, again.unpadded), (s.padded, s.unpadded));
+        }
+        if let Some(check) = entry.check() {
+            for f in [&check.size, &check.unpadded, &check.extra]
+                .into_iter()
+                .flatten()
+            {
+                assert_eq!(f.agrees, f.printed == f.ours, "{f:?}");
+            }
+        }
+    }
+    // Sizes printed as XLA prints them read back as themselves.
+    for chunk in bytes.chunks_exact(8).take(4) {
+        let n = i64::from_le_bytes(chunk.try_into().unwrap());
+        for binary in [false, true] {
+            let printed = memory::human_readable_num_bytes(n, binary);
+            assert!(memory::printed_size_agrees(&printed, n), "{n}: {printed}");
+        }
     }
 }
 

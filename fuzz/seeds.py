@@ -312,6 +312,26 @@ def cli_sharding_inputs():
     return out
 
 
+def padding_inputs():
+    """`padding` inputs: the out-of-memory listings of tests/data/listings/
+    whole and line by line, then the golden shape strings with tiles, each
+    after a byte choosing the tiles assumed (0: none, 1: (8,128), 2: bf16
+    (8,128)(2,1) and (8,128) for the rest)."""
+    base = os.path.join(DATA, "listings")
+    out = []
+    lines = []
+    for name in sorted(os.listdir(base)):
+        with open(os.path.join(base, name), "rb") as f:
+            text = f.read()
+        for choice in (b"\x00", b"\x01", b"\x02"):
+            out.append(choice + text)
+        lines.extend(line for line in text.split(b"\n") if line.strip())
+    out.extend(bytes([i % 3]) + line for i, line in enumerate(lines))
+    tiled = [t for t in shape_strings() if ":T(" in t or "{" not in t]
+    out.extend(bytes([i % 3]) + t.encode() for i, t in enumerate(tiled))
+    return out
+
+
 def write(target, inputs):
     directory = os.path.join(CORPUS, target)
     os.makedirs(directory, exist_ok=True)
@@ -349,6 +369,7 @@ def main():
     write("stablehlo_text", stablehlo_texts())
     write("memory", memory_inputs())
     write("stablehlo_bytecode", stablehlo_bytecodes())
+    write("padding", padding_inputs())
     write("cli_json", cli_inputs())
     write("cli_draw", draw_inputs())
     write("sharding", sharding_inputs())

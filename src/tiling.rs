@@ -48,6 +48,60 @@ pub enum Slot {
     Padding,
 }
 
+/// A rounding up that a tile's bound makes: the part of the shape it
+/// splits is not a multiple of the bound, so the last tile along it is
+/// partly padding. [`TiledLayout::roundings`] lists them in the order the
+/// tiles apply; the tiled element count is the element count times every
+/// `rounded / size`.
+///
+/// ```
+/// use xla_shape::tiling::{RoundedPart, TiledLayout};
+/// use xla_shape::Shape;
+///
+/// // jax-ml/jax#7502: the minor-most dimension, 4, is rounded up to 128.
+/// let s: Shape = "s32[2048,1,128,128,4]{4,3,2,0,1:T(8,128)}".parse()?;
+/// let tiled = TiledLayout::new(s.as_array().unwrap())?;
+/// let r = &tiled.roundings()[0];
+/// assert_eq!((r.part.clone(), r.size, r.bound, r.rounded), (RoundedPart::Dimension(4), 4, 128, 128));
+/// assert_eq!(tiled.roundings().len(), 1);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Rounding {
+    /// The tile (its index in the layout's tiles).
+    pub tile: usize,
+    /// The bound's index in that tile.
+    pub bound_index: usize,
+    /// The bound.
+    pub bound: i64,
+    /// What it splits.
+    pub part: RoundedPart,
+    /// Its size.
+    pub size: i64,
+    /// Its size rounded up to a multiple of the bound (saturating).
+    pub rounded: i64,
+}
+
+/// The part of a shape a tile's bound splits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RoundedPart {
+    /// A logical dimension, whole.
+    Dimension(usize),
+    /// A leading dimension of size 1, which a tile with more bounds than
+    /// the dimensions it applies to sees.
+    Leading,
+    /// Logical dimensions combined by `*` bounds, major first.
+    Combined(Vec<usize>),
+    /// A part an earlier tile made (the count of its tiles along a
+    /// dimension, or a position within them, or parts combined).
+    Tiled {
+        /// The tile that made it.
+        tile: usize,
+        /// The logical dimension it comes from, when it comes from one.
+        dimension: Option<usize>,
+    },
+}
+
 /// How a node of the tiling graph was made.
 #[derive(Clone, Copy, Debug)]
 enum Def {
@@ -116,6 +170,7 @@ pub struct TiledLayout {
     slot_count: i64,
     element_count: i64,
     terms: Option<Vec<Term>>,
+    roundings: Vec<Rounding>,
 }
 
 /// Values of the graph's nodes while mapping one element; on the stack for
@@ -355,6 +410,11 @@ impl TiledLayout {
             children: Vec::new(),
             terms: Vec::new(),
             dims: dims.clone(),
+            rank,
+            tile: 0,
+            made_by: Vec::new(),
+            origin: Vec::new(),
+            roundings: Vec::new(),
         };
         let mut current: Vec<usize> = layout
             .minor_to_major()
@@ -362,7 +422,8 @@ impl TiledLayout {
             .rev()
             .map(|&d| b.logical(d as usize))
             .collect();
-        for tile in layout.tiles() {
+        for (k, tile) in layout.tiles().iter().enumerate() {
+            b.tile = k;
             current = b.apply_tile(current, tile)?;
         }
         let Builder {
@@ -370,6 +431,7 @@ impl TiledLayout {
             children,
             terms: node_terms,
             dims,
+            roundings,
             ..
         } = b;
         for &n in &current {
@@ -432,7 +494,16 @@ impl TiledLayout {
             slot_count,
             element_count,
             terms,
+            roundings,
         })
+    }
+
+    /// Where the tiles round a part of the shape up, in the order they
+    /// apply: each split whose size is not a multiple of its bound (tail
+    /// padding, `L(n)`, and the element size, `E(n)`, are apart:
+    /// [`slot_count`](Self::slot_count), [`element_size_in_bits`](Self::element_size_in_bits)).
+    pub fn roundings(&self) -> &[Rounding] {
+        &self.roundings
     }
 
     /// The shape this arrangement is for.
@@ -721,10 +792,32 @@ struct Builder<'a> {
     /// The digit form of each node, `None` once a split cut across digits.
     terms: Vec<Option<Vec<Term>>>,
     dims: Vec<i64>,
+    /// The shape's rank (`dims` grows past it with leading dimensions).
+    rank: usize,
+    /// The tile being applied.
+    tile: usize,
+    /// For each node, the tile that made it (`None`: a logical dimension).
+    made_by: Vec<Option<usize>>,
+    /// For each node, the logical dimension it comes from, when it comes
+    /// from one alone.
+    origin: Vec<Option<usize>>,
+    roundings: Vec<Rounding>,
 }
 
 impl Builder<'_> {
     fn push(&mut self, size: i64, def: Def, terms: Option<Vec<Term>>) -> usize {
+        let (made_by, origin) = match def {
+            Def::Logical(d) => (None, (d < self.rank).then_some(d)),
+            Def::Merge { first, len } => {
+                let mut kids = self.children[first..first + len].iter();
+                let first_origin = kids.next().and_then(|&c| self.origin[c]);
+                let same = kids.all(|&c| self.origin[c] == first_origin);
+                (Some(self.tile), first_origin.filter(|_| same))
+            }
+            Def::Quot { of, .. } | Def::Rem { of, .. } => (Some(self.tile), self.origin[of]),
+        };
+        self.made_by.push(made_by);
+        self.origin.push(origin);
         self.nodes.push(Node {
             size,
             def,
@@ -732,6 +825,35 @@ impl Builder<'_> {
         });
         self.terms.push(terms);
         self.nodes.len() - 1
+    }
+
+    /// What node `n` is, for a [`Rounding`].
+    fn part(&self, n: usize) -> RoundedPart {
+        let logical = |c: usize| match self.nodes[c].def {
+            Def::Logical(d) => Some(d),
+            _ => None,
+        };
+        match self.nodes[n].def {
+            Def::Logical(d) if d < self.rank => RoundedPart::Dimension(d),
+            Def::Logical(_) => RoundedPart::Leading,
+            Def::Merge { first, len }
+                if self.children[first..first + len]
+                    .iter()
+                    .all(|&c| logical(c).is_some()) =>
+            {
+                RoundedPart::Combined(
+                    self.children[first..first + len]
+                        .iter()
+                        .filter_map(|&c| logical(c))
+                        .filter(|&d| d < self.rank)
+                        .collect(),
+                )
+            }
+            _ => RoundedPart::Tiled {
+                tile: self.made_by[n].unwrap_or(self.tile),
+                dimension: self.origin[n],
+            },
+        }
     }
 
     fn logical(&mut self, d: usize) -> usize {
@@ -782,6 +904,19 @@ impl Builder<'_> {
             } else {
                 self.merge(group.to_vec())?
             };
+            let size = self.nodes[node].size;
+            if size > 0 && size % bound != 0 {
+                let rounded = ceil_div(size, bound).saturating_mul(bound);
+                let part = self.part(node);
+                self.roundings.push(Rounding {
+                    tile: self.tile,
+                    bound_index: j,
+                    bound,
+                    part,
+                    size,
+                    rounded,
+                });
+            }
             let (q, r) = self.split(node, bound);
             quots.push(q);
             rems.push(r);
@@ -944,6 +1079,78 @@ mod tests {
         digits_agree_with_graph(&tiled(&[9, 20], &[1, 0], &[&[8, 16], &[2, 4]]));
         digits_agree_with_graph(&tiled(&[2, 3, 8], &[2, 1, 0], &[&[2, i64::MIN, 8]]));
         digits_agree_with_graph(&tiled(&[3, 2, 5], &[0, 2, 1], &[&[4], &[2, 2]]));
+    }
+
+    /// The tiled element count is the element count times every rounding's
+    /// `rounded / size`.
+    fn roundings_account_for_the_tiles(t: &TiledLayout) {
+        let mut num = i128::from(t.element_count());
+        let mut den = 1i128;
+        for r in t.roundings() {
+            assert!(
+                r.size > 0 && r.size % r.bound != 0 && r.rounded % r.bound == 0,
+                "{r:?}"
+            );
+            num *= i128::from(r.rounded);
+            den *= i128::from(r.size);
+        }
+        assert_eq!(i128::from(t.tiled_element_count()) * den, num, "{t}");
+    }
+
+    #[test]
+    fn roundings_name_what_they_round() {
+        // f32[3,5]{1,0:T(2,2)}: 3 -> 4 and 5 -> 6.
+        let t = tiled(&[3, 5], &[1, 0], &[&[2, 2]]);
+        roundings_account_for_the_tiles(&t);
+        let parts: Vec<_> = t
+            .roundings()
+            .iter()
+            .map(|r| (r.part.clone(), r.size, r.rounded))
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                (RoundedPart::Dimension(0), 3, 4),
+                (RoundedPart::Dimension(1), 5, 6)
+            ]
+        );
+        // A tile longer than the rank sees a leading dimension of 1.
+        let t = tiled(&[3], &[0], &[&[8, 128]]);
+        roundings_account_for_the_tiles(&t);
+        let parts: Vec<_> = t.roundings().iter().map(|r| r.part.clone()).collect();
+        assert_eq!(parts, [RoundedPart::Leading, RoundedPart::Dimension(0)]);
+        // `*` combines dimensions 0 to 2 (112, split evenly by 2) and 3 and
+        // 4 (11 x 10 = 110, rounded up to 111 by 3).
+        let t = tiled(
+            &[2, 7, 8, 11, 10],
+            &[4, 3, 2, 1, 0],
+            &[&[i64::MIN, i64::MIN, 2, i64::MIN, 3]],
+        );
+        roundings_account_for_the_tiles(&t);
+        let parts: Vec<_> = t
+            .roundings()
+            .iter()
+            .map(|r| (r.part.clone(), r.size, r.rounded))
+            .collect();
+        assert_eq!(parts, [(RoundedPart::Combined(vec![3, 4]), 110, 111)]);
+        // The second tile rounds a part the first made: 8 -> 9 by 3.
+        let t = tiled(&[16], &[0], &[&[8], &[3]]);
+        roundings_account_for_the_tiles(&t);
+        assert_eq!(
+            t.roundings()[0].part,
+            RoundedPart::Tiled {
+                tile: 0,
+                dimension: Some(0)
+            }
+        );
+        for t in [
+            tiled(&[4, 8], &[1, 0], &[&[2, 4], &[2, 1]]),
+            tiled(&[9, 20], &[1, 0], &[&[8, 16], &[2, 4]]),
+            tiled(&[3, 2, 5], &[0, 2, 1], &[&[4], &[2, 2]]),
+            tiled(&[2, 3, 8], &[2, 1, 0], &[&[2, i64::MIN, 8]]),
+        ] {
+            roundings_account_for_the_tiles(&t);
+        }
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! the JSON document with `--json`), 2 for usage errors.
 
 use xla_shape_cli::commands::{
-    convert, describe, draw, dtypes, index, memory, report, scan, sharding, signature, strides,
-    validate,
+    convert, describe, draw, dtypes, index, memory, padding, report, scan, sharding, signature,
+    strides, validate,
 };
 use xla_shape_cli::{Context, input};
 
@@ -88,6 +88,21 @@ enum Command {
                             optimization, fusion decides what is materialized (docs/memory.md)."
     )]
     Memory(memory::Args),
+    /// Padding explained: for a shape string, or for every shape of XLA's
+    /// out-of-memory listing in a log (XLA:TPU's "Largest program
+    /// allocations in hbm", XLA:GPU's "BufferAssignment OOM Debugging"),
+    /// the unpadded and padded bytes, the expansion, the dimensions whose
+    /// rounding to a tile causes it, and the dimension order or sizes that
+    /// pad less under the same tiles; a listing's own figures are checked
+    /// against ours.
+    #[command(
+        after_help = "Examples:\n  xla-shape padding 's32[2048,1,128,128,4]{4,3,2,0,1:T(8,128)}'\n  \
+                            xla-shape padding --json @oom.log\n  \
+                            xla-shape padding --tiles 'f32=(8,128)' @old-tpu.log\n\n\
+                            Exit status 1 when a listed shape cannot be explained (it is \
+                            reported in its place; the others are explained)."
+    )]
+    Padding(padding::Args),
     /// A static listing of an HLO module, text or binary
     /// HloModuleProto/HloProto/HloSnapshot: every instruction's buffer
     /// (memory space, XLA's ByteSizeOf, bytes with its tiles applied,
@@ -217,6 +232,7 @@ fn run(command: Option<Command>, cx: &mut Context<impl Write>) -> Result<(), Fai
         Command::Validate(args) => validate::run(&args, cx),
         Command::Scan(args) => scan::run(&args, cx),
         Command::Memory(args) => memory::run(&args, cx),
+        Command::Padding(args) => padding::run(&args, cx),
         Command::Report(args) => report::run(&args, cx),
         Command::Signature(args) => signature::run(&args, cx),
         Command::Index(args) => index::run(&args, cx),

@@ -184,6 +184,30 @@ impl Numbers {
     }
 }
 
+/// `n` bytes for a reader: `12_345_678 B (11.8 MiB)`.
+pub fn bytes(n: i64) -> String {
+    let grouped = Numbers { grouped: true }.format(n);
+    match human(n) {
+        Some(h) => format!("{grouped} B ({h})"),
+        None => format!("{grouped} B"),
+    }
+}
+
+/// `n` bytes in KiB, MiB, GiB or TiB with one decimal; `None` under 1 KiB.
+pub fn human(n: i64) -> Option<String> {
+    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = n as f64;
+    let mut unit = None;
+    for u in units {
+        if value.abs() < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = Some(u);
+    }
+    unit.map(|u| format!("{value:.1} {u}"))
+}
+
 /// `[a, b, c]`.
 pub fn list(values: &[i64]) -> String {
     format!("{values:?}")

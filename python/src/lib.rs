@@ -323,6 +323,12 @@ fn _xla_shape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<memory::PyMemoryAnalysis>()?;
     m.add_class::<memory::PyPeakBuffer>()?;
     m.add_function(wrap_pyfunction!(memory::memory_analysis, m)?)?;
+    m.add_class::<memory::PyPadding>()?;
+    m.add_class::<memory::PyPaddingCause>()?;
+    m.add_class::<memory::PyPaddingSuggestion>()?;
+    m.add_class::<memory::PyPaddingEntry>()?;
+    m.add_function(wrap_pyfunction!(memory::explain_padding, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::padding, m)?)?;
     m.add("MAX_NESTING_DEPTH", xla_shape::MAX_NESTING_DEPTH)?;
     utils::register(m)?;
     utils::submodule(

@@ -1,11 +1,18 @@
-//! `memory_analysis`: the memory a module needs (`xla_shape::memory`).
+//! `memory_analysis`: the memory a module needs; `explain_padding` and
+//! `padding`: what a shape's tiles cost and why (`xla_shape::memory`).
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
+use xla_shape::Shape;
 use xla_shape::hlo::{BufferAssignment, HloModule};
-use xla_shape::memory::{self, EstimateOptions, MemoryAnalysis, PeakBuffer};
+use xla_shape::memory::{
+    self, Cause, Change, EstimateOptions, ListedAllocation, MemoryAnalysis, Padding, PaddingEntry,
+    PaddingOptions, PeakBuffer, Suggestion,
+};
+use xla_shape::tiling::RoundedPart;
 
-use crate::errors::{IntoPyResult, invalid_argument};
+use crate::errors::{self, IntoPyResult, invalid_argument};
+use crate::types::PyShape;
 
 /// A buffer live when memory use peaks.
 #[pyclass(name = "PeakBuffer", module = "xla_shape", frozen)]
@@ -190,4 +197,404 @@ pub fn memory_analysis(
         })
         .py()?;
     Ok(PyMemoryAnalysis(analysis))
+}
+
+/// What pads an array (`xla_shape::memory::Cause`): `kind` is
+/// `"rounding"` (a tile's bound rounds a part of the shape up),
+/// `"element_size"` (`E(n)` wider than the type) or `"tail_padding"`
+/// (`L(n)`); `str()` says it in words.
+#[pyclass(name = "PaddingCause", module = "xla_shape", frozen, str)]
+pub struct PyPaddingCause {
+    /// `"rounding"`, `"element_size"` or `"tail_padding"`.
+    #[pyo3(get)]
+    kind: &'static str,
+    /// The array's index in a tuple (empty for an array).
+    #[pyo3(get)]
+    index: Vec<i64>,
+    /// How many times the bytes it multiplies them by.
+    #[pyo3(get)]
+    factor: f64,
+    /// A rounding's tile, as HLO writes it (`"(8,128)"`).
+    #[pyo3(get)]
+    tile: Option<String>,
+    /// What a rounding rounds: `"dimension"`, `"leading"` (a leading
+    /// dimension of 1), `"combined"` (dimensions `*` bounds combine) or
+    /// `"tiled"` (a part an earlier tile made).
+    #[pyo3(get)]
+    part: Option<&'static str>,
+    /// The logical dimensions of that part.
+    #[pyo3(get)]
+    dimensions: Vec<usize>,
+    /// The tile's bound that rounds it.
+    #[pyo3(get)]
+    bound: Option<i64>,
+    /// The part's size (`"tail_padding"`: the elements after tiling).
+    #[pyo3(get)]
+    size: Option<i64>,
+    /// Its size rounded up to a multiple of the bound (`"tail_padding"`:
+    /// the slots after tail padding).
+    #[pyo3(get)]
+    rounded: Option<i64>,
+    /// The bits each element takes (`"element_size"`).
+    #[pyo3(get)]
+    bits: Option<i64>,
+    /// The bits of its type (`"element_size"`).
+    #[pyo3(get)]
+    type_bits: Option<i64>,
+    /// `n` of `L(n)` (`"tail_padding"`).
+    #[pyo3(get)]
+    alignment: Option<i64>,
+    text: String,
+}
+
+impl std::fmt::Display for PyPaddingCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+#[pymethods]
+impl PyPaddingCause {
+    fn __repr__(&self) -> String {
+        format!("PaddingCause({})", self.text)
+    }
+}
+
+impl From<&Cause> for PyPaddingCause {
+    fn from(c: &Cause) -> Self {
+        let mut out = PyPaddingCause {
+            kind: "other",
+            index: c.index().as_slice().to_vec(),
+            factor: c.factor(),
+            tile: None,
+            part: None,
+            dimensions: Vec::new(),
+            bound: None,
+            size: None,
+            rounded: None,
+            bits: None,
+            type_bits: None,
+            alignment: None,
+            text: c.to_string(),
+        };
+        match c {
+            Cause::Rounding { tile, rounding, .. } => {
+                let (part, dimensions) = match &rounding.part {
+                    RoundedPart::Dimension(d) => ("dimension", vec![*d]),
+                    RoundedPart::Leading => ("leading", Vec::new()),
+                    RoundedPart::Combined(dims) => ("combined", dims.clone()),
+                    RoundedPart::Tiled { dimension, .. } => {
+                        ("tiled", dimension.iter().copied().collect())
+                    }
+                };
+                out.kind = "rounding";
+                out.tile = Some(tile.to_string());
+                out.part = Some(part);
+                out.dimensions = dimensions;
+                out.bound = Some(rounding.bound);
+                out.size = Some(rounding.size);
+                out.rounded = Some(rounding.rounded);
+            }
+            Cause::ElementSize {
+                bits, type_bits, ..
+            } => {
+                out.kind = "element_size";
+                out.bits = Some(*bits);
+                out.type_bits = Some(*type_bits);
+            }
+            Cause::TailPadding {
+                alignment,
+                elements,
+                slots,
+                ..
+            } => {
+                out.kind = "tail_padding";
+                out.alignment = Some(*alignment);
+                out.size = Some(*elements);
+                out.rounded = Some(*slots);
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+/// A change that pads less under the same tiles
+/// (`xla_shape::memory::Suggestion`): `change` is `"order"` (another
+/// order of the dimensions in memory) or `"size"` (another size for one
+/// dimension); `str()` says it in words.
+#[pyclass(name = "PaddingSuggestion", module = "xla_shape", frozen, str)]
+pub struct PyPaddingSuggestion {
+    /// `"order"` or `"size"`.
+    #[pyo3(get)]
+    change: &'static str,
+    /// The layout's new `minor_to_major` (`"order"`).
+    #[pyo3(get)]
+    minor_to_major: Option<Vec<i64>>,
+    /// The same array transposed so that that order is the default one
+    /// (`"order"`).
+    #[pyo3(get)]
+    transposed: Option<PyShape>,
+    /// The dimension (`"size"`).
+    #[pyo3(get)]
+    dimension: Option<usize>,
+    /// Its new size (`"size"`).
+    #[pyo3(get)]
+    size: Option<i64>,
+    /// The array with the change.
+    #[pyo3(get)]
+    shape: PyShape,
+    /// Its bytes.
+    #[pyo3(get)]
+    padded: i64,
+    /// Its unpadded bytes.
+    #[pyo3(get)]
+    unpadded: i64,
+    /// padded / unpadded.
+    #[pyo3(get)]
+    expansion: f64,
+    text: String,
+}
+
+impl std::fmt::Display for PyPaddingSuggestion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+#[pymethods]
+impl PyPaddingSuggestion {
+    fn __repr__(&self) -> String {
+        format!("PaddingSuggestion({}: {} bytes)", self.text, self.padded)
+    }
+}
+
+impl From<&Suggestion> for PyPaddingSuggestion {
+    fn from(s: &Suggestion) -> Self {
+        let mut out = PyPaddingSuggestion {
+            change: "other",
+            minor_to_major: None,
+            transposed: None,
+            dimension: None,
+            size: None,
+            shape: PyShape(s.shape.clone()),
+            padded: s.padded,
+            unpadded: s.unpadded,
+            expansion: s.expansion(),
+            text: s.change.to_string(),
+        };
+        match &s.change {
+            Change::Order {
+                minor_to_major,
+                transposed,
+            } => {
+                out.change = "order";
+                out.minor_to_major = Some(minor_to_major.clone());
+                out.transposed = Some(PyShape(transposed.as_ref().clone()));
+            }
+            Change::Size { dimension, size } => {
+                out.change = "size";
+                out.dimension = Some(*dimension);
+                out.size = Some(*size);
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+/// What a shape's layout costs, and why (`xla_shape::memory::Padding`).
+#[pyclass(name = "Padding", module = "xla_shape", frozen)]
+pub struct PyPadding {
+    /// The shape explained, with the tiles assumed when `tiles_assumed`.
+    #[pyo3(get)]
+    shape: PyShape,
+    /// Tiles came from `tiles=`, for arrays that had none.
+    #[pyo3(get)]
+    tiles_assumed: bool,
+    /// The elements' bytes.
+    #[pyo3(get)]
+    unpadded: i64,
+    /// The buffer's bytes, every tile applied.
+    #[pyo3(get)]
+    padded: i64,
+    /// padded / unpadded (1.0 without elements).
+    #[pyo3(get)]
+    expansion: f64,
+    causes: Vec<Cause>,
+    suggestions: Vec<Suggestion>,
+}
+
+#[pymethods]
+impl PyPadding {
+    /// What pads it, in the order the layout applies.
+    #[getter]
+    fn causes(&self) -> Vec<PyPaddingCause> {
+        self.causes.iter().map(PyPaddingCause::from).collect()
+    }
+    /// Changes that pad less under the same tiles, the order first.
+    #[getter]
+    fn suggestions(&self) -> Vec<PyPaddingSuggestion> {
+        self.suggestions
+            .iter()
+            .map(PyPaddingSuggestion::from)
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Padding({}, unpadded={}, padded={}, expansion={:.1})",
+            self.shape.0, self.unpadded, self.padded, self.expansion
+        )
+    }
+}
+
+impl From<Padding> for PyPadding {
+    fn from(p: Padding) -> Self {
+        PyPadding {
+            tiles_assumed: p.tiles_assumed,
+            unpadded: p.unpadded,
+            padded: p.padded,
+            expansion: p.expansion(),
+            shape: PyShape(p.shape),
+            causes: p.causes,
+            suggestions: p.suggestions,
+        }
+    }
+}
+
+/// One shape of `padding()`: the input's, or one of a listing's.
+#[pyclass(name = "PaddingEntry", module = "xla_shape", frozen)]
+pub struct PyPaddingEntry {
+    /// The shape as written, or None for a listed allocation without one.
+    #[pyo3(get)]
+    shape: Option<String>,
+    /// The explanation, or None (no shape, or `error`).
+    #[pyo3(get)]
+    padding: Option<Py<PyPadding>>,
+    /// Why the shape has no explanation (an `XlaShapeError`), or None.
+    #[pyo3(get)]
+    error: Option<PyObject>,
+    /// The listing's fields as printed (`format`, `memory_space`, `number`,
+    /// `line`, `size`, `unpadded`, `extra`, `expansion`, `operator`,
+    /// `label`, `instruction`, `allocation_type`, `entry_parameter`), or
+    /// None for a shape string.
+    #[pyo3(get)]
+    listed: Option<PyObject>,
+    /// The listing's figures beside ours: `{"size": (printed, ours,
+    /// agrees), ...}` for those it printed.
+    #[pyo3(get)]
+    check: PyObject,
+    /// Whether every figure the listing printed agrees (None: it printed
+    /// none, or there is no explanation).
+    #[pyo3(get)]
+    agrees: Option<bool>,
+}
+
+#[pymethods]
+impl PyPaddingEntry {
+    fn __repr__(&self) -> String {
+        format!(
+            "PaddingEntry({}, agrees={:?})",
+            self.shape.as_deref().unwrap_or("no shape"),
+            self.agrees
+        )
+    }
+}
+
+fn listed_dict<'py>(py: Python<'py>, l: &ListedAllocation<'_>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("format", l.format.as_str())?;
+    d.set_item("memory_space", l.memory_space)?;
+    d.set_item("number", l.number)?;
+    d.set_item("line", l.line)?;
+    d.set_item("size", l.size)?;
+    d.set_item("unpadded", l.unpadded)?;
+    d.set_item("extra", l.extra)?;
+    d.set_item("expansion", l.expansion)?;
+    d.set_item("operator", l.operator)?;
+    d.set_item("label", l.label)?;
+    d.set_item("instruction", l.instruction())?;
+    d.set_item("allocation_type", l.allocation_type)?;
+    d.set_item("entry_parameter", l.entry_parameter)?;
+    Ok(d)
+}
+
+fn entry_to_py(py: Python<'_>, entry: PaddingEntry<'_>) -> PyResult<PyPaddingEntry> {
+    let check = PyDict::new(py);
+    let mut agrees = None;
+    if let Some(c) = entry.check() {
+        agrees = c.agrees();
+        for (name, figure) in [
+            ("size", &c.size),
+            ("unpadded", &c.unpadded),
+            ("extra", &c.extra),
+            ("expansion", &c.expansion),
+        ] {
+            if let Some(f) = figure {
+                check.set_item(name, (f.printed.as_str(), f.ours.as_str(), f.agrees))?;
+            }
+        }
+    }
+    let listed = match &entry.listed {
+        Some(l) => Some(listed_dict(py, l)?.into_any().unbind()),
+        None => None,
+    };
+    let (padding, error) = match entry.explanation {
+        Some(Ok(p)) => (Some(Py::new(py, PyPadding::from(*p))?), None),
+        Some(Err(e)) => (None, Some(errors::to_py(e).into_value(py).into_any())),
+        None => (None, None),
+    };
+    Ok(PyPaddingEntry {
+        shape: entry.shape.map(str::to_owned),
+        padding,
+        error,
+        listed,
+        check: check.into_any().unbind(),
+        agrees,
+    })
+}
+
+fn padding_options(tiles: Vec<String>) -> PyResult<PaddingOptions> {
+    let mut options = PaddingOptions::new();
+    for t in &tiles {
+        options = options.with_tiles_text(t).py()?;
+    }
+    Ok(options)
+}
+
+/// What `shape`'s layout costs and why (see `xla_shape.explain_padding`
+/// in the stubs).
+#[pyfunction]
+#[pyo3(signature = (shape, *, tiles=Vec::new()))]
+pub fn explain_padding(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    tiles: Vec<String>,
+) -> PyResult<PyPadding> {
+    let shape = if let Ok(s) = shape.downcast::<PyShape>() {
+        s.get().0.clone()
+    } else if let Ok(text) = shape.downcast::<PyString>() {
+        let text: String = text.extract()?;
+        py.allow_threads(|| text.parse::<Shape>()).py()?
+    } else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "shape must be a Shape or str (HLO text)",
+        ));
+    };
+    let options = padding_options(tiles)?;
+    let p = py
+        .allow_threads(|| memory::explain_padding(&shape, &options))
+        .py()?;
+    Ok(PyPadding::from(p))
+}
+
+/// Every shape of `text` explained: a shape string, or a log with XLA's
+/// out-of-memory listings (see `xla_shape.padding` in the stubs).
+#[pyfunction]
+#[pyo3(signature = (text, *, tiles=Vec::new()))]
+pub fn padding(py: Python<'_>, text: &str, tiles: Vec<String>) -> PyResult<Vec<PyPaddingEntry>> {
+    let options = padding_options(tiles)?;
+    let entries = py.allow_threads(|| memory::padding(text, &options)).py()?;
+    entries.into_iter().map(|e| entry_to_py(py, e)).collect()
 }

@@ -22,6 +22,10 @@ __all__ = [
     "LosslessMessage",
     "MalformedProtoError",
     "MemoryAnalysis",
+    "Padding",
+    "PaddingCause",
+    "PaddingEntry",
+    "PaddingSuggestion",
     "ParseError",
     "PeakBuffer",
     "PrimitiveType",
@@ -30,10 +34,12 @@ __all__ = [
     "SizeOverflowError",
     "TiledLayout",
     "XlaShapeError",
+    "explain_padding",
     "index_util",
     "layout_util",
     "memory_analysis",
     "memory_of",
+    "padding",
     "relayout",
     "scan_hlo",
     "shape_util",
@@ -418,5 +424,103 @@ def memory_analysis(
     alignment: int = 64,
 ) -> MemoryAnalysis: ...
 def memory_of(compiled: Any) -> MemoryAnalysis: ...
+@final
+class PaddingCause:
+    """What pads an array; ``str()`` says it in words."""
+    @property
+    def kind(self) -> str: ...
+    @property
+    def index(self) -> List[int]: ...
+    @property
+    def factor(self) -> float: ...
+    @property
+    def tile(self) -> Optional[str]: ...
+    @property
+    def part(self) -> Optional[str]: ...
+    @property
+    def dimensions(self) -> List[int]: ...
+    @property
+    def bound(self) -> Optional[int]: ...
+    @property
+    def size(self) -> Optional[int]: ...
+    @property
+    def rounded(self) -> Optional[int]: ...
+    @property
+    def bits(self) -> Optional[int]: ...
+    @property
+    def type_bits(self) -> Optional[int]: ...
+    @property
+    def alignment(self) -> Optional[int]: ...
+
+@final
+class PaddingSuggestion:
+    """A change that pads less under the same tiles; ``str()`` says it in
+    words."""
+    @property
+    def change(self) -> str: ...
+    @property
+    def minor_to_major(self) -> Optional[List[int]]: ...
+    @property
+    def transposed(self) -> Optional[Shape]: ...
+    @property
+    def dimension(self) -> Optional[int]: ...
+    @property
+    def size(self) -> Optional[int]: ...
+    @property
+    def shape(self) -> Shape: ...
+    @property
+    def padded(self) -> int: ...
+    @property
+    def unpadded(self) -> int: ...
+    @property
+    def expansion(self) -> float: ...
+
+@final
+class Padding:
+    """What a shape's layout costs, and why."""
+    @property
+    def shape(self) -> Shape: ...
+    @property
+    def tiles_assumed(self) -> bool: ...
+    @property
+    def unpadded(self) -> int: ...
+    @property
+    def padded(self) -> int: ...
+    @property
+    def expansion(self) -> float: ...
+    @property
+    def causes(self) -> List[PaddingCause]: ...
+    @property
+    def suggestions(self) -> List[PaddingSuggestion]: ...
+
+@final
+class PaddingEntry:
+    """One shape of ``padding()``: the input's, or one of a listing's."""
+    @property
+    def shape(self) -> Optional[str]: ...
+    @property
+    def padding(self) -> Optional[Padding]: ...
+    @property
+    def error(self) -> Optional[XlaShapeError]: ...
+    @property
+    def listed(self) -> Optional[Dict[str, Union[str, int, bool, None]]]: ...
+    @property
+    def check(self) -> Dict[str, Tuple[str, str, bool]]: ...
+    @property
+    def agrees(self) -> Optional[bool]: ...
+
+def explain_padding(shape: Union[Shape, str], *, tiles: Sequence[str] = ...) -> Padding:
+    """What ``shape``'s tiled layout costs: unpadded and padded bytes, the
+    expansion, the roundings to a tile that cause it, and the dimension
+    order or sizes that pad less under the same tiles. ``tiles`` are
+    assumed for arrays without any: ``"(8,128)"`` for every element type,
+    ``"bf16=(8,128)(2,1)"`` for one."""
+
+def padding(text: str, *, tiles: Sequence[str] = ...) -> List[PaddingEntry]:
+    """Every shape of ``text`` explained: a shape string, or a log with
+    XLA's out-of-memory listings (XLA:TPU's "Largest program allocations",
+    XLA:GPU's "BufferAssignment OOM Debugging"), each with the listing's
+    figures checked against ours. Raises when ``text`` is neither."""
+
 def relayout(array: Any, from_shape: Shape, to_shape: Shape, out: Any = None) -> Any: ...
 def scan_hlo(text: str) -> List[HloShape]: ...

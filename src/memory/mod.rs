@@ -22,6 +22,15 @@
 //!   temporaries are packed into one block as the heap simulator packs
 //!   them (`GlobalDecreasingSizeBestFitHeap`). See `docs/memory.md` for
 //!   what it models, what it does not, and how close it comes to XLA.
+//! - **Padding explained** ([`explain_padding`], [`padding`]): what a
+//!   shape's tiled layout costs, the dimensions whose rounding to a tile
+//!   causes it ([`tiling::TiledLayout::roundings`](crate::tiling::TiledLayout::roundings)),
+//!   and the nearest dimension order or sizes that pad less under the same
+//!   tiles; for a shape string, or for every shape of the out-of-memory
+//!   listings XLA prints ([`Listing`]: XLA:TPU's "Largest program
+//!   allocations in hbm", XLA:GPU's "BufferAssignment OOM Debugging"), with
+//!   the figures the listing printed checked against the shape's
+//!   ([`ListingCheck`]).
 //!
 //! ```
 //! use xla_shape::hlo::HloModule;
@@ -46,6 +55,17 @@ mod estimate;
 mod exact;
 mod graph;
 mod heap;
+mod listing;
+mod padding;
+
+pub use listing::{
+    ListedAllocation, Listing, ListingFormat, human_readable_num_bytes, print_size_like,
+    printed_size_agrees,
+};
+pub use padding::{
+    Cause, Change, Figure, ListingCheck, Padding, PaddingEntries, PaddingEntry, PaddingOptions,
+    Suggestion, explain_padding, padding, padding_entries,
+};
 
 use crate::error::{Error, Result};
 use crate::hlo::HloModule;

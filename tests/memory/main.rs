@@ -8,6 +8,7 @@ mod common;
 
 mod estimate;
 mod exact;
+mod padding;
 
 use serde_json::Value;
 use xla_shape::hlo::HloModule;

@@ -82,6 +82,7 @@ replay_tests!(
     memory,
     stablehlo_bytecode,
     sharding,
+    padding,
 );
 
 /// The binary modules of the golden data, which Google's runtime wrote,

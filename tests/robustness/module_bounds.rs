@@ -354,3 +354,72 @@ fn binary_modules_streamed_hold_one_instruction_at_a_time() {
     assert_eq!(count, n);
     within("module .pb streamed", bytes.len(), peak, 1);
 }
+
+/// Padding explained, on logs of `SIZE` bytes: a real listing (XLA:TPU's,
+/// jax-ml/jax#7502) repeated, explained entry by entry as the CLI does
+/// (one entry held at a time) and collected; and the densest logs, an
+/// entry per line (`Shape: x`, whose explanation is a parse error, and
+/// `N. Size: 1B`, an allocation without a shape), collected. A shape
+/// string alone is held as the shape parser holds it (`docs/robustness.md`)
+/// and twice more (the explanation keeps the shape, with its tiles).
+#[test]
+fn padding_is_held_to_a_multiple_of_the_input() {
+    use xla_shape::memory::{self, PaddingOptions};
+    let options = PaddingOptions::new();
+    let listing =
+        std::fs::read_to_string(common::data_path("listings/jax-ml_jax_7502.txt")).unwrap();
+    let log = listing.repeat(SIZE / listing.len() + 1);
+    let (entries, peak) = peak_memory(|| {
+        memory::padding_entries(&log, &options)
+            .map(|e| e.unwrap().explanation.unwrap().unwrap().padded)
+            .filter(|&p| p == 16 << 30)
+            .count()
+    });
+    assert_eq!(entries, SIZE / listing.len() + 1);
+    within(
+        "padding of a log, entry by entry",
+        log.len(),
+        peak,
+        BOUND_PADDING_STREAM,
+    );
+    for (what, log) in [
+        ("padding of a log, collected", log.clone()),
+        ("padding of `Shape: x` lines", "Shape: x\n".repeat(SIZE / 9)),
+        (
+            "padding of `1. Size: 1B` lines",
+            "1. Size: 1B\n".repeat(SIZE / 12),
+        ),
+    ] {
+        let (entries, peak) = peak_memory(|| memory::padding(&log, &options).map(|e| e.len()));
+        assert!(entries.unwrap() > 1000);
+        within(what, log.len(), peak, BOUND_PADDING);
+    }
+    let mut shape = String::from("(");
+    while shape.len() < SIZE {
+        shape.push_str("f32[3,5]{1,0:T(2,2)},");
+    }
+    shape.push_str("f32[3,5]{1,0:T(2,2)})");
+    let (padded, peak) = peak_memory(|| {
+        memory::padding(&shape, &options).map(|e| {
+            e[0].explanation
+                .as_ref()
+                .map(|p| p.as_ref().map(|p| p.padded).ok())
+        })
+    });
+    assert_eq!(padded.unwrap().flatten(), Some(96 * (SIZE / 21 + 2) as i64));
+    within(
+        "padding of a tuple of tiled arrays",
+        shape.len(),
+        peak,
+        BOUND_PADDING_SHAPE,
+    );
+}
+
+// Padding explained (measured on 2 MiB: 6 KB entry by entry, whatever the
+// log; collected, 2.4 per byte for a real listing, 60 for `Shape: x`
+// lines, each entry a parse error with XLA's message, and 29 for
+// `1. Size: 1B` lines; 46 for the tuple, which the shape parser holds at up
+// to 512 per byte, docs/robustness.md).
+const BOUND_PADDING_STREAM: usize = 0;
+const BOUND_PADDING: usize = 96;
+const BOUND_PADDING_SHAPE: usize = 96;

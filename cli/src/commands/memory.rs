@@ -11,7 +11,7 @@ use xla_shape::hlo::HloModule;
 use xla_shape::memory::{self, MemoryAnalysis, PeakBuffer, Source};
 
 use crate::Context;
-use crate::output::{Failure, cut, escape, printable};
+use crate::output::{Failure, bytes, cut, escape, human, printable};
 
 /// The arguments of `memory`.
 #[derive(Clone, Debug, clap::Args)]
@@ -61,30 +61,6 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
         Form::Text => out.write_all(text(&analysis, top).as_bytes())?,
     }
     Ok(())
-}
-
-/// `n` bytes for a reader: `12_345_678 B (11.8 MiB)`.
-fn bytes(n: i64) -> String {
-    let grouped = crate::output::Numbers { grouped: true }.format(n);
-    match human(n) {
-        Some(h) => format!("{grouped} B ({h})"),
-        None => format!("{grouped} B"),
-    }
-}
-
-/// `n` bytes in KiB, MiB, GiB or TiB with one decimal; `None` under 1 KiB.
-fn human(n: i64) -> Option<String> {
-    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut value = n as f64;
-    let mut unit = None;
-    for u in units {
-        if value.abs() < 1024.0 {
-            break;
-        }
-        value /= 1024.0;
-        unit = Some(u);
-    }
-    unit.map(|u| format!("{value:.1} {u}"))
 }
 
 /// Short bytes for the picture: `11.8 MiB`, `512 B`.

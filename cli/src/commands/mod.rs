@@ -12,6 +12,7 @@ pub mod draw;
 pub mod dtypes;
 pub mod index;
 pub mod memory;
+pub mod padding;
 pub mod report;
 pub mod scan;
 pub mod sharding;

@@ -99,6 +99,12 @@ fn text(f: impl Fn(&str) + 'static) -> Run {
     Box::new(move |b| f(std::str::from_utf8(b).unwrap()))
 }
 
+/// Every entry of `t` explained, one at a time, as the CLI does.
+fn explain_padding(t: &str) {
+    let options = memory::PaddingOptions::new();
+    black_box(memory::padding_entries(t, &options).count());
+}
+
 fn main() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/hlo/");
     let mut module = String::new();
@@ -354,6 +360,33 @@ fn main() {
                 let options = EstimateOptions::default();
                 black_box(memory::estimate(&m, &options).unwrap().peak());
             }),
+        },
+        Family {
+            name: "padding: XLA:TPU listing (jax-ml/jax#7502, repeated)",
+            make: Box::new(|n| {
+                let listing = std::fs::read_to_string(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../tests/data/listings/jax-ml_jax_7502.txt"
+                ))
+                .unwrap();
+                listing.repeat(n / listing.len() + 1).into_bytes()
+            }),
+            run: text(explain_padding),
+        },
+        Family {
+            name: "padding: `Shape: x` lines (parse errors)",
+            make: Box::new(|n| fill("", "Shape: x", "\n", "\n", n).into_bytes()),
+            run: text(explain_padding),
+        },
+        Family {
+            name: "padding: one line of `Size: ` keys",
+            make: Box::new(|n| fill("  1. Size: 1B", " Size: 1B", "", "\n", n).into_bytes()),
+            run: text(explain_padding),
+        },
+        Family {
+            name: "padding: a tuple of tiled arrays",
+            make: Box::new(|n| fill("(", "f32[3,5]{1,0:T(2,2)}", ",", ")", n).into_bytes()),
+            run: text(explain_padding),
         },
         Family {
             name: "module text: HloModule::from_text",
