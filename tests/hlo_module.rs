@@ -745,3 +745,38 @@ fn snapshots_are_read_with_their_buffer_assignment_when_they_hold_one() {
         assert_eq!(m.computations, proto.computations);
     }
 }
+
+#[test]
+fn modules_read_streamed_hand_over_what_the_view_holds() {
+    // Every golden module, and each cut short at every 97th byte: the
+    // instructions handed over one at a time are the view's, in order,
+    // and a module that does not read gives the same error.
+    for name in common::HLO_PROGRAMS {
+        let bytes = pb(name);
+        let mut cuts: Vec<usize> = (1..bytes.len()).step_by(97).collect();
+        cuts.push(bytes.len());
+        for cut in cuts {
+            let bytes = &bytes[..cut];
+            let mut streamed = Vec::new();
+            let read = HloModule::read_streamed(bytes, &mut |c, i| {
+                streamed.push((c.to_owned(), i.clone()));
+                Ok(())
+            });
+            match (HloModule::read(bytes), read) {
+                (Ok(whole), Ok(view)) => {
+                    let held: Vec<_> = whole
+                        .instructions()
+                        .map(|(c, i)| (c.name.clone(), i.clone()))
+                        .collect();
+                    assert_eq!(streamed, held, "{name} cut at {cut}");
+                    assert_eq!(view.name, whole.name);
+                    assert_eq!(view.entry, whole.entry);
+                    assert_eq!(view.program_shape, whole.program_shape);
+                    assert!(view.computations.iter().all(|c| c.instructions.is_empty()));
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b, "{name} cut at {cut}"),
+                (a, b) => panic!("{name} cut at {cut}: {:?} / {:?}", a.err(), b.err()),
+            }
+        }
+    }
+}

@@ -19,6 +19,8 @@
 //!   text or JSON objects, the exit status ([`output::Failure`]), JSON
 //!   lines, numbers, lists, element type names, and names from the input
 //!   made printable.
+//! - [`memory_limit`]: the binary's allocator, which ends the run with
+//!   exit 1 and a message when the system refuses memory.
 //!
 //! # Adding a command
 //!
@@ -60,6 +62,7 @@
 pub mod commands;
 mod context;
 pub mod input;
+pub mod memory_limit;
 pub mod output;
 
 pub use context::Context;

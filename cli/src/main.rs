@@ -164,6 +164,11 @@ enum Command {
     },
 }
 
+/// Memory the system refuses ends the run with exit 1, not an abort.
+#[global_allocator]
+static ALLOCATOR: xla_shape_cli::memory_limit::ExitWhenRefused =
+    xla_shape_cli::memory_limit::ExitWhenRefused;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -212,7 +217,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     } else {
-        eprintln!("xla-shape: {}", problem.message.trim_end());
+        eprintln!("xla-shape: {}", problem.for_terminal());
     }
     ExitCode::from(code)
 }

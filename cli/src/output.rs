@@ -39,21 +39,34 @@ impl Problem {
 
     /// The message on one line: a parse error's `was parsing L:C: error:
     /// ...` diagnostics after `Syntax error:` (without the source lines and
-    /// carets of the full message); other line breaks become ` | `.
+    /// carets of the full message); other line breaks become ` | `. Text
+    /// from the input that it quotes is [`printable`].
     pub fn one_line(&self) -> String {
         if self.kind == ErrorKind::Parse.as_str() && !self.diagnostics.is_empty() {
             let mut s = String::from("Syntax error:");
             for d in &self.diagnostics {
                 s.push(' ');
-                s.push_str(&d.to_string());
+                s.push_str(&printable(&d.to_string()));
             }
             return s;
         }
         self.message
             .trim_end()
             .lines()
+            .map(printable)
             .collect::<Vec<_>>()
             .join(" | ")
+    }
+
+    /// The message for a terminal: its lines as they are (a parse
+    /// error's source line and caret), each [`printable`].
+    pub fn for_terminal(&self) -> String {
+        self.message
+            .trim_end()
+            .lines()
+            .map(printable)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// The problem on input line `line` (its column, if any, is within

@@ -292,3 +292,25 @@ fn the_picture_does_not_depend_on_the_input_form() {
     assert_eq!(ok(&["draw", hex.trim()], b""), literal);
     assert_eq!(ok(&["draw"], shape.as_bytes()), literal);
 }
+
+#[test]
+fn index_labels_of_a_huge_rank_are_held_to_a_budget() {
+    // Rank 200,002 (400 KB of text), the last two dimensions 16 x 16:
+    // each cell's `data-index` is the whole index, 400 KB, and 256 of
+    // them made a 107 MB picture (rank 1,200,002 ran out of memory). The
+    // cells drawn are now as many as 16 MiB of labels allow.
+    let shape = format!("f32[{}16,16]", "1,".repeat(200_000));
+    let svg = ok(&["draw", "-"], shape.as_bytes());
+    assert!(
+        svg.len() <= (17 << 20) + 8 * shape.len(),
+        "{} bytes for {} input bytes",
+        svg.len(),
+        shape.len()
+    );
+    let cells = svg.matches(r#"<g class="cell""#).count();
+    assert!((1..256).contains(&cells), "{cells} cells");
+    assert!(
+        svg.contains("Drawn: rows 0-"),
+        "the caption says what is drawn"
+    );
+}

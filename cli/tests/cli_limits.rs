@@ -245,3 +245,74 @@ fn a_long_unknown_name_is_one_error_line_under_an_address_space_limit() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn memory_the_system_refuses_ends_the_run_with_exit_1() {
+    let dir = std::env::temp_dir().join(format!("xla-shape-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A ShapeProto tuple (element_type 13) of a million empty elements
+    // (`tuple_shapes`, field 4): 2 MB that are a million `Shape`s, more
+    // than 256 MiB. Rust's answer to the refused allocation was an abort
+    // (SIGABRT, exit 134).
+    let tuple = dir.join("tuple.pb");
+    let mut bytes = vec![0x08, 0x0d];
+    bytes.extend(std::iter::repeat_n([0x22, 0x00], 1_000_000).flatten());
+    std::fs::write(&tuple, bytes).unwrap();
+    // A sparse file of 100 GiB under a larger --max-input: its length was
+    // reserved at once, and refused at once.
+    let sparse = dir.join("sparse");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(100 << 30)
+        .unwrap();
+    let sparse_arg = format!("@{}", sparse.display());
+    for (args, file) in [
+        (&["convert", "--to", "json"][..], &tuple),
+        (
+            &["scan", "--max-input", "200000000000", &sparse_arg][..],
+            &tuple,
+        ),
+    ] {
+        let out = run_limited(256 * 1024, args, file);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: {:?}: {stderr}",
+            out.status
+        );
+        assert!(stderr.contains("out of memory"), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn binary_modules_are_scanned_and_reported_in_memory_bounded_by_their_size() {
+    // An HloModuleProto of one computation (field 3) of 200,000 empty
+    // instructions (field 2 of HloComputationProto, `12 00`): 400 KB. Read
+    // whole, each instruction was a view of hundreds of bytes (128 MB in
+    // all; 2 MB aborted under 512 MiB); streamed, the commands run under
+    // 64 MiB of address space.
+    let dir = std::env::temp_dir().join(format!("xla-shape-streamed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 200_000;
+    let empty: Vec<u8> = std::iter::repeat_n([0x12, 0x00], n).flatten().collect();
+    let bytes = proto_field(3, &empty);
+    let file = dir.join("empty.pb");
+    std::fs::write(&file, &bytes).unwrap();
+    let arg = format!("@{}", file.display());
+    for (args, code, lines) in [
+        // Every instruction's shape is missing: one error line each.
+        (&["scan", &arg][..], 1, n),
+        (&["report", "--json", &arg][..], 0, 1),
+    ] {
+        let out = run_limited(64 * 1024, args, &file);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(stdout.lines().count(), lines, "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

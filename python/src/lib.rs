@@ -8,6 +8,7 @@ mod buffer;
 mod dtype;
 mod errors;
 mod memory;
+mod seq;
 mod sharding;
 mod stablehlo;
 mod types;
@@ -206,7 +207,7 @@ impl PyTiledLayout {
     }
 
     /// The slot (element offset) of the element at `index`.
-    fn offset(&self, index: Vec<i64>) -> PyResult<i64> {
+    fn offset(&self, index: seq::Seq<i64>) -> PyResult<i64> {
         self.0.offset(&index).py()
     }
 

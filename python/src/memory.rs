@@ -12,6 +12,7 @@ use xla_shape::memory::{
 use xla_shape::tiling::RoundedPart;
 
 use crate::errors::{self, IntoPyResult, invalid_argument};
+use crate::seq::Seq;
 use crate::types::PyShape;
 
 /// A buffer live when memory use peaks.
@@ -555,9 +556,9 @@ fn entry_to_py(py: Python<'_>, entry: PaddingEntry<'_>) -> PyResult<PyPaddingEnt
     })
 }
 
-fn padding_options(tiles: Vec<String>) -> PyResult<PaddingOptions> {
+fn padding_options(tiles: Seq<String>) -> PyResult<PaddingOptions> {
     let mut options = PaddingOptions::new();
-    for t in &tiles {
+    for t in tiles.iter() {
         options = options.with_tiles_text(t).py()?;
     }
     Ok(options)
@@ -566,11 +567,11 @@ fn padding_options(tiles: Vec<String>) -> PyResult<PaddingOptions> {
 /// What `shape`'s layout costs and why (see `xla_shape.explain_padding`
 /// in the stubs).
 #[pyfunction]
-#[pyo3(signature = (shape, *, tiles=Vec::new()))]
+#[pyo3(signature = (shape, *, tiles=Seq(Vec::new())))]
 pub fn explain_padding(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
-    tiles: Vec<String>,
+    tiles: Seq<String>,
 ) -> PyResult<PyPadding> {
     let shape = if let Ok(s) = shape.downcast::<PyShape>() {
         s.get().0.clone()
@@ -592,8 +593,8 @@ pub fn explain_padding(
 /// Every shape of `text` explained: a shape string, or a log with XLA's
 /// out-of-memory listings (see `xla_shape.padding` in the stubs).
 #[pyfunction]
-#[pyo3(signature = (text, *, tiles=Vec::new()))]
-pub fn padding(py: Python<'_>, text: &str, tiles: Vec<String>) -> PyResult<Vec<PyPaddingEntry>> {
+#[pyo3(signature = (text, *, tiles=Seq(Vec::new())))]
+pub fn padding(py: Python<'_>, text: &str, tiles: Seq<String>) -> PyResult<Vec<PyPaddingEntry>> {
     let options = padding_options(tiles)?;
     let entries = py.allow_threads(|| memory::padding(text, &options)).py()?;
     entries.into_iter().map(|e| entry_to_py(py, e)).collect()

@@ -9,6 +9,7 @@ use xla_shape::sharding::{DeviceSlice, HloSharding, OpShardingType, TileAssignme
 use xla_shape::{Shape, text};
 
 use crate::errors::{IntoPyResult, invalid_argument};
+use crate::seq::Seq;
 use crate::types::{PyShape, Reduced, as_array, display_as_model, reduce_to_proto_bytes};
 
 /// How an array (or each leaf of a tuple) is split across devices: XLA's
@@ -40,7 +41,7 @@ fn type_from(value: &Bound<'_, PyAny>) -> PyResult<OpShardingType> {
     ))
 }
 
-fn types_from(values: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<OpShardingType>> {
+fn types_from(values: Seq<Bound<'_, PyAny>>) -> PyResult<Vec<OpShardingType>> {
     values.iter().map(type_from).collect()
 }
 
@@ -54,7 +55,7 @@ fn dims_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
         let shape = text::parse_shape(&text).py()?;
         return Ok(as_array(&shape)?.dimensions().to_vec());
     }
-    value.extract::<Vec<i64>>().map_err(|_| {
+    value.extract::<Seq<i64>>().map(|s| s.0).map_err(|_| {
         PyTypeError::new_err("a shape is a Shape, its text, or a sequence of dimension sizes")
     })
 }
@@ -203,12 +204,12 @@ impl PyHloSharding {
     /// subgroups of those types (names such as `"REPLICATED"`, numbers, or
     /// jaxlib's `OpSharding.Type`).
     #[staticmethod]
-    #[pyo3(signature = (dims, reshape_dims=Vec::new(), transpose_perm=Vec::new(), subgroup_types=Vec::new()))]
+    #[pyo3(signature = (dims, reshape_dims=Seq(Vec::new()), transpose_perm=Seq(Vec::new()), subgroup_types=Seq(Vec::new())))]
     fn iota_tile(
-        dims: Vec<i64>,
-        reshape_dims: Vec<i64>,
-        transpose_perm: Vec<i64>,
-        subgroup_types: Vec<Bound<'_, PyAny>>,
+        dims: Seq<i64>,
+        reshape_dims: Seq<i64>,
+        transpose_perm: Seq<i64>,
+        subgroup_types: Seq<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let types = types_from(subgroup_types)?;
         HloSharding::iota_tile_with(&dims, &reshape_dims, &transpose_perm, &types)
@@ -221,11 +222,11 @@ impl PyHloSharding {
     /// `len(subgroup_types)` dimensions subgroups of those types (XLA's
     /// `HloSharding::Subgroup`).
     #[staticmethod]
-    #[pyo3(signature = (tile_assignment, subgroup_types=Vec::new()))]
+    #[pyo3(signature = (tile_assignment, subgroup_types=Seq(Vec::new())))]
     fn subgroup_with_device_ordering(
         py: Python<'_>,
         tile_assignment: &Bound<'_, PyAny>,
-        subgroup_types: Vec<Bound<'_, PyAny>>,
+        subgroup_types: Seq<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let array = py
             .import("numpy")?

@@ -10,6 +10,7 @@ use xla_shape::{ArrayShape, Layout, MAX_NESTING_DEPTH, PrimitiveType, ProgramSha
 use xla_shape::{layout_util, shape_util, text};
 
 use crate::errors::{IntoPyResult, invalid_argument, to_py};
+use crate::seq::{Seq, cloned_shapes};
 
 /// The Python `xla_shape.PrimitiveType` (an `enum.IntEnum` defined in the
 /// package's `_primitive_type.py`, as jaxlib's is an `IntEnum`), imported
@@ -228,8 +229,8 @@ macro_rules! display_as_model {
 display_as_model!(PyLayout, PyShape, PyProgramShape);
 pub(crate) use display_as_model;
 
-fn tiles_from(tiling: Vec<Vec<i64>>) -> PyResult<Vec<Tile>> {
-    tiling.iter().map(|t| Tile::new(t).py()).collect()
+fn tiles_from(tiling: Seq<Seq<i64>>) -> PyResult<Vec<Tile>> {
+    tiling.iter().map(|t| Tile::new(&t[..]).py()).collect()
 }
 
 /// A layout (`xla.LayoutProto`): the order of the dimensions in memory,
@@ -248,7 +249,7 @@ proto_model_methods! { PyLayout(Layout), "xla.LayoutProto", {
     #[pyo3(signature = (minor_to_major, tiling=None, element_size_in_bits=0))]
     fn py_new(
         minor_to_major: &Bound<'_, PyAny>,
-        tiling: Option<Vec<Vec<i64>>>,
+        tiling: Option<Seq<Seq<i64>>>,
         element_size_in_bits: i64,
     ) -> PyResult<Self> {
         if let Some(layout) = foreign_layout(minor_to_major)? {
@@ -259,9 +260,9 @@ proto_model_methods! { PyLayout(Layout), "xla.LayoutProto", {
             }
             return Ok(PyLayout(layout));
         }
-        let tiles = tiles_from(tiling.unwrap_or_default())?;
+        let tiles = tiles_from(tiling.unwrap_or(Seq(Vec::new())))?;
         Ok(PyLayout(
-            Layout::new(minor_to_major.extract::<Vec<i64>>()?)
+            Layout::new(minor_to_major.extract::<Seq<i64>>()?.0)
                 .with_tiles(tiles)
                 .with_element_size_in_bits(element_size_in_bits),
         ))
@@ -337,9 +338,9 @@ fn foreign_layout(value: &Bound<'_, PyAny>) -> PyResult<Option<Layout>> {
         };
     }
     if value.hasattr("major_to_minor")? && value.hasattr("sub_byte_element_size_in_bits")? {
-        let mut minor_to_major: Vec<i64> = value.getattr("major_to_minor")?.extract()?;
+        let mut minor_to_major = value.getattr("major_to_minor")?.extract::<Seq<i64>>()?.0;
         minor_to_major.reverse();
-        let tiling: Option<Vec<Vec<i64>>> = value.getattr("tiling")?.extract()?;
+        let tiling: Option<Seq<Seq<i64>>> = value.getattr("tiling")?.extract()?;
         let layout = Layout::new(minor_to_major);
         return Ok(Some(match tiling {
             None => layout,
@@ -473,16 +474,16 @@ proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
     #[pyo3(signature = (element_type, dims, layout=None, dynamic_dimensions=None))]
     fn array_shape(
         element_type: &Bound<'_, PyAny>,
-        dims: Vec<i64>,
-        layout: Option<Vec<i64>>,
-        dynamic_dimensions: Option<Vec<bool>>,
+        dims: Seq<i64>,
+        layout: Option<Seq<i64>>,
+        dynamic_dimensions: Option<Seq<bool>>,
     ) -> PyResult<Self> {
         let t = element_type_from(element_type)?;
-        let dynamic = dynamic_dimensions.unwrap_or_else(|| vec![false; dims.len()]);
+        let dynamic = dynamic_dimensions.map_or_else(|| vec![false; dims.len()], |d| d.0);
         let array =
             shape_util::make_validated_shape_with_dynamic_dimensions(t, &dims, &dynamic).py()?;
         let layout = match layout {
-            Some(m2m) => Layout::new(m2m),
+            Some(m2m) => Layout::new(m2m.0),
             None => layout_util::get_default_layout_for_rank(dims.len()),
         };
         let array = array.with_layout(Some(layout)).py()?;
@@ -501,8 +502,8 @@ proto_model_methods! { PyShape(Shape), "xla.ShapeProto", {
 
     /// A tuple of these shapes, as jaxlib's `Shape.tuple_shape`.
     #[staticmethod]
-    fn tuple_shape(shapes: Vec<PyRef<'_, PyShape>>) -> PyResult<Self> {
-        let elements: Vec<Shape> = shapes.iter().map(|s| s.0.clone()).collect();
+    fn tuple_shape(shapes: Seq<PyRef<'_, PyShape>>) -> PyResult<Self> {
+        let elements = cloned_shapes(&shapes)?;
         checked_shape(shape_util::make_validated_tuple_shape(elements).py()?)
     }
 
@@ -668,9 +669,9 @@ proto_model_methods! { PyProgramShape(ProgramShape), "xla.ProgramShapeProto", {
     #[new]
     #[pyo3(signature = (parameter_shapes, result_shape, parameter_names=None))]
     fn py_new(
-        parameter_shapes: Vec<PyRef<'_, PyShape>>,
+        parameter_shapes: Seq<PyRef<'_, PyShape>>,
         result_shape: PyRef<'_, PyShape>,
-        parameter_names: Option<Vec<String>>,
+        parameter_names: Option<Seq<String>>,
     ) -> PyResult<Self> {
         let names = match parameter_names {
             Some(n) if n.len() != parameter_shapes.len() => {
@@ -680,12 +681,12 @@ proto_model_methods! { PyProgramShape(ProgramShape), "xla.ProgramShapeProto", {
                     parameter_shapes.len()
                 )));
             }
-            Some(n) => n,
+            Some(n) => n.0,
             None => vec![String::new(); parameter_shapes.len()],
         };
         let parameters = names
             .into_iter()
-            .zip(parameter_shapes.iter().map(|s| s.0.clone()))
+            .zip(cloned_shapes(&parameter_shapes)?)
             .collect();
         Ok(PyProgramShape(ProgramShape::new(
             parameters,

@@ -228,3 +228,68 @@ for call in calls:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     assert run.stderr == ""
+
+
+def run_isolated(code):
+    """Runs `code` in a fresh interpreter (an abort there does not end the
+    test run); its exit status and output."""
+    env = dict(os.environ)
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    return run.returncode, run.stdout + run.stderr
+
+
+def test_a_sequence_lying_about_its_length_is_read_for_what_it_holds():
+    # A list subclass whose __len__ says 10**10 aborted the interpreter
+    # (every sequence of ints was reserved at its __len__ first); 2**62
+    # raised PanicException.
+    code = """
+import xla_shape as xs
+for claimed in (10**10, 2**62):
+    class Lying(list):
+        def __len__(self):
+            return claimed
+    assert xs.Shape.array_shape("F32", Lying([2, 3])).dimensions() == (2, 3)
+    assert xs.Shape.array_shape("F32", [2, 3], Lying([0, 1])).layout().minor_to_major() == (0, 1)
+    assert xs.Layout(Lying([1, 0]), Lying([Lying([8, 128])])).minor_to_major() == (1, 0)
+    t = xs.Shape.tuple_shape(Lying([xs.Shape("f32[2]")]))
+    assert len(t.tuple_shapes()) == 1
+    p = xs.ProgramShape(Lying([xs.Shape("f32[2]")]), xs.Shape("f32[]"), Lying(["x"]))
+    assert len(p.parameter_shapes()) == 1
+    assert xs.shape_util.elements_in(xs.Shape("f32[2,3]")) == 6
+    assert xs.shape_util.make_shape("F32", Lying([4])) == xs.Shape("f32[4]")
+    assert xs.index_util.bump_indices(xs.Shape("f32[2,3]"), Lying([0, 0])) == (True, [0, 1])
+    s = xs.HloSharding.iota_tile(Lying([2, 2]), Lying([4]), Lying([0]), Lying([]))
+    assert str(s) == "{devices=[2,2]<=[4]}"
+    assert s.shard_shape(Lying([4, 6])) == (2, 3)
+    assert xs.HloSharding.subgroup_with_device_ordering([[0, 1]], Lying([])).num_devices() == 2
+    p = xs.explain_padding("f32[8,128]{1,0:T(8,128)}", tiles=Lying(["(8,128)"]))
+    assert p.padded == p.unpadded
+    assert len(xs.padding("f32[2]{0}", tiles=Lying([]))) == 1
+print("held")
+"""
+    status, out = run_isolated(code)
+    assert (status, out.strip()) == (0, "held"), out
+
+
+def test_tuples_too_large_for_memory_raise_memory_error():
+    # The same tuple twice, nested: 2**k leaves after k levels. Under a
+    # 1 GiB address space the clone that ran out of memory aborted the
+    # interpreter (exit 134) at about 2**20 leaves.
+    code = """
+import resource
+import xla_shape as xs
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+t = xs.Shape("f32[2]")
+try:
+    for level in range(40):
+        t = xs.Shape.tuple_shape([t, t])
+except MemoryError:
+    print("MemoryError at", level)
+else:
+    print("no error")
+"""
+    status, out = run_isolated(code)
+    assert status == 0, out
+    assert out.startswith("MemoryError at "), out

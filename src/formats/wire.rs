@@ -508,8 +508,10 @@ impl LosslessMessage {
             .expect("prost's encoding of a message decodes as that message")
     }
 
-    /// The known fields as a message of type `M` (prost drops the unknown
-    /// ones).
+    /// The known fields as a message of type `M`. Unknown fields are left
+    /// out before prost sees them: one with a known number and another
+    /// wire type (`28 00`, a varint where `ShapeProto.layout` is a message),
+    /// which Google's runtime keeps as unknown, is an error to prost.
     ///
     /// # Errors
     ///
@@ -528,7 +530,9 @@ impl LosslessMessage {
                 ),
             ));
         }
-        Ok(M::decode(self.encode_to_vec().as_slice())?)
+        Ok(M::decode(
+            prost::Message::encode_to_vec(&self.to_dynamic()).as_slice(),
+        )?)
     }
 
     /// The encoded message: known fields in field-number order, then this

@@ -318,6 +318,57 @@ impl HloModule {
         }
     }
 
+    /// Reads a module as [`HloModule::read`] does, except that each
+    /// instruction of a binary module is handed to `each`, with the name of
+    /// its computation, as it is read, and not kept: the view returned has
+    /// the module's computations without their instructions (and without
+    /// roots). A tool that goes through every instruction once (a report, a
+    /// scan) holds the module's computations and one instruction at a
+    /// time, where the view holds every instruction (hundreds of bytes
+    /// each, for as few as two bytes of input: an empty
+    /// `HloInstructionProto`). Module text, which [`TextReader`] reads
+    /// one line at a time, is read whole as `read` reads it, its
+    /// instructions kept and not handed to `each`.
+    ///
+    /// ```
+    /// use xla_shape::hlo::{HloModule, ModuleSource};
+    ///
+    /// // computations { name: "c" instructions { name: "p" opcode: "parameter"
+    /// // shape { element_type: F32 } } }
+    /// let bytes = b"\x1a\x17\x0a\x01c\x12\x12\x0a\x01p\x12\x09parameter\x1a\x02\x10\x0b";
+    /// let mut seen = Vec::new();
+    /// let module = HloModule::read_streamed(bytes, &mut |c, i| {
+    ///     seen.push(format!("{c}/{} {}", i.name, i.shape.as_ref().unwrap()));
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(seen, ["c/p f32[]"]);
+    /// assert!(matches!(module.source, ModuleSource::Proto(_)));
+    /// assert!(module.computations[0].instructions.is_empty());
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`HloModule::read`]; an error of `each` ends the walk and is
+    /// returned.
+    pub fn read_streamed(
+        bytes: &[u8],
+        each: &mut dyn FnMut(&str, &HloInstruction) -> Result<()>,
+    ) -> Result<HloModule> {
+        let text = std::str::from_utf8(bytes);
+        match (ModuleEncoding::detect(bytes), text) {
+            (ModuleEncoding::Text, Ok(text)) => HloModule::from_text(text),
+            (_, text) => {
+                wire::read_into(ModuleMessage::detect(bytes), bytes, Some(each)).or_else(|e| {
+                    match text {
+                        Ok(text) if looks_like_text(text) => HloModule::from_text(text),
+                        _ => Err(e),
+                    }
+                })
+            }
+        }
+    }
+
     /// Reads HLO module text, as XLA prints it (`HloModule::ToString`,
     /// `--xla_dump_to`'s `*.txt`): the header, then computations, one
     /// instruction per line.

@@ -128,11 +128,22 @@ struct ShapeCache {
     /// The index in `shapes` of each text's shape.
     index: HashMap<Box<str>, usize, foldhash::fast::RandomState>,
     shapes: Vec<KnownShape>,
+    /// The bytes of the texts kept.
+    bytes: usize,
 }
 
 impl ShapeCache {
     /// Distinct shapes kept at most; the cache starts over past it.
     const CAPACITY: usize = 4096;
+    /// Bytes of text kept at most; the cache starts over past it. A
+    /// shape holds a few times its text (a rank-8,000 array's 16 KB of
+    /// text are 150 KB of dimensions, flags and layout): bounded by
+    /// entries alone, 4,096 distinct long shapes held gigabytes while the
+    /// module was streamed.
+    const CAPACITY_BYTES: usize = 1 << 20;
+    /// The longest text kept: a longer shape is parsed each time (its
+    /// parse costs little beside its length, and it rarely repeats).
+    const LONGEST: usize = 4096;
 
     /// The text at the start of `rest` whose reading as a shape does not
     /// depend on what follows, if it is one of the two kinds that can be
@@ -846,12 +857,16 @@ impl TextReader {
             ShapeAt::Failed(error) => return Err(shifted(error, line.start)),
         };
         match (outcome, key) {
-            (Ok(shape), Some(key)) if key.len() == end - at => {
+            (Ok(shape), Some(key)) if key.len() == end - at && key.len() <= ShapeCache::LONGEST => {
                 let cache = &mut self.shapes;
-                if cache.shapes.len() >= ShapeCache::CAPACITY {
+                if cache.shapes.len() >= ShapeCache::CAPACITY
+                    || cache.bytes + key.len() > ShapeCache::CAPACITY_BYTES
+                {
                     cache.index.clear();
                     cache.shapes.clear();
+                    cache.bytes = 0;
                 }
+                cache.bytes += key.len();
                 cache.index.insert(key.into(), cache.shapes.len());
                 cache.shapes.push(KnownShape::new(shape));
                 Ok((Ok(&cache.shapes[cache.shapes.len() - 1]), end))

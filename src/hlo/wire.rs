@@ -333,6 +333,10 @@ fn utf8(bytes: &[u8]) -> Result<&str> {
 /// A result shape as the view holds it.
 type ShapeAnswer = std::result::Result<Shape, Rejected>;
 
+/// Where a streamed walk hands each instruction, with its computation's
+/// name.
+pub(super) type Sink<'s> = &'s mut dyn FnMut(&str, &HloInstruction) -> Result<()>;
+
 /// The fields of one module (over every part of it, when a wrapper gives
 /// it more than once) and what the walk has built so far.
 #[derive(Default)]
@@ -346,6 +350,10 @@ struct ModuleWalk<'a> {
     program_shapes: Vec<Merged<'a>>,
     /// Each distinct shape's answer, by its exact bytes.
     shapes: HashMap<Cow<'a, [u8]>, ShapeAnswer, foldhash::fast::RandomState>,
+    /// Where instructions go when they are streamed, not kept.
+    sink: Option<Sink<'a>>,
+    /// The instructions streamed.
+    streamed: usize,
     /// `schedule` was given.
     scheduled: bool,
     /// `schedule.sequences`, one entry per key (the last wins, as for a
@@ -449,9 +457,20 @@ impl<'a> ModuleWalk<'a> {
             let (mut id, mut root_id) = (0i64, 0i64);
             let mut program_shape = None;
             // Room for every instruction at once: a large computation would
-            // otherwise be moved each time its vector grows.
-            let mut instructions =
-                Vec::with_capacity(count_fields(bytes, hlo_computation::INSTRUCTIONS));
+            // otherwise be moved each time its vector grows. Streamed, none
+            // is kept, and the name they are handed with is the one the
+            // walk will read (the last).
+            let streamed_name = match self.sink {
+                Some(_) => fields_numbered(bytes, hlo_computation::NAME)
+                    .ok()
+                    .and_then(|names| names.last().copied())
+                    .unwrap_or_default(),
+                None => &[],
+            };
+            let mut instructions = match self.sink {
+                Some(_) => Vec::new(),
+                None => Vec::with_capacity(count_fields(bytes, hlo_computation::INSTRUCTIONS)),
+            };
             let mut r = Reader::new(bytes);
             while !r.at_end() {
                 *place = Place::default();
@@ -465,7 +484,17 @@ impl<'a> ModuleWalk<'a> {
                     }
                     (hlo_computation::INSTRUCTIONS, WireType::LengthDelimited) => {
                         place.element("instructions", instructions.len());
-                        instructions.push(self.instruction(r.len_delimited()?, &mut place.name)?);
+                        let instruction = self.instruction(r.len_delimited()?, &mut place.name)?;
+                        match self.sink.as_mut() {
+                            Some(sink) => {
+                                self.streamed += 1;
+                                // A name that is not UTF-8 is the walk's
+                                // error, where it reads the name.
+                                let name = std::str::from_utf8(streamed_name).unwrap_or_default();
+                                sink(name, &instruction)?;
+                            }
+                            None => instructions.push(instruction),
+                        }
                     }
                     (hlo_computation::PROGRAM_SHAPE, WireType::LengthDelimited) => {
                         place.field("program_shape");
@@ -627,6 +656,11 @@ impl<'a> ModuleWalk<'a> {
                 error,
             }),
         };
+        // Streamed, the walk holds one instruction at a time: so many
+        // distinct shapes are not kept.
+        if self.sink.is_some() && self.shapes.len() >= STREAMED_SHAPES {
+            self.shapes.clear();
+        }
         self.shapes.insert(bytes, answer.clone());
         Ok(answer)
     }
@@ -693,7 +727,20 @@ impl<'a> ModuleWalk<'a> {
     }
 }
 
+/// Distinct shapes kept at most by a streamed walk.
+const STREAMED_SHAPES: usize = 1024;
+
 pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
+    read_into(message, bytes, None)
+}
+
+/// Reads a module, handing every instruction to `sink` (if given) instead
+/// of keeping it.
+pub(super) fn read_into<'a>(
+    message: ModuleMessage,
+    bytes: &'a [u8],
+    sink: Option<Sink<'a>>,
+) -> Result<HloModule> {
     // `HloProto.hlo_module` and `HloSnapshot.hlo` are field 1. Every
     // occurrence is a part of the one message they hold, merged in order:
     // the module is walked over its parts in turn, as over their
@@ -717,13 +764,16 @@ pub(super) fn read(message: ModuleMessage, bytes: &[u8]) -> Result<HloModule> {
         }
         parts = inner;
     }
-    let mut module = ModuleWalk::default();
-    let mut view = parts
-        .into_iter()
-        .try_for_each(|part| module.module(part))
+    let mut module = ModuleWalk {
+        sink,
+        ..ModuleWalk::default()
+    };
+    let walked = parts.into_iter().try_for_each(|part| module.module(part));
+    let streamed = module.streamed;
+    let mut view = walked
         .and_then(|()| module.into_view(message))
         .map_err(|e| within(e, wrappers))?;
-    if view.instructions().next().is_none() {
+    if streamed == 0 && view.instructions().next().is_none() {
         // Well-formed bytes of another message (a `ShapeProto`, a
         // memory-usage report) read as a module hold no instruction: every
         // module XLA writes has at least its entry's root.

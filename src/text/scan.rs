@@ -66,7 +66,10 @@ pub struct HloShape<'a> {
 ///
 /// Text inside string literals and comments is skipped. A type keyword
 /// followed by `[` that does not parse as a shape is still reported, with
-/// the parse error. Any text may be given: the scan never panics.
+/// the parse error, and so is a tuple nested deeper than
+/// [`MAX_NESTING_DEPTH`](crate::MAX_NESTING_DEPTH) and closed on its line
+/// (its text up to its `)`; the shapes inside it are not reported), as
+/// the module reader rejects it. Any text may be given: the scan never panics.
 ///
 /// ```
 /// use xla_shape::text::{shapes_in_hlo, ShapeRole};
@@ -403,6 +406,17 @@ impl<'a> Iterator for HloShapes<'a> {
                             Ok((shape, end, _)) => {
                                 return Some(self.found(at, end, Ok(shape)));
                             }
+                            // A tuple nested past the limit, closed on its
+                            // line, is a shape that does not parse, as it is
+                            // to the module reader; the shapes inside it are
+                            // not reported. (Parentheses left open are no
+                            // tuple, deep or not: the scan goes on inside.)
+                            Err(failed) if failed.0.too_deep => {
+                                if let Some(end) = self.tuple_end(at) {
+                                    let error = failed.0.syntax_error();
+                                    return Some(self.found(at, end, Err(error)));
+                                }
+                            }
                             Err(_) => {}
                         }
                     }
@@ -415,6 +429,27 @@ impl<'a> Iterator for HloShapes<'a> {
 }
 
 impl HloShapes<'_> {
+    /// The end of the tuple whose `(` is at `at`: after its `)`, if it is
+    /// closed on its line.
+    fn tuple_end(&self, at: usize) -> Option<usize> {
+        let bytes = self.bytes();
+        let mut depth = 0usize;
+        for (i, &c) in bytes.iter().enumerate().skip(at) {
+            match c {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                b'\n' => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// Whether the `(` at `at` may open a tuple shape: not an operand list
     /// or signature (`name(`, `name (`), and followed by a shape.
     fn tuple_may_start_at(&self, at: usize) -> bool {

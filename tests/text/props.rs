@@ -249,3 +249,31 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     assert!(parse_shape(&ok[1..ok.len() - 1]).is_ok());
     assert!(parse_shape(&ok).is_err());
 }
+
+#[test]
+fn a_tuple_nested_past_the_limit_is_one_error_of_the_scan() {
+    // 101 tuples around f32[]: the module reader rejects the shape, and
+    // the scan reports that one error, not the f32[] inside (it used to).
+    let tuple = format!("{}f32[]{}", "(".repeat(101), ")".repeat(101));
+    let line = format!("  ROOT a = {tuple} parameter(0), x=f32[2]");
+    let found: Vec<_> = shapes_in_hlo(&line).collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].text, tuple);
+    let err = found[0].shape.as_ref().unwrap_err();
+    assert!(
+        err.message().contains("nesting exceeds the limit of 100"),
+        "{err}"
+    );
+    assert_eq!(found[1].text, "f32[2]");
+    // Parentheses left open on their line are no tuple: the scan goes on
+    // inside them, as for any unclosed tuple.
+    let open = format!("a = {}f32[]\nb = f32[3] c()", "(".repeat(200));
+    let found: Vec<_> = shapes_in_hlo(&open).collect();
+    let texts: Vec<&str> = found.iter().map(|f| f.text).collect();
+    assert_eq!(texts, ["f32[]", "f32[3]"]);
+    // 100 tuples around token[] are within the limit, and one shape.
+    let within = format!("{}token[]{}", "(".repeat(100), ")".repeat(100));
+    let found: Vec<_> = shapes_in_hlo(&within).collect();
+    assert_eq!(found.len(), 1);
+    assert!(found[0].shape.is_ok());
+}

@@ -155,6 +155,27 @@ fn axis(array: &ArrayShape, dims: &[i64], dim: usize, max: i64) -> Axis {
 /// The most rows or columns `--max-rows` and `--max-cols` allow.
 pub const MAX_DRAWN: i64 = 1024;
 
+/// The most bytes of `data-index` labels in one picture. Each cell's label
+/// is its whole index, as long as the shape's rank: a rank-1,200,002
+/// shape (2.4 MB of text) drew 256 labels of 2.4 MB each and ran out of
+/// memory; rank 120,000 wrote 64 MB.
+const INDEX_LABEL_BYTES: i64 = 16 << 20;
+
+/// The most rows and columns drawn: `max_rows` and `max_cols`, fewer when
+/// that many cells' index labels would pass `INDEX_LABEL_BYTES` (at least
+/// one cell is drawn).
+fn cells_allowed(dims: &[i64], max_rows: i64, max_cols: i64) -> (i64, i64) {
+    // The longest label: every index's digits and a comma.
+    let label = dims.iter().fold(0i64, |n, &d| {
+        let digits = d.saturating_sub(1).max(1).checked_ilog10().unwrap_or(0) as i64 + 1;
+        n.saturating_add(digits + 1)
+    });
+    let cells = (INDEX_LABEL_BYTES / label.max(1)).max(1);
+    let cols = max_cols.min(cells);
+    let rows = max_rows.min((cells / cols).max(1));
+    (rows, cols)
+}
+
 const CELL_HEIGHT: i64 = 28;
 const LEFT: i64 = 70;
 const TOP: i64 = 110;
@@ -212,12 +233,13 @@ fn grid(array: &ArrayShape, tiled: &TiledLayout, options: &Args) -> Result<Grid,
     let dims = tiled.dimensions().to_vec();
     let slice = parse_slice(options.slice.as_deref(), &dims)?;
     let drawn: Vec<usize> = (0..dims.len()).filter(|&d| slice[d].is_none()).collect();
+    let (max_rows, max_cols) = cells_allowed(&dims, options.max_rows, options.max_cols);
     let (rows, cols) = match drawn[..] {
         [] => (None, None),
-        [c] => (None, Some(axis(array, &dims, c, options.max_cols))),
+        [c] => (None, Some(axis(array, &dims, c, max_cols))),
         [r, c] => (
-            Some(axis(array, &dims, r, options.max_rows)),
-            Some(axis(array, &dims, c, options.max_cols)),
+            Some(axis(array, &dims, r, max_rows)),
+            Some(axis(array, &dims, c, max_cols)),
         ),
         _ => unreachable!("parse_slice allows at most two drawn dimensions"),
     };

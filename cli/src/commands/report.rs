@@ -16,11 +16,13 @@ use std::io::{BufRead, Write};
 
 use serde_json::json;
 use xla_shape::Shape;
-use xla_shape::hlo::{BufferSizes, BufferTally, HloModule, TextLine, TextReader};
+use xla_shape::hlo::{
+    BufferSizes, BufferTally, HloInstruction, HloModule, ModuleSource, TextLine, TextReader,
+};
 
 use crate::Context;
 use crate::input::{self, Lines, ModuleInput, Source};
-use crate::output::{Failure, Problem, cut};
+use crate::output::{Failure, Problem, cut, printable};
 
 /// The arguments of `report`.
 #[derive(Clone, Debug, clap::Args)]
@@ -68,9 +70,7 @@ fn report(args: &Args, input: Option<&str>, cx: &mut Context<impl Write>) -> Res
             false
         }
         ModuleInput::Binary(bytes) => {
-            let module = HloModule::read(&bytes)?;
-            drop(bytes);
-            report_module(&module, &mut report)?;
+            report_binary(&bytes, &mut report)?;
             false
         }
     };
@@ -153,28 +153,67 @@ fn report_text(
     }
 }
 
-/// Writes the report of a module read whole.
-fn report_module(module: &HloModule, report: &mut Report<'_, impl Write>) -> Result<(), Failure> {
+/// Writes the report of a binary module. The module is read twice, one
+/// instruction at a time (`HloModule::read_streamed`): once to find its
+/// errors before any row is written, once for the rows. Read whole, its
+/// view held hundreds of bytes per instruction, which can take two bytes
+/// of input. Bytes that are module text with a stray control character
+/// are read whole (see `HloModule::read`).
+fn report_binary(bytes: &[u8], report: &mut Report<'_, impl Write>) -> Result<(), Failure> {
+    let module = HloModule::read_streamed(bytes, &mut |_, _| Ok(()))?;
     report.module(&module.name)?;
-    for row in module.buffers() {
-        let (shape, invalid) = match &row.instruction.shape {
-            Ok(shape) => (Cow::Owned(shape.to_string()), None),
-            Err(rejected) => (
-                Cow::Borrowed(rejected.written.as_str()),
-                Some(Cow::Borrowed(rejected.error.message())),
-            ),
-        };
-        report.row(Row {
-            computation: Cow::Borrowed(row.computation),
-            name: Cow::Borrowed(&row.instruction.name),
-            opcode: Cow::Borrowed(&row.instruction.opcode),
-            shape,
-            invalid,
-            sharding: sharding_of(row.instruction.sharding.as_ref()),
-            sizes: row.sizes,
-        })?;
+    if !matches!(module.source, ModuleSource::Proto(_)) {
+        for row in module.buffers() {
+            report.row(instruction_row(row.computation, row.instruction, row.sizes))?;
+        }
+        return Ok(());
     }
-    Ok(())
+    let mut written = Ok(());
+    // Modules repeat a shape over runs of instructions: sized once a run.
+    let mut last: Option<(Shape, BufferSizes)> = None;
+    HloModule::read_streamed(bytes, &mut |computation, instruction| {
+        if written.is_err() {
+            return Ok(());
+        }
+        let sizes = match &instruction.shape {
+            Ok(shape) => match &last {
+                Some((s, sizes)) if s == shape => *sizes,
+                _ => {
+                    let sizes = BufferSizes::of(shape);
+                    last = Some((shape.clone(), sizes));
+                    sizes
+                }
+            },
+            Err(_) => BufferSizes::REJECTED,
+        };
+        written = report.row(instruction_row(computation, instruction, sizes));
+        Ok(())
+    })?;
+    written
+}
+
+/// The row of an instruction of a binary module.
+fn instruction_row<'a>(
+    computation: &'a str,
+    instruction: &'a HloInstruction,
+    sizes: BufferSizes,
+) -> Row<'a> {
+    let (shape, invalid) = match &instruction.shape {
+        Ok(shape) => (Cow::Owned(shape.to_string()), None),
+        Err(rejected) => (
+            Cow::Borrowed(rejected.written.as_str()),
+            Some(Cow::Borrowed(rejected.error.message())),
+        ),
+    };
+    Row {
+        computation: Cow::Borrowed(computation),
+        name: Cow::Borrowed(&instruction.name),
+        opcode: Cow::Borrowed(&instruction.opcode),
+        shape,
+        invalid,
+        sharding: sharding_of(instruction.sharding.as_ref()),
+        sizes,
+    }
 }
 
 /// Writes the report of StableHLO: one row per operation with
@@ -315,6 +354,8 @@ struct Widths {
 /// The rows held to size the table's columns: at most this many, of at
 /// most this many bytes in all.
 const SAMPLE_ROWS: usize = 1000;
+/// The widest table, in characters.
+const MAX_WIDTH: usize = 1 << 16;
 const SAMPLE_BYTES: usize = 1 << 18;
 
 /// The report, written as the rows come: the table (columns sized on the
@@ -363,13 +404,15 @@ impl<'w, W: Write> Report<'w, W> {
         if self.json {
             write!(self.out, "{{\"module\":{},\"instructions\":[", json!(name))?;
         } else {
-            writeln!(self.out, "module {name}")?;
+            writeln!(self.out, "module {}", printable(name))?;
         }
         Ok(())
     }
 
     fn row(&mut self, row: Row<'_>) -> Result<(), Failure> {
-        self.tally.add(&row.sizes, || row.clone().into_owned())?;
+        if let Err(e) = self.tally.add(&row.sizes, || row.clone().into_owned()) {
+            return Err(self.abandon(&e));
+        }
         if self.json {
             self.separator()?;
             serde_json::to_writer(&mut *self.out, &row.to_json()).map_err(std::io::Error::from)?;
@@ -402,6 +445,28 @@ impl<'w, W: Write> Report<'w, W> {
         self.size_columns_when_full()
     }
 
+    /// Ends the report at error `e` (the totals overflow): the JSON
+    /// document is closed with `e` as its `error`, so that it stays one
+    /// valid document; the table ends where it is, the message on
+    /// standard error.
+    fn abandon(&mut self, e: &xla_shape::Error) -> Failure {
+        if !self.json {
+            return Failure::Input(Problem::from(e));
+        }
+        let closed = (|| {
+            if self.module.is_none() {
+                self.module("")?;
+            }
+            let error = json!(Problem::from(e).to_json());
+            writeln!(self.out, "],\"error\":{error}}}")?;
+            Ok(())
+        })();
+        match closed {
+            Ok(()) => Failure::Reported,
+            Err(failure) => failure,
+        }
+    }
+
     fn separator(&mut self) -> Result<(), Failure> {
         if self.module.is_none() {
             self.module("")?;
@@ -431,20 +496,25 @@ impl<'w, W: Write> Report<'w, W> {
         // The opcode column fits the longest opcode (up to 24); then the
         // memory space (3), three sizes of 12, separators.
         let opcode = rows()
-            .map(|r| r.opcode.chars().count())
+            .map(|r| printable(&r.opcode).chars().count())
             .max()
             .unwrap_or(0)
             .clamp(6, 24);
         let fixed = opcode + 3 + 3 * 12 + 6;
-        let free = self.width.saturating_sub(fixed).max(30);
+        // No table is wider than `MAX_WIDTH`, whatever `--width` or
+        // `COLUMNS` say (2^64 - 1 overflowed the sums below).
+        let free = self.width.min(MAX_WIDTH).saturating_sub(fixed).max(30);
         // Names and shapes get what they need, up to their share of the rest.
         let name_need = rows()
-            .map(|r| (r.computation.chars().count() + r.name.chars().count() + 1).max(20))
+            .map(|r| {
+                let (c, n) = (printable(&r.computation), printable(&r.name));
+                (c.chars().count() + n.chars().count() + 1).max(20)
+            })
             .max()
             .unwrap_or(0);
         let name = name_need.min(free * 2 / 5).max(12);
         let shape_need = rows()
-            .map(|r| r.table_shape().chars().count())
+            .map(|r| printable(&r.table_shape()).chars().count())
             .max()
             .unwrap_or(0)
             .max(5);
@@ -474,8 +544,8 @@ impl<'w, W: Write> Report<'w, W> {
         table_line(self.out, widths, &format!("  {}", row.name), row)?;
         // The sharding, whole, on a line of its own under the row.
         match &row.sharding {
-            Some(Ok(s)) => writeln!(self.out, "      sharding={s}")?,
-            Some(Err(e)) => writeln!(self.out, "      sharding error: {e}")?,
+            Some(Ok(s)) => writeln!(self.out, "      sharding={}", printable(s))?,
+            Some(Err(e)) => writeln!(self.out, "      sharding error: {}", printable(e))?,
             None => {}
         }
         Ok(())
@@ -514,23 +584,22 @@ impl<'w, W: Write> Report<'w, W> {
                     v
                 })
                 .collect();
-            let largest: Vec<_> = self
-                .tally
-                .largest()
-                .sorted()
-                .into_iter()
-                .map(Row::to_json)
-                .collect();
             write!(
                 self.out,
-                "],\"by_memory_space\":{},\"by_element_type\":{},\"total\":{},\"largest\":{},\"note\":{}}}",
+                "],\"by_memory_space\":{},\"by_element_type\":{},\"total\":{},\"largest\":[",
                 json!(spaces),
                 json!(types),
                 total(&t.total),
-                json!(largest),
-                json!(NOTE)
             )?;
-            self.out.write_all(b"\n")?;
+            // One row at a time: `--top` may keep every instruction.
+            for (i, row) in self.tally.largest().sorted().into_iter().enumerate() {
+                if i > 0 {
+                    self.out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *self.out, &row.to_json())
+                    .map_err(std::io::Error::from)?;
+            }
+            writeln!(self.out, "],\"note\":{}}}", json!(NOTE))?;
             return Ok(());
         }
         if self.widths.is_none() {
@@ -601,7 +670,8 @@ fn error_line(out: &mut impl Write, number: usize, problem: &Problem) -> Result<
 }
 
 fn table_header(out: &mut impl Write, w: Widths, title: &str) -> std::io::Result<()> {
-    let title = cut(title, w.name);
+    let title = printable(title);
+    let title = cut(&title, w.name);
     let cells = [
         &*title,
         "opcode",
@@ -617,8 +687,14 @@ fn table_header(out: &mut impl Write, w: Widths, title: &str) -> std::io::Result
 fn table_line(out: &mut impl Write, w: Widths, name: &str, r: &Row<'_>) -> std::io::Result<()> {
     let s = &r.sizes;
     let [mut space, mut size, mut padded, mut padding] = [(); 4].map(|()| itoa::Buffer::new());
-    let (name, opcode, shape) = (cut(name, w.name), cut(&r.opcode, w.opcode), r.table_shape());
-    let shape = cut(&shape, w.shape);
+    // Names, opcodes and shapes as written come from the input.
+    let (name, opcode, shape) = (printable(name), printable(&r.opcode), r.table_shape());
+    let shape = printable(&shape);
+    let (name, opcode, shape) = (
+        cut(&name, w.name),
+        cut(&opcode, w.opcode),
+        cut(&shape, w.shape),
+    );
     let cells = [
         &*name,
         &*opcode,

@@ -48,34 +48,38 @@ fn scan(input: Option<&str>, cx: &mut Context<impl Write>) -> Result<(), Failure
                     Ok(())
                 };
             }
-            ModuleInput::Binary(bytes) => match HloModule::read(&bytes) {
-                Ok(module) if matches!(module.source, ModuleSource::Proto(_)) => {
-                    return scan_binary(&module, cx);
-                }
-                // Module text with a stray control character (see
-                // `HloModule::read`).
-                Ok(_) => scan_text(Box::new(&bytes[..]), cx)?,
-                // No module, but text (a log with terminal colours): its shapes,
-                // if it has any.
-                Err(e) => {
-                    let text = match std::str::from_utf8(&bytes) {
-                        Ok(_) => Some(scan_text(Box::new(&bytes[..]), cx)?),
-                        Err(_) => None,
-                    };
-                    match text {
-                        Some(scanned) if scanned.any || scanned.failed => scanned,
-                        _ => {
-                            return Err(Problem::new(
+            // Read once for its errors, one instruction at a time, then
+            // again for the shapes (see `scan_binary`).
+            ModuleInput::Binary(bytes) => {
+                match HloModule::read_streamed(&bytes, &mut |_, _| Ok(())) {
+                    Ok(module) if matches!(module.source, ModuleSource::Proto(_)) => {
+                        return scan_binary(&bytes, cx);
+                    }
+                    // Module text with a stray control character (see
+                    // `HloModule::read`).
+                    Ok(_) => scan_text(Box::new(&bytes[..]), cx)?,
+                    // No module, but text (a log with terminal colours): its shapes,
+                    // if it has any.
+                    Err(e) => {
+                        let text = match std::str::from_utf8(&bytes) {
+                            Ok(_) => Some(scan_text(Box::new(&bytes[..]), cx)?),
+                            Err(_) => None,
+                        };
+                        match text {
+                            Some(scanned) if scanned.any || scanned.failed => scanned,
+                            _ => {
+                                return Err(Problem::new(
                                 "Format",
                                 format!(
                                     "the module is neither UTF-8 text nor a binary HLO module: {e}"
                                 ),
                             )
                             .into());
+                            }
                         }
                     }
                 }
-            },
+            }
         };
     if blank {
         return Err(input::no_input().into());
@@ -200,19 +204,29 @@ fn scan_text(
 }
 
 /// `scan` of a binary module: the result shape of every instruction,
-/// `COMPUTATION/INSTRUCTION`, byte size, shape and owner.
-fn scan_binary(module: &HloModule, cx: &mut Context<impl Write>) -> Result<(), Failure> {
+/// `COMPUTATION/INSTRUCTION`, byte size, shape and owner. The instructions
+/// are read one at a time (`HloModule::read_streamed`): the view of the
+/// whole module held hundreds of bytes per instruction, which can take two
+/// bytes of input.
+fn scan_binary(bytes: &[u8], cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let (json, out) = (cx.json, &mut cx.out);
     let mut failed = false;
-    for (c, i) in module.instructions() {
+    let mut written = Ok(());
+    HloModule::read_streamed(bytes, &mut |c, i| {
+        if written.is_err() {
+            return Ok(());
+        }
         let place = Place {
-            text: format!("{}/{}", c.name, i.name),
-            json: json!({"computation": c.name, "instruction": i.name}),
+            text: format!("{c}/{}", i.name),
+            json: json!({"computation": c, "instruction": i.name}),
         };
         let shape = i.shape.as_ref().map_err(|r| (&r.error, r.written.as_str()));
-        let owner = format!("result of {} in {}", i.name, c.name);
-        failed |= write_shape(out, json, place, shape, &owner, i.sharding.as_ref())?;
-    }
+        let owner = format!("result of {} in {c}", i.name);
+        let sharding = i.sharding.as_ref();
+        written = write_shape(&mut *out, json, place, shape, &owner, sharding).map(|f| failed |= f);
+        Ok(())
+    })?;
+    written?;
     if failed {
         Err(Failure::Reported)
     } else {
@@ -245,9 +259,12 @@ fn write_shape(
         text: at,
         json: mut fields,
     } = place;
+    // Names and shapes as written come from the input: printable on a
+    // line of their own.
+    let (at, text_owner) = (printable(&at), printable(owner));
     let sharding_column = match sharding {
         None => String::new(),
-        Some(Ok(s)) => format!("\tsharding={s}"),
+        Some(Ok(s)) => format!("\tsharding={}", printable(&s.to_string())),
         Some(Err(e)) => format!("\tsharding error: {}", Problem::from(e).one_line()),
     };
     if json {
@@ -259,6 +276,7 @@ fn write_shape(
     }
     match (shape, json) {
         (Ok(shape), false) => {
+            let owner = text_owner;
             let size = xla_shape::shape_util::byte_size_of(shape, 8)
                 .ok()
                 .map_or("?".to_string(), |n| n.to_string());
@@ -272,6 +290,7 @@ fn write_shape(
         }
         (Err((e, text)), false) => {
             let message = Problem::from(e).one_line();
+            let (text, owner) = (printable(text), text_owner);
             writeln!(
                 out,
                 "{at}\terror: {message}\t{text}\t{owner}{sharding_column}"

@@ -129,11 +129,16 @@ pub fn read_source(source: Source<'_>, limit: u64) -> Result<Vec<u8>, Failure> {
 
 /// The rest of `reader`, at most `limit` bytes in all (`max_input`), with
 /// room for a file's length reserved at once so that the bytes are not
-/// copied as they grow; `size` is the file's length when known.
+/// copied as they grow; `size` is the file's length when known. At most
+/// `RESERVE_AT_MOST` is reserved before it is read: a file's length says
+/// nothing of what it holds (a sparse file of 100 GiB under a larger
+/// `--max-input` was a reservation of 100 GiB, refused at once).
 fn read_rest(reader: &mut dyn BufRead, size: Option<u64>, limit: u64) -> Result<Vec<u8>, Failure> {
+    const RESERVE_AT_MOST: u64 = 64 << 20;
     let mut bytes = Vec::new();
     if let Some(size) = size {
-        bytes.reserve_exact(usize::try_from(size.min(limit).saturating_add(1)).unwrap_or(0));
+        let room = size.min(limit).min(RESERVE_AT_MOST).saturating_add(1);
+        bytes.reserve_exact(usize::try_from(room).unwrap_or(0));
     }
     reader
         .take(limit.saturating_add(1))

@@ -92,3 +92,16 @@ pub fn json_lines(args: &[&str], stdin: &[u8], code: i32) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
         .collect()
 }
+
+/// A protobuf field of wire type 2 (length-delimited): key, length, bytes.
+pub fn proto_field(number: u8, bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![number << 3 | 2];
+    let mut n = bytes.len();
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+    out.extend_from_slice(bytes);
+    out
+}

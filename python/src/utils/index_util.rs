@@ -6,6 +6,7 @@ use xla_shape::index_util;
 
 use super::ToPython;
 use crate::errors::IntoPyResult;
+use crate::seq::Seq;
 use crate::types::{PyShape, as_array};
 
 bind! { index_util;
@@ -31,8 +32,8 @@ bind! { index_util;
 /// XLA's `IndexUtil::BumpIndices(shape, index)`, which changes `index` in
 /// place: here the caller's list is left alone.
 #[pyfunction]
-fn bump_indices(shape: PyRef<'_, PyShape>, index: Vec<i64>) -> PyResult<(bool, Vec<i64>)> {
-    let mut index = index;
+fn bump_indices(shape: PyRef<'_, PyShape>, index: Seq<i64>) -> PyResult<(bool, Vec<i64>)> {
+    let mut index = index.0;
     let bumped = index_util::bump_indices(as_array(&shape.0)?, &mut index).py()?;
     Ok((bumped, index))
 }

@@ -302,11 +302,11 @@ macro_rules! bind {
     (@ty owned_layout) => { PyRef<'_, PyLayout> };
     (@ty program) => { PyRef<'_, PyProgramShape> };
     (@ty mut_program) => { PyRef<'_, PyProgramShape> };
-    (@ty shapes) => { Vec<PyRef<'_, PyShape>> };
-    (@ty shape_refs) => { Vec<PyRef<'_, PyShape>> };
+    (@ty shapes) => { $crate::seq::Seq<PyRef<'_, PyShape>> };
+    (@ty shape_refs) => { $crate::seq::Seq<PyRef<'_, PyShape>> };
     (@ty etype) => { &Bound<'_, PyAny> };
-    (@ty ints) => { Vec<i64> };
-    (@ty bools) => { Vec<bool> };
+    (@ty ints) => { $crate::seq::Seq<i64> };
+    (@ty bools) => { $crate::seq::Seq<bool> };
     (@ty $t:ident) => { $t };
     (@arg shape $a:ident) => { &$a.0 };
     (@arg owned_shape $a:ident) => { $a.0.clone() };
@@ -317,7 +317,7 @@ macro_rules! bind {
     (@arg owned_layout $a:ident) => { $a.0.clone() };
     (@arg program $a:ident) => { &$a.0 };
     (@arg mut_program $a:ident) => { $a.0.clone() };
-    (@arg shapes $a:ident) => { $a.iter().map(|s| s.0.clone()).collect::<Vec<Shape>>() };
+    (@arg shapes $a:ident) => { $crate::seq::cloned_shapes(&$a)? };
     (@arg shape_refs $a:ident) => { $a.iter().map(|s| &s.0).collect::<Vec<&Shape>>() };
     (@arg etype $a:ident) => { $crate::types::element_type_from($a)? };
     (@arg $kind:ident $a:ident) => { $a };
