@@ -14,7 +14,12 @@ fn data(path: &str) -> String {
 
 /// XLA's record of a program (`memory.jsonl`).
 fn record(name: &str) -> Value {
-    std::fs::read_to_string(data("memory.jsonl"))
+    record_in("memory.jsonl", name)
+}
+
+/// The record named `name` of `file`.
+fn record_in(file: &str, name: &str) -> Value {
+    std::fs::read_to_string(data(file))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -186,12 +191,7 @@ fn bad_input_is_an_error_not_a_crash() {
 /// XLA's record of a sharded program (`devices/devices.jsonl`, written by
 /// `tests/data/oracle/memory_devices_gen.py`).
 fn device_record(name: &str) -> Value {
-    std::fs::read_to_string(data("devices/devices.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|r| r["name"] == name)
-        .unwrap()
+    record_in("devices/devices.jsonl", name)
 }
 
 #[test]
