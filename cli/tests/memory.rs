@@ -188,10 +188,10 @@ fn bad_input_is_an_error_not_a_crash() {
     assert!(err.contains("larger than 100 bytes"), "{err}");
 }
 
-/// XLA's record of a sharded program (`devices/devices.jsonl`, written by
+/// XLA's record of a sharded program (`memory_devices/devices.jsonl`, written by
 /// `tests/data/oracle/memory_devices_gen.py`).
 fn device_record(name: &str) -> Value {
-    record_in("devices/devices.jsonl", name)
+    record_in("../memory_devices/devices.jsonl", name)
 }
 
 #[test]
@@ -201,7 +201,7 @@ fn stablehlo_gives_arguments_outputs_and_each_devices_bytes() {
         ("gspmd_partial", "mlirbc"),
         ("sdy_donated", "hlo.txt"),
     ] {
-        let file = format!("@{}", data(&format!("devices/{name}.{ext}")));
+        let file = format!("@{}", data(&format!("../memory_devices/{name}.{ext}")));
         let doc = json_doc(&["memory", "--json", &file], b"", 0);
         let xla = device_record(name);
         assert_eq!(doc["source"], "estimate");
@@ -225,7 +225,10 @@ fn stablehlo_gives_arguments_outputs_and_each_devices_bytes() {
         }
     }
     let text = ok(
-        &["memory", &format!("@{}", data("devices/sdy_in_out.mlir"))],
+        &[
+            "memory",
+            &format!("@{}", data("../memory_devices/sdy_in_out.mlir")),
+        ],
         b"",
     );
     assert!(text.contains("temporaries\nare not counted"), "{text}");

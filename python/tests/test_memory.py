@@ -125,10 +125,10 @@ def test_bad_input_raises():
 
 
 # Per device: jax programs with shardings on eight CPU devices
-# (``tests/data/memory/devices/``, ``tests/data/oracle/memory_devices_gen.py``),
+# (``tests/data/memory_devices/``, ``tests/data/oracle/memory_devices_gen.py``),
 # beside ``compiled.memory_analysis()``, whose figures are one device's.
 
-DEVICES = MEMORY / "devices"
+DEVICES = DATA / "memory_devices"
 
 
 @pytest.mark.parametrize(
@@ -136,7 +136,7 @@ DEVICES = MEMORY / "devices"
     [("sdy_in_out", "mlir"), ("gspmd_two_in_two_out", "mlirbc"), ("sdy_donated", "hlo.txt")],
 )
 def test_per_device_bytes_are_xlas_after_partitioning(name, ext):
-    (r,) = [r for r in records("memory/devices/devices.jsonl") if r["name"] == name]
+    (r,) = [r for r in records("memory_devices/devices.jsonl") if r["name"] == name]
     data = (DEVICES / f"{name}.{ext}").read_bytes()
     m = xs.memory_analysis(data)
     assert m.source == "estimate"

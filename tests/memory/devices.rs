@@ -1,6 +1,6 @@
 //! Per-device argument and output bytes of modules before partitioning,
 //! against XLA after partitioning: jax programs with shardings on eight CPU
-//! devices (`tests/data/memory/devices/`, written by
+//! devices (`tests/data/memory_devices/`, written by
 //! `tests/data/oracle/memory_devices_gen.py`), each as StableHLO text,
 //! bytecode and XLA's HLO conversion, beside `compiled.memory_analysis()`
 //! (whose argument and output sizes are one device's).
@@ -12,7 +12,7 @@ use xla_shape::stablehlo::StableHloModule;
 use crate::common;
 
 fn path(name: &str) -> String {
-    common::data_path(&format!("memory/devices/{name}"))
+    common::data_path(&format!("memory_devices/{name}"))
 }
 
 fn check(what: &str, m: &MemoryAnalysis, want: (usize, i64, i64)) {
@@ -38,7 +38,7 @@ fn check(what: &str, m: &MemoryAnalysis, want: (usize, i64, i64)) {
 
 #[test]
 fn per_device_bytes_are_xlas_after_partitioning() {
-    let records = common::records("memory/devices/devices.jsonl");
+    let records = common::records("memory_devices/devices.jsonl");
     assert!(records.len() >= 16, "{} programs", records.len());
     let mut bytecode = 0;
     for r in &records {

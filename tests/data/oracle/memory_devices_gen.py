@@ -1,4 +1,4 @@
-"""Regenerates tests/data/memory/devices/: jax programs with shardings on
+"""Regenerates tests/data/memory_devices/: jax programs with shardings on
 eight CPU devices (jax refuses arguments and results split unevenly, so
 every split here is even), each before partitioning (StableHLO text and bytecode,
 and XLA's HLO conversion with its `sharding={...}` attributes) beside what
@@ -43,7 +43,7 @@ import jax.numpy as jnp  # noqa: E402
 from jax.sharding import NamedSharding  # noqa: E402
 from jax.sharding import PartitionSpec as P  # noqa: E402
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "memory", "devices")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "memory_devices")
 
 assert jax.device_count() == 8, "run with XLA_FLAGS=--xla_force_host_platform_device_count=8"
 
