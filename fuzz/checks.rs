@@ -1769,8 +1769,20 @@ pub fn sharding(data: &[u8]) {
     };
     let _ = parsed.to_string_with_metadata();
     let bytes = parsed.to_proto_bytes();
-    let decoded = HloSharding::from_proto_bytes(&bytes)
-        .unwrap_or_else(|e| panic!("{parsed}: its bytes do not read back: {e}"));
+    let decoded = match HloSharding::from_proto_bytes(&bytes) {
+        Ok(decoded) => decoded,
+        // XLA's parser takes an iota whose reshape dimensions hold another
+        // number of devices than the tiles (`{devices=[2,4,2]<=[32]}`) and
+        // `ToProto` writes it, but `FromProto` refuses those bytes with this
+        // RET_CHECK (jaxlib 0.10.2 does both): so do we.
+        Err(e)
+            if e.message()
+                .contains("product_of_dimensions == product_of_iota_dimensions") =>
+        {
+            return;
+        }
+        Err(e) => panic!("{parsed}: its bytes do not read back: {e}"),
+    };
     let again = HloSharding::from_proto_bytes(&decoded.to_proto_bytes()).unwrap();
     assert_eq!(again.to_proto_bytes(), decoded.to_proto_bytes(), "{parsed}");
     // Per device, on a small shape of the sharding's rank, built from the

@@ -92,3 +92,39 @@ fn bytes_agree_with_xla() {
     let records = records("oracle/sharding_proto.jsonl");
     assert!(each_record(&records, check_record) > 2000);
 }
+
+/// XLA's parser takes an iota tile assignment whose reshape dimensions hold
+/// another number of devices than the tiles, prints it (canonicalized) and
+/// writes its bytes, but `FromProto` refuses those bytes. Asked of jaxlib
+/// 0.10.2 (`xla_client.HloSharding.from_string(text)`, its `repr`,
+/// `to_proto().SerializeToString().hex()`, then `HloSharding.from_proto` of
+/// those bytes): each text, XLA's print, XLA's bytes; every `from_proto`
+/// failed with `RET_CHECK failure (xla/hlo/ir/hlo_sharding.cc:1054)
+/// product_of_dimensions == product_of_iota_dimensions`. The second text
+/// is a finding of the `sharding` fuzz target
+/// (fuzz/regressions/sharding/).
+#[test]
+fn iota_of_another_device_count_prints_but_its_bytes_do_not_read() {
+    for (text, printed, bytes) in [
+        (
+            "{devices=[2,4,2]<=[32]}",
+            "{devices=[2,4,2]<=[32]}",
+            "08031a030204024a0120520100",
+        ),
+        (
+            "{devices=[2,4,2]<=[1,8,4]T(2,1,0) last_tile_dims={replicated, replicated} shard_as 5}",
+            "{devices=[2,8]<=[8,4]T(1,0) last_tile_dim_replicate shard_as 5}",
+            "08031a02020830014a0208045202010058016005",
+        ),
+    ] {
+        let s: HloSharding = text.parse().unwrap();
+        assert_eq!(s.to_string(), printed);
+        assert_eq!(xla_shape::formats::to_hex(&s.to_proto_bytes()), bytes);
+        let e = HloSharding::from_proto_bytes(&unhex(bytes)).unwrap_err();
+        assert!(
+            e.message()
+                .ends_with("(product_of_dimensions == product_of_iota_dimensions)"),
+            "{e}"
+        );
+    }
+}

@@ -754,7 +754,9 @@ impl<'a> Tables<'a> {
             7 => float(FloatType::F80),
             8 => float(FloatType::F128),
             9 => self.form(r, depth, Form::Complex)?,
-            12 => scalar(ElementType::Other("none".into())),
+            // `none` as the text reader reads it: a type of its own, an
+            // element (`tensor<2xnone>`) where one is wanted.
+            12 => (Ty::Value(Type::Other("none".into())), 1),
             13 => self.form(r, depth, Form::Tensor)?,
             14 => self.form(r, depth, Form::EncodedTensor)?,
             15 => self.form(r, depth, Form::Tuple)?,
@@ -811,7 +813,7 @@ impl<'a> Tables<'a> {
             27 => float(FloatType::F8E4M3FNUZ),
             28 => float(FloatType::F8E5M2FNUZ),
             29 => float(FloatType::F8E4M3B11FNUZ),
-            33 => scalar(ElementType::Other("none".into())),
+            33 => (Ty::Value(Type::Other("none".into())), 1),
             34 => float(FloatType::Tf32),
             35 => float(FloatType::F8E4M3),
             36 => float(FloatType::F8E3M4),
