@@ -560,3 +560,99 @@ fn scan_and_report_show_each_instructions_sharding() {
         "{doc}"
     );
 }
+
+/// The `sharding={...}` of XLA's conversion (`programs/NAME.hlo.txt`,
+/// `lowered.compiler_ir('hlo')`, jaxlib 0.10.2): the entry's parameters in
+/// order, then the root's.
+fn converted_shardings(name: &str) -> (Vec<String>, Option<String>) {
+    let text = std::fs::read_to_string(common::data_path(&format!(
+        "stablehlo/programs/{name}.hlo.txt"
+    )))
+    .unwrap();
+    let module = xla_shape::hlo::HloModule::from_text(&text).unwrap();
+    let entry = module.entry().unwrap();
+    let mut params: Vec<_> = entry
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == "parameter")
+        .collect();
+    params.sort_by_key(|i| i.parameter_number);
+    let shown = |i: &xla_shape::hlo::HloInstruction| {
+        i.sharding.as_ref().map(|s| s.as_ref().unwrap().to_string())
+    };
+    (
+        params.iter().map(|i| shown(i).unwrap()).collect(),
+        shown(entry.root().unwrap()),
+    )
+}
+
+#[test]
+fn a_stablehlo_module_gives_each_values_sharding_as_xla_converts_it() {
+    for (name, file) in [
+        ("sdy_in_out", "stablehlo/programs/sdy_in_out.mlir"),
+        (
+            "gspmd_in_out",
+            "stablehlo/bytecode/programs/gspmd_in_out.mlirbc",
+        ),
+        (
+            "sdy_transpose_out",
+            "stablehlo/programs/sdy_transpose_out.debug.mlir",
+        ),
+    ] {
+        let path = format!("@{}", common::data_path(file));
+        let doc = json_doc(&["sharding", "--json", &path], b"", 0);
+        let (params, root) = converted_shardings(name);
+        let ours: Vec<&str> = doc["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["sharding"].as_str().unwrap())
+            .collect();
+        assert_eq!(ours, params, "{name}");
+        let results: Vec<HloSharding> = doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["sharding"].as_str().unwrap().parse().unwrap())
+            .collect();
+        let ours = if results.len() == 1 {
+            results[0].to_string()
+        } else {
+            HloSharding::tuple(results).to_string()
+        };
+        assert_eq!(Some(ours), root, "{name}");
+    }
+    let path = format!(
+        "@{}",
+        common::data_path("stablehlo/programs/sdy_in_out.mlir")
+    );
+    let text = ok(&["sharding", &path], b"");
+    assert_eq!(
+        text,
+        "parameter 0 (arg0) f32[8,4]{1,0}: {devices=[4,2]<=[8]}\n\
+         result 0 (result[0]) f32[8,4]{1,0}: {devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}\n\
+         result 1 (result[1]) f32[]: {replicated}\n"
+    );
+    // A value without a sharding.
+    let plain = format!(
+        "@{}",
+        common::data_path("stablehlo/programs/transpose.mlir")
+    );
+    let doc = json_doc(&["sharding", "--json", &plain], b"", 0);
+    assert_eq!(doc["parameters"][0]["sharding"], Value::Null);
+    // --shape is for one sharding.
+    fails(&["sharding", "--shape", "f32[8,4]", &path], b"", 1);
+}
+
+#[test]
+fn a_stablehlo_sharding_that_does_not_read_fails_after_the_listing() {
+    let module = "module @m {\n  func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@nowhere, [{\"x\"}]>}) -> tensor<8xf32> {\n    return %arg0 : tensor<8xf32>\n  }\n}\n";
+    let out = run(&["sharding", module], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("parameter 0 (arg0) f32[8]{0}: error:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("@nowhere"), "{stdout}");
+}

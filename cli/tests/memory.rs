@@ -14,7 +14,12 @@ fn data(path: &str) -> String {
 
 /// XLA's record of a program (`memory.jsonl`).
 fn record(name: &str) -> Value {
-    std::fs::read_to_string(data("memory.jsonl"))
+    record_in("memory.jsonl", name)
+}
+
+/// The record named `name` of `file`.
+fn record_in(file: &str, name: &str) -> Value {
+    std::fs::read_to_string(data(file))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -181,4 +186,70 @@ fn bad_input_is_an_error_not_a_crash() {
     // A module over --max-input.
     let err = fails(&["memory", "--max-input", "100", "-"], &bytes, 1);
     assert!(err.contains("larger than 100 bytes"), "{err}");
+}
+
+/// XLA's record of a sharded program (`memory_devices/devices.jsonl`, written by
+/// `tests/data/oracle/memory_devices_gen.py`).
+fn device_record(name: &str) -> Value {
+    record_in("../memory_devices/devices.jsonl", name)
+}
+
+#[test]
+fn stablehlo_gives_arguments_outputs_and_each_devices_bytes() {
+    for (name, ext) in [
+        ("sdy_two_in_two_out", "mlir"),
+        ("gspmd_partial", "mlirbc"),
+        ("sdy_donated", "hlo.txt"),
+    ] {
+        let file = format!("@{}", data(&format!("../memory_devices/{name}.{ext}")));
+        let doc = json_doc(&["memory", "--json", &file], b"", 0);
+        let xla = device_record(name);
+        assert_eq!(doc["source"], "estimate");
+        let devices = doc["devices"].as_array().unwrap();
+        assert_eq!(devices.len() as u64, xla["num_devices"].as_u64().unwrap());
+        for (i, d) in devices.iter().enumerate() {
+            assert_eq!(d["device"], i, "{name}");
+            assert_eq!(d["arguments"], xla["argument_size_in_bytes"], "{name}");
+            assert_eq!(d["outputs"], xla["output_size_in_bytes"], "{name}");
+        }
+        assert_eq!(
+            doc["device_max"]["arguments"],
+            xla["argument_size_in_bytes"]
+        );
+        if ext == "hlo.txt" {
+            assert_eq!(doc["temporaries_counted"], true);
+        } else {
+            // StableHLO: the operations are not simulated.
+            assert_eq!(doc["temporaries_counted"], false);
+            assert_eq!(doc["temporaries"], Value::Null);
+        }
+    }
+    let text = ok(
+        &[
+            "memory",
+            &format!("@{}", data("../memory_devices/sdy_in_out.mlir")),
+        ],
+        b"",
+    );
+    assert!(text.contains("temporaries\nare not counted"), "{text}");
+    assert!(
+        text.contains("per device, after partitioning (8 devices, each the same)"),
+        "{text}"
+    );
+    assert!(text.contains("arguments 1_024 B"), "{text}");
+}
+
+#[test]
+fn a_module_without_shardings_has_no_devices() {
+    let doc = json_doc(
+        &[
+            "memory",
+            "--json",
+            "HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n",
+        ],
+        b"",
+        0,
+    );
+    assert_eq!(doc["devices"], serde_json::json!([]));
+    assert_eq!(doc["device_max"], Value::Null);
 }

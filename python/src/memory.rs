@@ -9,6 +9,7 @@ use xla_shape::memory::{
     self, Cause, Change, EstimateOptions, ListedAllocation, MemoryAnalysis, Padding, PaddingEntry,
     PaddingOptions, PeakBuffer, Suggestion,
 };
+use xla_shape::stablehlo::{StableHloModule, is_jax_export, is_mlir_bytecode, looks_like_mlir};
 use xla_shape::tiling::RoundedPart;
 
 use crate::errors::{self, IntoPyResult, invalid_argument};
@@ -93,10 +94,36 @@ impl PyMemoryAnalysis {
     fn aliased(&self) -> i64 {
         self.0.aliased
     }
-    /// Bytes of the block of temporaries (`temp_size_in_bytes`).
+    /// Bytes of the block of temporaries (`temp_size_in_bytes`); 0 when
+    /// not counted (`temporaries_counted`).
     #[getter]
     fn temporaries(&self) -> i64 {
         self.0.temporaries
+    }
+    /// Whether the temporaries are counted: False for a StableHLO module,
+    /// whose operations are not simulated.
+    #[getter]
+    fn temporaries_counted(&self) -> bool {
+        self.0.temporaries_counted
+    }
+    /// Per device, for a module before partitioning whose entry values
+    /// carry shardings: `(device, arguments, outputs)` bytes after
+    /// partitioning, ascending by device; empty otherwise.
+    #[getter]
+    fn devices(&self) -> Vec<(i64, i64, i64)> {
+        self.0
+            .devices
+            .iter()
+            .map(|d| (d.device, d.arguments, d.outputs))
+            .collect()
+    }
+    /// The device whose arguments and outputs take the most bytes:
+    /// `(device, arguments, outputs)`, or None.
+    #[getter]
+    fn device_max(&self) -> Option<(i64, i64, i64)> {
+        self.0
+            .device_max()
+            .map(|d| (d.device, d.arguments, d.outputs))
     }
     /// What must fit: arguments + outputs + temporaries - aliased.
     #[getter]
@@ -171,15 +198,37 @@ pub fn memory_analysis(
     if alignment < 1 {
         return Err(invalid_argument("alignment must be at least 1"));
     }
+    let stablehlo = |bytes: &[u8]| -> PyResult<Option<StableHloModule>> {
+        let text = std::str::from_utf8(bytes).ok();
+        if is_mlir_bytecode(bytes) || is_jax_export(bytes) || text.is_some_and(looks_like_mlir) {
+            if buffer_assignment.is_some() {
+                return Err(invalid_argument(
+                    "a buffer assignment is for an HLO module, not StableHLO",
+                ));
+            }
+            return Ok(Some(StableHloModule::read(bytes).py()?));
+        }
+        Ok(None)
+    };
     let mut view = if module.is_instance_of::<PyString>() {
         let text: String = module.extract()?;
+        if let Some(m) = stablehlo(text.as_bytes())? {
+            return Ok(PyMemoryAnalysis(
+                py.allow_threads(|| memory::analyze_stablehlo(&m)).py()?,
+            ));
+        }
         py.allow_threads(|| HloModule::from_text(&text)).py()?
     } else if let Ok(bytes) = module.downcast::<PyBytes>() {
         let bytes = bytes.as_bytes().to_vec();
+        if let Some(m) = stablehlo(&bytes)? {
+            return Ok(PyMemoryAnalysis(
+                py.allow_threads(|| memory::analyze_stablehlo(&m)).py()?,
+            ));
+        }
         py.allow_threads(|| HloModule::read(&bytes)).py()?
     } else {
         return Err(pyo3::exceptions::PyTypeError::new_err(
-            "module must be str (HLO text) or bytes (a file's bytes: text, HloModuleProto, HloProto or HloSnapshot)",
+            "module must be str (HLO or StableHLO text) or bytes (a file's bytes: text, HloModuleProto, HloProto, HloSnapshot, MLIR bytecode or a jax.export serialization)",
         ));
     };
     if let Some(b) = buffer_assignment {

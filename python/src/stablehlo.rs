@@ -10,6 +10,7 @@ use xla_shape::stablehlo::{
 };
 
 use crate::errors::{IntoPyResult, to_py};
+use crate::sharding::PyHloSharding;
 use crate::types::{PyProgramShape, PyShape};
 
 /// A parameter or result of the entry function.
@@ -42,6 +43,18 @@ impl PySignatureValue {
     #[getter]
     fn sharding(&self) -> Option<&str> {
         self.0.sharding.as_deref()
+    }
+
+    /// The sharding read as XLA's conversion reads it (`mhlo.sharding`, or
+    /// `sdy.sharding` over the module's mesh), None without one; raises
+    /// for a sharding that does not read.
+    #[getter]
+    fn hlo_sharding(&self) -> PyResult<Option<PyHloSharding>> {
+        match self.0.hlo_sharding() {
+            None => Ok(None),
+            Some(Ok(s)) => Ok(Some(PyHloSharding(s.clone()))),
+            Some(Err(e)) => Err(to_py(e)),
+        }
     }
 
     /// `mhlo.memory_kind`.

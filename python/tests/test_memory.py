@@ -122,3 +122,44 @@ def test_bad_input_raises():
         xs.memory_analysis("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n", alignment=0)
     with pytest.raises(xs.DecodeError):
         xs.memory_analysis((MEMORY / "add_small" / "opt.txt").read_text(), b"\xff\xff")
+
+
+# Per device: jax programs with shardings on eight CPU devices
+# (``tests/data/memory_devices/``, ``tests/data/oracle/memory_devices_gen.py``),
+# beside ``compiled.memory_analysis()``, whose figures are one device's.
+
+DEVICES = DATA / "memory_devices"
+
+
+@pytest.mark.parametrize(
+    "name,ext",
+    [("sdy_in_out", "mlir"), ("gspmd_two_in_two_out", "mlirbc"), ("sdy_donated", "hlo.txt")],
+)
+def test_per_device_bytes_are_xlas_after_partitioning(name, ext):
+    (r,) = [r for r in records("memory_devices/devices.jsonl") if r["name"] == name]
+    data = (DEVICES / f"{name}.{ext}").read_bytes()
+    m = xs.memory_analysis(data)
+    assert m.source == "estimate"
+    assert len(m.devices) == r["num_devices"]
+    for i, (device, arguments, outputs) in enumerate(m.devices):
+        assert device == i
+        assert (arguments, outputs) == (r["argument_size_in_bytes"], r["output_size_in_bytes"])
+    assert m.device_max == (0, r["argument_size_in_bytes"], r["output_size_in_bytes"])
+    # StableHLO: the operations are not simulated, temporaries not counted.
+    assert m.temporaries_counted == (ext == "hlo.txt")
+
+
+def test_stablehlo_text_and_its_shardings():
+    text = (DEVICES / "sdy_in_out.mlir").read_text()
+    m = xs.memory_analysis(text)
+    assert not m.temporaries_counted and m.temporaries == 0
+    assert m.arguments == 64 * 32 * 4
+    sig = xs.stablehlo.signature(text)
+    assert str(sig.parameters[0].hlo_sharding) == "{devices=[4,2]<=[8]}"
+    with pytest.raises(xs.XlaShapeError):
+        xs.memory_analysis(text, b"")
+
+
+def test_without_shardings_there_are_no_devices():
+    m = xs.memory_analysis("HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n")
+    assert m.devices == [] and m.device_max is None

@@ -1,6 +1,6 @@
 from typing import List, Optional, Tuple, Union, final
 
-from . import ProgramShape, Shape, XlaShapeError
+from . import HloSharding, ProgramShape, Shape, XlaShapeError
 
 __all__ = [
     "Export",
@@ -27,6 +27,8 @@ class SignatureValue:
     def shape(self) -> Shape: ...
     @property
     def sharding(self) -> Optional[str]: ...
+    @property
+    def hlo_sharding(self) -> Optional[HloSharding]: ...
     @property
     def memory_kind(self) -> Optional[str]: ...
     @property

@@ -1157,5 +1157,7 @@ pub(super) fn analyze(module: &HloModule, options: &EstimateOptions) -> Result<M
         by_kind: by_kind(kinds.into_iter())?,
         peak_buffers,
         timeline,
+        temporaries_counted: true,
+        devices: Vec::new(),
     })
 }

@@ -231,6 +231,8 @@ pub(super) fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
         by_kind,
         peak_buffers,
         timeline,
+        temporaries_counted: true,
+        devices: Vec::new(),
     })
 }
 

@@ -51,12 +51,14 @@
 //! # Ok::<(), xla_shape::Error>(())
 //! ```
 
+mod devices;
 mod estimate;
 mod exact;
 mod graph;
 mod heap;
 mod listing;
 mod padding;
+mod stablehlo;
 
 pub use listing::{
     ListedAllocation, Listing, ListingFormat, human_readable_num_bytes, print_size_like,
@@ -69,6 +71,8 @@ pub use padding::{
 
 use crate::error::{Error, Result};
 use crate::hlo::HloModule;
+
+pub use stablehlo::analyze_stablehlo;
 
 /// Where the figures of a [`MemoryAnalysis`] come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -184,8 +188,13 @@ pub struct MemoryAnalysis {
     pub outputs: i64,
     /// Bytes of arguments whose buffers outputs reuse (`alias_size_in_bytes`).
     pub aliased: i64,
-    /// Bytes of the block of temporaries (`temp_size_in_bytes`).
+    /// Bytes of the block of temporaries (`temp_size_in_bytes`); 0 when
+    /// they are not counted ([`temporaries_counted`](Self::temporaries_counted)).
     pub temporaries: i64,
+    /// Whether the temporaries are counted: false for a StableHLO module
+    /// ([`analyze_stablehlo`]), whose operations the estimate does not
+    /// simulate, so that [`peak`](Self::peak) leaves them out.
+    pub temporaries_counted: bool,
     /// The same four in host memory (memory space 5), for the exact
     /// analysis.
     pub host: HostBytes,
@@ -202,6 +211,31 @@ pub struct MemoryAnalysis {
     /// to [`TIMELINE_STEPS`] steps, each the highest of the steps it stands
     /// for, so that the peak is kept.
     pub timeline: Vec<Step>,
+    /// Per device, for a module before partitioning whose entry parameters
+    /// or result carry shardings: each device's argument and output bytes
+    /// once XLA's SPMD partitioner has cut them (each value's tile shape,
+    /// uneven splits rounded up, with the layout's tiles and padding; a
+    /// value replicated, on one device or without a sharding whole), in
+    /// ascending device order. Empty otherwise (no sharding, or a module
+    /// XLA scheduled or assigned buffers to, which is per device already).
+    /// The devices are those the shardings span, or StableHLO's
+    /// `mhlo.num_partitions` if more; where neither says (HLO text whose
+    /// shardings are all replicated), one entry, device 0, stands for
+    /// every device.
+    pub devices: Vec<DeviceBytes>,
+}
+
+/// One device's bytes of a module before partitioning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceBytes {
+    /// The device (partition) number.
+    pub device: i64,
+    /// Its argument bytes (`argument_size_in_bytes` of the partitioned
+    /// program).
+    pub arguments: i64,
+    /// Its output bytes (`output_size_in_bytes`), tuple index tables
+    /// included.
+    pub outputs: i64,
 }
 
 /// Host-memory bytes of an exact analysis (`host_*_size_in_bytes`).
@@ -225,6 +259,14 @@ impl MemoryAnalysis {
             .saturating_add(self.outputs)
             .saturating_add(self.temporaries)
             .saturating_sub(self.aliased)
+    }
+
+    /// The device whose arguments and outputs take the most bytes (the
+    /// first such), if [`devices`](Self::devices) has any.
+    pub fn device_max(&self) -> Option<&DeviceBytes> {
+        let total = |d: &DeviceBytes| d.arguments.saturating_add(d.outputs);
+        let max = self.devices.iter().map(total).max()?;
+        self.devices.iter().find(|d| total(d) == max)
     }
 
     /// The step at which the timeline's live bytes are highest (the first
@@ -272,6 +314,52 @@ pub fn analyze(module: &HloModule) -> Result<MemoryAnalysis> {
     }
 }
 
+/// Each device's argument and output bytes of `module`, from the
+/// shardings of its entry parameters and root ([`MemoryAnalysis::devices`]):
+/// empty for a module without them, and for a module XLA scheduled
+/// (`is_scheduled`, after optimization and so after partitioning: its
+/// shapes are per device already).
+///
+/// # Errors
+///
+/// A sharding that XLA's parser or `FromProto` rejects, or that does not
+/// fit its shape (a tuple sharding of another number of leaves, a tile
+/// assignment of another rank).
+pub fn devices(module: &HloModule) -> Result<Vec<DeviceBytes>> {
+    let Some(entry) = module.entry() else {
+        return Ok(Vec::new());
+    };
+    if module.is_scheduled || module.buffer_assignment.is_some() {
+        return Ok(Vec::new());
+    }
+    fn sharding(i: &crate::hlo::HloInstruction) -> Result<Option<&crate::sharding::HloSharding>> {
+        match &i.sharding {
+            None => Ok(None),
+            Some(Ok(s)) => Ok(Some(s)),
+            Some(Err(e)) => Err(e.clone()),
+        }
+    }
+    let mut parameters: Vec<(i64, devices::Value<'_>)> = Vec::new();
+    for i in entry
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == "parameter")
+    {
+        if let Ok(shape) = &i.shape {
+            parameters.push((i.parameter_number.unwrap_or(0), (shape, sharding(i)?)));
+        }
+    }
+    parameters.sort_by_key(|(n, _)| *n);
+    let Some(root) = entry.root() else {
+        return Ok(Vec::new());
+    };
+    let Ok(result) = &root.shape else {
+        return Ok(Vec::new());
+    };
+    let parameters: Vec<devices::Value<'_>> = parameters.into_iter().map(|(_, v)| v).collect();
+    devices::per_device(&parameters, (result, sharding(root)?), None)
+}
+
 /// The exact figures of XLA's buffer assignment, which `module` carries
 /// (an `HloProto` or an `HloSnapshot` that holds one).
 ///
@@ -295,7 +383,9 @@ pub fn exact(module: &HloModule) -> Result<MemoryAnalysis> {
 /// [`ErrorKind::Overflow`](crate::ErrorKind::Overflow) for sizes whose sum
 /// overflows `i64`.
 pub fn estimate(module: &HloModule, options: &EstimateOptions) -> Result<MemoryAnalysis> {
-    estimate::analyze(module, options)
+    let mut analysis = estimate::analyze(module, options)?;
+    analysis.devices = devices(module)?;
+    Ok(analysis)
 }
 
 /// The hash maps of memory analysis: keyed by ids and indices of the

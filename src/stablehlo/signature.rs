@@ -25,6 +25,8 @@ use super::{Attribute, Function, StableHloModule, Type};
 use crate::error::{Error, Result};
 use crate::limits::MAX_NESTING_DEPTH;
 use crate::model::{Layout, ProgramShape, Shape, Tile};
+use crate::sharding::HloSharding;
+use crate::sharding::shardy::{self, MeshRef, ShardySharding};
 
 /// `Layout::kHostMemorySpace`: where `pinned_host` values live
 /// (`GetMemorySpaceColor`, `xla/pjrt/utils.cc`).
@@ -107,7 +109,8 @@ pub struct SignatureValue {
     /// The shape with the layout XLA's conversion gives it (what the
     /// entry computation layout holds).
     pub shape: Shape,
-    /// `mhlo.sharding` (its string) or `sdy.sharding` (as written).
+    /// `mhlo.sharding` (its string) or `sdy.sharding` (as written); read
+    /// with [`hlo_sharding`](Self::hlo_sharding).
     pub sharding: Option<String>,
     /// `mhlo.memory_kind`.
     pub memory_kind: Option<String>,
@@ -118,6 +121,40 @@ pub struct SignatureValue {
     /// For a result: whether its layout in the conversion comes from the
     /// body (a final transpose) rather than from its type.
     pub layout_from_body: bool,
+    /// The sharding read, or why it cannot be.
+    hlo_sharding: Option<Result<HloSharding>>,
+}
+
+impl SignatureValue {
+    /// The sharding as XLA's conversion gives the entry parameter or the
+    /// root: `mhlo.sharding` read as `ConvertSharding` reads it
+    /// ([`HloSharding::from_mhlo_sharding`]), or `sdy.sharding` over the
+    /// module's `sdy.mesh` it names (or its inline mesh) as XLA's Shardy
+    /// export converts it ([`ShardySharding::to_hlo_sharding`]); `None`
+    /// when it has neither, an error when the text does not read or names
+    /// a mesh the module does not have.
+    ///
+    /// ```
+    /// use xla_shape::stablehlo::StableHloModule;
+    /// let module = StableHloModule::from_text(
+    ///     r#"module @m {
+    ///   sdy.mesh @mesh = <["x"=4, "y"=2]>
+    ///   func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x4xf32> {
+    ///     return %arg0 : tensor<8x4xf32>
+    ///   }
+    /// }"#,
+    /// )?;
+    /// let signature = module.signature()?;
+    /// let s = signature.parameters[0].hlo_sharding().unwrap()?;
+    /// assert_eq!(s.to_string(), "{devices=[4,1,2]<=[8] last_tile_dim_replicate}");
+    /// assert!(signature.results[0].hlo_sharding().is_none());
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    pub fn hlo_sharding(&self) -> Option<Result<&HloSharding>> {
+        self.hlo_sharding
+            .as_ref()
+            .map(|r| r.as_ref().map_err(Clone::clone))
+    }
 }
 
 /// An input/output alias: output `output_index` may reuse parameter
@@ -197,6 +234,7 @@ impl Signature {
                 buffer_donors.push(i);
             }
             parameters.push(value(
+                module,
                 super::argument_name(module, arg),
                 &arg.ty,
                 shape,
@@ -220,7 +258,7 @@ impl Signature {
             let name = attr(&r.attributes, "jax.result_info")
                 .and_then(Attribute::as_str)
                 .unwrap_or_else(|| format!("result[{i}]"));
-            let mut v = value(name, &r.ty, shape, &r.attributes)?;
+            let mut v = value(module, name, &r.ty, shape, &r.attributes)?;
             v.layout_from_body = from_body;
             results.push(v);
         }
@@ -388,10 +426,21 @@ fn attr<'a>(attrs: &'a [Attribute], name: &str) -> Option<&'a Attribute> {
 }
 
 /// A parameter or result with what its attributes say.
-fn value(name: String, ty: &Type, shape: Shape, attrs: &[Attribute]) -> Result<SignatureValue> {
-    let sharding = attr(attrs, "mhlo.sharding")
-        .and_then(Attribute::as_str)
-        .or_else(|| attr(attrs, "sdy.sharding").map(|a| a.value.clone()));
+fn value(
+    module: &StableHloModule,
+    name: String,
+    ty: &Type,
+    shape: Shape,
+    attrs: &[Attribute],
+) -> Result<SignatureValue> {
+    let mhlo = attr(attrs, "mhlo.sharding").and_then(Attribute::as_str);
+    let sdy = attr(attrs, "sdy.sharding").map(|a| a.value.clone());
+    let hlo_sharding = match (&mhlo, &sdy) {
+        (Some(text), _) => Some(HloSharding::from_mhlo_sharding(text)),
+        (None, Some(text)) => Some(read_shardy(module, text)),
+        (None, None) => None,
+    };
+    let sharding = mhlo.or(sdy);
     let memory_kind = attr(attrs, "mhlo.memory_kind").and_then(Attribute::as_str);
     let layout_mode = attr(attrs, "mhlo.layout_mode")
         .and_then(Attribute::as_str)
@@ -419,7 +468,26 @@ fn value(name: String, ty: &Type, shape: Shape, attrs: &[Attribute]) -> Result<S
         layout_mode,
         compile,
         layout_from_body: false,
+        hlo_sharding,
     })
+}
+
+/// An `sdy.sharding` over the module's mesh it names (or its inline mesh),
+/// as XLA's Shardy export converts it.
+fn read_shardy(module: &StableHloModule, text: &str) -> Result<HloSharding> {
+    let s: ShardySharding = text.parse()?;
+    let mesh = match &s.mesh {
+        MeshRef::Inline(mesh) => mesh.clone(),
+        MeshRef::Name(name) => {
+            let m = module.meshes.iter().find(|m| &m.name == name).ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "the sharding {text} names the mesh @{name}, which the module does not define"
+                ))
+            })?;
+            shardy::parse_mesh(&m.value)?.1
+        }
+    };
+    s.to_hlo_sharding(&mesh)
 }
 
 /// The shape compilation asks for (`LayoutModeToXlaShape`), with the

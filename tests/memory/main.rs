@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod devices;
 mod estimate;
 mod exact;
 mod padding;

@@ -9,4 +9,5 @@ mod bytecode;
 mod modules;
 mod programs;
 mod reader;
+mod shardings;
 mod types;

@@ -1,16 +1,19 @@
 //! `memory`: how much memory an HLO module needs, exact from XLA's buffer
 //! assignment when the input carries it (an `HloProto` or `HloSnapshot`),
-//! estimated otherwise (`xla_shape::memory`, docs/memory.md); as a summary,
-//! one JSON document, or an SVG picture of the live bytes over the program.
+//! estimated otherwise (`xla_shape::memory`, docs/memory.md); of a
+//! StableHLO module (text, bytecode or a `jax.export` serialization), its
+//! arguments and outputs from the signature; per device where the entry's
+//! values carry shardings; as a summary, one JSON document, or an SVG
+//! picture of the live bytes over the program.
 
 use std::fmt::Write as _;
 use std::io::Write;
 
 use serde_json::{Value, json};
-use xla_shape::hlo::HloModule;
 use xla_shape::memory::{self, MemoryAnalysis, PeakBuffer, Source};
 
 use crate::Context;
+use crate::input::Module;
 use crate::output::{Failure, bytes, cut, escape, human, printable};
 
 /// The arguments of `memory`.
@@ -56,11 +59,10 @@ fn analyze(args: &Args, input: Option<&str>, cx: &mut Context<impl Write>) -> Re
         (false, false) => Form::Text,
     };
     let top = args.top;
-    let bytes = cx.read_module_bytes(input)?;
-    let module = HloModule::read(&bytes)?;
-    drop(bytes);
-    let analysis = memory::analyze(&module)?;
-    drop(module);
+    let analysis = match cx.read_module(input)? {
+        Module::Hlo(module) => memory::analyze(&module)?,
+        Module::StableHlo(module) => memory::analyze_stablehlo(&module)?,
+    };
     let out = &mut cx.out;
     match form {
         Form::Json => {
@@ -83,6 +85,10 @@ fn source_line(a: &MemoryAnalysis) -> &'static str {
     match a.source {
         Source::BufferAssignment => {
             "exact: XLA's buffer assignment, which the input carries (compiled.memory_analysis() gives the same)"
+        }
+        _ if !a.temporaries_counted => {
+            "estimated from the signature: arguments and outputs as XLA compiles them; temporaries\n\
+             are not counted (StableHLO: the operations are not simulated), so the peak leaves them out"
         }
         _ => {
             "estimated: XLA's buffer assignment simulated on the module as written (close to XLA's\n\
@@ -119,13 +125,22 @@ fn text(a: &MemoryAnalysis, top: usize) -> String {
         ),
     ];
     for (name, n, what) in rows {
+        if name == "temporaries" && !a.temporaries_counted {
+            let _ = writeln!(s, "  {name:<13} {:>28}  not counted", "-");
+            continue;
+        }
         let _ = writeln!(s, "  {name:<13} {:>28}  {what}", bytes(n));
     }
     let _ = writeln!(
         s,
-        "  {:<13} {:>28}  what must fit: arguments + outputs + temporaries - aliased",
+        "  {:<13} {:>28}  what must fit: arguments + outputs + temporaries - aliased{}",
         "peak",
-        bytes(a.peak())
+        bytes(a.peak()),
+        if a.temporaries_counted {
+            ""
+        } else {
+            " (temporaries not counted)"
+        }
     );
     if let Some(total) = a.allocations_total {
         let _ = writeln!(
@@ -160,6 +175,50 @@ fn text(a: &MemoryAnalysis, top: usize) -> String {
             k.count,
             bytes(k.bytes)
         );
+    }
+    if let Some(max) = a.device_max() {
+        let same = a
+            .devices
+            .iter()
+            .all(|d| (d.arguments, d.outputs) == (max.arguments, max.outputs));
+        let _ = writeln!(
+            s,
+            "\nper device, after partitioning ({} device{}{})",
+            a.devices.len(),
+            if a.devices.len() == 1 { "" } else { "s" },
+            if same && a.devices.len() > 1 {
+                ", each the same"
+            } else {
+                ""
+            }
+        );
+        let shown: Vec<_> = if same {
+            vec![max]
+        } else {
+            a.devices.iter().collect()
+        };
+        for d in shown {
+            let who = if same && a.devices.len() > 1 {
+                "each".to_string()
+            } else {
+                format!("device {}", d.device)
+            };
+            let _ = writeln!(
+                s,
+                "  {who:<10} arguments {}, outputs {}",
+                bytes(d.arguments),
+                bytes(d.outputs)
+            );
+        }
+        if !same {
+            let _ = writeln!(
+                s,
+                "  max        device {}: arguments {}, outputs {}",
+                max.device,
+                bytes(max.arguments),
+                bytes(max.outputs)
+            );
+        }
     }
     if let Some(step) = a.peak_step() {
         let at = &a.timeline[step];
@@ -229,14 +288,26 @@ fn to_json(a: &MemoryAnalysis, top: usize) -> Value {
             "live": a.timeline[k].live,
         })
     });
+    let counted = a.temporaries_counted;
+    let devices: Vec<Value> = a
+        .devices
+        .iter()
+        .map(|d| json!({"device": d.device, "arguments": d.arguments, "outputs": d.outputs}))
+        .collect();
+    let device_max = a
+        .device_max()
+        .map(|d| json!({"device": d.device, "arguments": d.arguments, "outputs": d.outputs}));
     json!({
         "module": a.module,
         "source": a.source.as_str(),
         "arguments": a.arguments,
         "outputs": a.outputs,
         "aliased": a.aliased,
-        "temporaries": a.temporaries,
+        "temporaries": counted.then_some(a.temporaries),
+        "temporaries_counted": counted,
         "peak": a.peak(),
+        "devices": devices,
+        "device_max": device_max,
         "allocations_total": a.allocations_total,
         "host": {
             "arguments": a.host.arguments,

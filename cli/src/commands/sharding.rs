@@ -1,15 +1,19 @@
 //! `sharding`: an HloSharding read and explained: XLA's text and bytes, its
-//! kind and device count, and with `--shape` what each device holds.
+//! kind and device count, and with `--shape` what each device holds; or,
+//! given a StableHLO module (text, bytecode or a `jax.export`
+//! serialization, detected when `--from` is not given), the sharding of
+//! each argument and result of its `@main` as XLA's conversion gives them.
 
 use std::io::Write;
 
 use serde_json::{Value, json};
 use xla_shape::formats::to_hex;
 use xla_shape::sharding::HloSharding;
+use xla_shape::stablehlo::{SignatureValue, StableHloModule};
 use xla_shape::{Error, Result, Shape};
 
 use crate::Context;
-use crate::input::{ShardingFormat, read_sharding};
+use crate::input::{ShardingFormat, is_stablehlo, read_sharding};
 use crate::output::{Failure, comma_list};
 
 /// The arguments of `sharding`.
@@ -17,7 +21,8 @@ use crate::output::{Failure, comma_list};
 pub struct Args {
     /// The sharding (standard input when absent or '-').
     pub input: Option<String>,
-    /// The input form (detected when absent).
+    /// The input form (detected when absent; a StableHLO module is then
+    /// read as one, and each argument's and result's sharding printed).
     #[arg(long, value_enum)]
     pub from: Option<ShardingFormat>,
     /// An array shape, in any shape format (or @FILE): list each device's
@@ -102,6 +107,11 @@ fn parts(s: &HloSharding, shape: &Shape, mesh_devices: Option<i64>) -> Result<Ve
 /// device's part; fails with XLA's message.
 pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
     let bytes = cx.read_all(args.input.as_deref())?;
+    if args.from.is_none()
+        && let Some(module) = stablehlo_module(&bytes)
+    {
+        return signature(args, &module, cx);
+    }
     let (s, mesh) = read_sharding(&bytes, args.from, args.mesh.as_deref())?;
     let shape = match &args.shape {
         Some(text) => {
@@ -205,6 +215,89 @@ pub fn run(args: &Args, cx: &mut Context<impl Write>) -> Result<(), Failure> {
                 index.join(", ")
             )?;
         }
+    }
+    Ok(())
+}
+
+/// `bytes` as a StableHLO module with a `@main`, if they are one (a
+/// sharding's text, `#sdy.sharding<...>` or a quoted `mhlo.sharding`
+/// value, is not).
+fn stablehlo_module(bytes: &[u8]) -> Option<StableHloModule> {
+    if !is_stablehlo(bytes) {
+        return None;
+    }
+    let module = StableHloModule::read(bytes).ok()?;
+    module.main().is_some().then_some(module)
+}
+
+/// One argument's or result's sharding, for the signature's listing.
+fn value_json(v: &SignatureValue) -> Value {
+    let (sharding, error) = match v.hlo_sharding() {
+        None => (None, None),
+        Some(Ok(s)) => (Some(s.to_string()), None),
+        Some(Err(e)) => (None, Some(e.to_string())),
+    };
+    json!({
+        "name": v.name,
+        "shape": v.shape.to_string(),
+        "sharding": sharding,
+        "written": v.sharding,
+        "error": error,
+    })
+}
+
+/// The shardings of a StableHLO module's `@main`: each argument's and
+/// result's as XLA's `ToString` prints the sharding the conversion gives
+/// it, `null`/`-` where it has none. A sharding that does not read is
+/// listed with its error, and the exit status is 1.
+fn signature(
+    args: &Args,
+    module: &StableHloModule,
+    cx: &mut Context<impl Write>,
+) -> Result<(), Failure> {
+    if args.shape.is_some() || args.mesh.is_some() {
+        return Err(Error::new(
+            xla_shape::ErrorKind::InvalidArgument,
+            "--shape and --mesh are for one sharding; a StableHLO module gives each value's shape and mesh",
+        )
+        .into());
+    }
+    let signature = module.signature()?;
+    let failed = signature
+        .parameters
+        .iter()
+        .chain(&signature.results)
+        .any(|v| matches!(v.hlo_sharding(), Some(Err(_))));
+    if cx.json {
+        let doc = json!({
+            "parameters": signature.parameters.iter().map(value_json).collect::<Vec<_>>(),
+            "results": signature.results.iter().map(value_json).collect::<Vec<_>>(),
+            "num_partitions": signature.num_partitions,
+        });
+        cx.write_json(&doc)?;
+    } else {
+        let out = &mut cx.out;
+        for (kind, values) in [
+            ("parameter", &signature.parameters),
+            ("result", &signature.results),
+        ] {
+            for (i, v) in values.iter().enumerate() {
+                let sharding = match v.hlo_sharding() {
+                    None => "-".to_string(),
+                    Some(Ok(s)) => s.to_string(),
+                    Some(Err(e)) => format!("error: {e}"),
+                };
+                writeln!(
+                    out,
+                    "{kind} {i} ({}) {}: {sharding}",
+                    crate::output::printable(&v.name),
+                    v.shape
+                )?;
+            }
+        }
+    }
+    if failed {
+        return Err(Failure::Reported);
     }
     Ok(())
 }
