@@ -117,14 +117,38 @@ fn iota_of_another_device_count_prints_but_its_bytes_do_not_read() {
             "08031a02020830014a0208045202010058016005",
         ),
     ] {
-        let s: HloSharding = text.parse().unwrap();
-        assert_eq!(s.to_string(), printed);
-        assert_eq!(xla_shape::formats::to_hex(&s.to_proto_bytes()), bytes);
-        let e = HloSharding::from_proto_bytes(&unhex(bytes)).unwrap_err();
-        assert!(
-            e.message()
-                .ends_with("(product_of_dimensions == product_of_iota_dimensions)"),
-            "{e}"
+        prints_but_does_not_read(
+            text,
+            printed,
+            bytes,
+            "product_of_dimensions == product_of_iota_dimensions",
         );
     }
+}
+
+/// Tiles of no device with devices listed: XLA's parser takes them and
+/// prints them without the devices, `ToProto` writes a tile assignment
+/// without devices, and `FromProto` refuses it. Asked of jaxlib 0.10.2 as
+/// above: `from_proto` failed with `RET_CHECK failure
+/// (xla/hlo/ir/hlo_sharding.cc:1016)
+/// !proto.tile_assignment_devices().empty()`. The text is a finding of the
+/// `sharding` fuzz target (fuzz/regressions/sharding/).
+#[test]
+fn tiles_of_no_device_print_but_their_bytes_do_not_read() {
+    prints_but_does_not_read(
+        "{devices=[0]0,4,1,6,2,5,7,3}",
+        "{devices=[0]}",
+        "08031a0100",
+        "!proto.tile_assignment_devices().empty()",
+    );
+}
+
+/// `text` reads and prints as `printed`, writes `bytes`, and those bytes
+/// are refused with the RET_CHECK `ret_check`.
+fn prints_but_does_not_read(text: &str, printed: &str, bytes: &str, ret_check: &str) {
+    let s: HloSharding = text.parse().unwrap();
+    assert_eq!(s.to_string(), printed);
+    assert_eq!(xla_shape::formats::to_hex(&s.to_proto_bytes()), bytes);
+    let e = HloSharding::from_proto_bytes(&unhex(bytes)).unwrap_err();
+    assert!(e.message().ends_with(&format!("({ret_check})")), "{e}");
 }
