@@ -17,8 +17,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PySequence, PyString};
 use xla_shape::Shape;
 
-use crate::types::PyShape;
-
 /// Elements reserved at most on the word of `__len__`: past it, the vector
 /// grows as the elements come.
 const RESERVE_AT_MOST: usize = 1 << 16;
@@ -69,15 +67,19 @@ fn out_of_memory() -> PyErr {
 /// 2^23 leaves, and the clone that runs out of memory aborts. The memory
 /// the clones take is estimated first (every node's `Shape` and its
 /// dimensions, twice over) and asked for at once, fallibly.
-pub fn cloned_shapes(refs: &[PyRef<'_, PyShape>]) -> PyResult<Vec<Shape>> {
+pub fn cloned_shapes<R>(refs: &[R]) -> PyResult<Vec<Shape>>
+where
+    R: Deref<Target: AsRef<Shape>>,
+{
     let mut bytes = refs.len().saturating_mul(size_of::<Shape>());
     // A shape given many times is measured once.
     let mut last: Option<(*const Shape, usize)> = None;
     for r in refs {
-        let at: *const Shape = &r.0;
+        let shape: &Shape = (**r).as_ref();
+        let at: *const Shape = shape;
         let size = match last {
             Some((p, size)) if p == at => size,
-            _ => footprint(&r.0),
+            _ => footprint(shape),
         };
         last = Some((at, size));
         bytes = bytes.saturating_add(size);
@@ -88,7 +90,7 @@ pub fn cloned_shapes(refs: &[PyRef<'_, PyShape>]) -> PyResult<Vec<Shape>> {
     drop(room);
     let mut shapes = Vec::new();
     reserve(&mut shapes, refs.len())?;
-    shapes.extend(refs.iter().map(|r| r.0.clone()));
+    shapes.extend(refs.iter().map(|r| (**r).as_ref().clone()));
     Ok(shapes)
 }
 

@@ -406,6 +406,13 @@ pub fn checked_shape(shape: Shape) -> PyResult<PyShape> {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PyShape(pub Shape);
 
+/// What `seq::cloned_shapes` clones.
+impl AsRef<Shape> for PyShape {
+    fn as_ref(&self) -> &Shape {
+        &self.0
+    }
+}
+
 impl PyShape {
     /// The shape jaxlib's accessors describe: a buffer `b(...)` answers as
     /// its array (jaxlib 0.10.2 reports `b(f32[2,3])` as an F32 array of

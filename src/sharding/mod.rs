@@ -50,6 +50,7 @@ mod construct;
 mod device;
 mod named;
 pub mod shardy;
+mod strings;
 mod text;
 mod tile_assignment;
 mod validate;
@@ -59,6 +60,7 @@ pub(crate) use text::parse_sharding_at;
 
 pub use device::DeviceSlice;
 pub use named::{AxisRef, DimensionSharding, Mesh, MeshDevices, NamedSharding};
+pub(crate) use strings::unescape_mlir;
 pub use tile_assignment::{MAX_LISTED_DEVICES, TileAssignment};
 
 use crate::error::{Error, Result};

@@ -793,7 +793,7 @@ impl NamedSharding {
                         f.write_str(", ")?;
                     }
                     f.write_str("{")?;
-                    super::text::write_metadata(f, m)?;
+                    super::strings::write_metadata(f, m)?;
                     f.write_str("}")?;
                 }
                 f.write_str("}")?;

@@ -34,6 +34,7 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 
 use super::named::{AxisRef, DimensionSharding, Mesh, MeshDevices, NamedSharding};
+use super::strings::unescape_mlir;
 use super::{HloSharding, Kind, OpShardingType};
 
 /// An axis of a Shardy sharding: a mesh axis by name, or its sub-axis
@@ -81,45 +82,6 @@ pub struct ShardySharding {
 }
 
 // ------------------------------------------------------------------ parsing
-
-/// The bytes of an MLIR string literal's body (the text between its
-/// quotes) with MLIR's escapes undone (`mlir::Lexer::lexString`: `\"`,
-/// `\\`, `\n`, `\t` and two hexadecimal digits `\XX`; a `\` before
-/// anything else is kept). Shardy's names, StableHLO's strings and
-/// `mhlo.sharding` values are such literals.
-pub(crate) fn unescape_mlir(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        if raw[i] != b'\\' || i + 1 >= raw.len() {
-            out.push(raw[i]);
-            i += 1;
-            continue;
-        }
-        let hex = raw
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (raw[i + 1], hex) {
-            (b'n', _) => out.push(b'\n'),
-            (b't', _) => out.push(b'\t'),
-            (c @ (b'"' | b'\\'), _) => out.push(c),
-            (_, Some(b)) => {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-            _ => {
-                out.push(b'\\');
-                i += 1;
-                continue;
-            }
-        }
-        i += 2;
-    }
-    out
-}
 
 /// A cursor over MLIR attribute text.
 struct Cursor<'a> {

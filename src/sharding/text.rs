@@ -24,112 +24,11 @@ use crate::text::lexer::Tok;
 use crate::text::parser::Parser;
 
 use super::named::{AxisRef, DimensionSharding, Mesh, MeshDevices, NamedSharding};
-use super::shardy::unescape_mlir;
+use super::strings::{unescape_mlir, write_metadata};
 use super::tile_assignment::{TileAssignment, check_listable, checked_product};
 use super::{HloSharding, Kind, ShardGroup, construct};
 
 // ------------------------------------------------------------------ printing
-
-/// `absl::CEscape`: `\n \r \t \" \' \\` and every other byte outside
-/// `0x20..0x7f` as a three-digit octal escape.
-fn c_escape(f: &mut (impl fmt::Write + ?Sized), bytes: &[u8]) -> fmt::Result {
-    for &b in bytes {
-        match b {
-            b'\n' => f.write_str("\\n")?,
-            b'\r' => f.write_str("\\r")?,
-            b'\t' => f.write_str("\\t")?,
-            b'"' => f.write_str("\\\"")?,
-            b'\'' => f.write_str("\\'")?,
-            b'\\' => f.write_str("\\\\")?,
-            0x20..=0x7e => f.write_char(char::from(b))?,
-            _ => write!(f, "\\{b:03o}")?,
-        }
-    }
-    Ok(())
-}
-
-/// XLA's `OpMetadataToString`, as jaxlib 0.10.2 prints it: the set fields,
-/// space-separated.
-#[allow(deprecated)] // `profile_type`, which XLA still prints.
-pub(crate) fn write_metadata(f: &mut (impl fmt::Write + ?Sized), m: &OpMetadata) -> fmt::Result {
-    let mut first = true;
-    let mut sep = |f: &mut (dyn fmt::Write + '_)| -> fmt::Result {
-        if !std::mem::take(&mut first) {
-            f.write_char(' ')?;
-        }
-        Ok(())
-    };
-    let f: &mut dyn fmt::Write = &mut FmtAdapter(f);
-    for (name, value) in [
-        ("op_type", &m.op_type),
-        ("op_name", &m.op_name),
-        ("source_file", &m.source_file),
-    ] {
-        if !value.is_empty() {
-            sep(f)?;
-            write!(f, "{name}=\"")?;
-            c_escape(f, value.as_bytes())?;
-            f.write_char('"')?;
-        }
-    }
-    for (name, value) in [
-        ("source_line", m.source_line),
-        ("source_end_line", m.source_end_line),
-        ("source_column", m.source_column),
-        ("source_end_column", m.source_end_column),
-    ] {
-        if value != 0 {
-            sep(f)?;
-            write!(f, "{name}={value}")?;
-        }
-    }
-    if !m.profile_type.is_empty() {
-        sep(f)?;
-        f.write_str("profile_type={")?;
-        for (i, t) in m.profile_type.iter().enumerate() {
-            if i > 0 {
-                f.write_char(',')?;
-            }
-            write!(f, "{t}")?;
-        }
-        f.write_char('}')?;
-    }
-    for (name, value) in [
-        ("deduplicated_name", &m.deduplicated_name),
-        ("scheduling_name", &m.scheduling_name),
-    ] {
-        if !value.is_empty() {
-            sep(f)?;
-            write!(f, "{name}=\"")?;
-            c_escape(f, value.as_bytes())?;
-            f.write_char('"')?;
-        }
-    }
-    if m.stack_frame_id != 0 {
-        sep(f)?;
-        write!(f, "stack_frame_id={}", m.stack_frame_id)?;
-    }
-    if let Some(Payload {
-        payload_source: Some(PayloadSource::Value(v)),
-    }) = &m.metadata_payload
-        && !v.is_empty()
-    {
-        sep(f)?;
-        f.write_str("metadata_payload=\"")?;
-        c_escape(f, v)?;
-        f.write_char('"')?;
-    }
-    Ok(())
-}
-
-/// A `dyn fmt::Write` over any writer.
-struct FmtAdapter<'a, W: fmt::Write + ?Sized>(&'a mut W);
-
-impl<W: fmt::Write + ?Sized> fmt::Write for FmtAdapter<'_, W> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.write_str(s)
-    }
-}
 
 /// XLA's names of subgroup types in `last_tile_dims={...}`.
 fn type_name(t: Type) -> &'static str {

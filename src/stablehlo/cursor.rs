@@ -9,7 +9,7 @@
 //! without a second pass over the text.
 
 use crate::error::{Diagnostic, Error, ErrorKind, Location, Result};
-use crate::sharding::shardy::unescape_mlir;
+use crate::sharding::unescape_mlir;
 
 /// A position in MLIR text.
 #[derive(Clone, Copy, Debug)]
