@@ -141,6 +141,17 @@ fn tiles_of_no_device_print_but_their_bytes_do_not_read() {
         "08031a0100",
         "!proto.tile_assignment_devices().empty()",
     );
+    // jaxlib 0.10.2 on `{devices=[0,4,1,1]<=[4] last_tile_dims={replicated}}`
+    // (a finding of the same target): `from_proto` failed with
+    // `RET_CHECK failure (xla/hlo/ir/hlo_sharding.cc:1032)
+    // absl::c_all_of(proto.tile_assignment_dimensions(), [](int64_t d) {
+    // return d > 0; })`.
+    prints_but_does_not_read(
+        "{devices=[0,4,1,1]<=[4] last_tile_dims={replicated}}",
+        "{devices=[0,4,1]<=[4]}",
+        "08031a030004014a0104520100",
+        "absl::c_all_of(proto.tile_assignment_dimensions(), [](int64_t d) { return d > 0; })",
+    );
 }
 
 /// `text` reads and prints as `printed`, writes `bytes`, and those bytes
