@@ -32,7 +32,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::model::{ArrayShape, Layout, PrimitiveType};
+use crate::model::{ArrayShape, Layout, PrimitiveType, join};
 use crate::strides::compact::{NoLayout, Rules, compact_layout};
 
 use PrimitiveType as P;
@@ -261,16 +261,10 @@ pub fn strides_to_layout(dims: &[i64], strides: &[i64]) -> Result<Layout> {
 
 /// XLA's refusal of strides that have no layout.
 fn not_compact(dims: &[i64], strides: &[i64]) -> String {
-    let join = |v: &[i64]| {
-        v.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    };
     format!(
         "Only DLPack tensors with trivial (compact) striding are supported; i.e., tensors whose striding represents a transposition of the underlying buffer but not broadcasting. Dimensions were: [{}], strides were [{}].",
-        join(dims),
-        join(strides)
+        join(dims, ","),
+        join(strides, ",")
     )
 }
 

@@ -658,6 +658,28 @@ impl fmt::Display for ProgramShape {
     }
 }
 
+/// The values printed with `sep` between them (`a,b,c` with `","`).
+pub(crate) fn join<T: fmt::Display>(values: &[T], sep: &str) -> String {
+    let mut s = String::new();
+    let _ = write_joined(&mut s, values, sep);
+    s
+}
+
+/// As [`join`], into a writer.
+pub(crate) fn write_joined<T: fmt::Display>(
+    f: &mut impl fmt::Write,
+    values: &[T],
+    sep: &str,
+) -> fmt::Result {
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            f.write_str(sep)?;
+        }
+        write!(f, "{v}")?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use std::fmt::{self, Write};

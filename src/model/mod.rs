@@ -29,6 +29,7 @@ pub(crate) mod tile;
 pub(crate) mod validate;
 pub(crate) mod wire;
 
+pub(crate) use display::{join, write_joined};
 pub use layout::{Layout, LayoutEqual};
 pub use primitive_type::PrimitiveType;
 pub use program_shape::ProgramShape;

@@ -3,7 +3,7 @@
 //! built on it. Messages are XLA's, word for word.
 
 use crate::error::{Error, Result};
-use crate::model::display;
+use crate::model::display::{self, join};
 use crate::model::inline::{Dims, DynamicFlags};
 use crate::model::layout::Layout;
 use crate::model::primitive_type::PrimitiveType;
@@ -147,17 +147,6 @@ fn array_dimensions_in_full(t: PrimitiveType, dims: &[i64], dynamic: &[bool]) ->
         )));
     }
     Ok(())
-}
-
-fn join(values: &[i64], sep: &str) -> String {
-    let mut s = String::new();
-    for (i, v) in values.iter().enumerate() {
-        if i > 0 {
-            s.push_str(sep);
-        }
-        s.push_str(&v.to_string());
-    }
-    s
 }
 
 /// XLA's `LayoutUtil::ValidateLayoutForShape` for an array shape.

@@ -5,6 +5,7 @@
 //! the parser, `FromProto` and the named form's conversion all go through.
 
 use crate::error::{Error, Result};
+use crate::model::join;
 use crate::proto::OpMetadata;
 use crate::proto::op_sharding::Type;
 
@@ -151,22 +152,21 @@ impl HloSharding {
         transpose_perm: &[i64],
         subgroup_types: &[Type],
     ) -> Result<Self> {
-        let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
         if dims.is_empty() {
             return Err(Error::invalid_argument("`dims` should not be empty."));
         }
         if reshape_dims.len() != transpose_perm.len() {
             return Err(Error::invalid_argument(format!(
                 "`reshape_dims` and `transpose_perm` should have the same size, saw [{}] v.s. [{}]",
-                join(reshape_dims),
-                join(transpose_perm)
+                join(reshape_dims, ","),
+                join(transpose_perm, ",")
             )));
         }
         if !reshape_dims.is_empty() && product(dims) != product(reshape_dims) {
             return Err(Error::invalid_argument(format!(
                 "Cannot reshape from `dims` [{}] to `reshape_dims` [{}].",
-                join(dims),
-                join(reshape_dims)
+                join(dims, ","),
+                join(reshape_dims, ",")
             )));
         }
         if subgroup_types.len() > dims.len() {
@@ -179,8 +179,8 @@ impl HloSharding {
         if dims.iter().chain(reshape_dims).any(|&d| d < 0) {
             return Err(Error::invalid_argument(format!(
                 "iota_tile: dimensions must not be negative: [{}] and [{}]",
-                join(dims),
-                join(reshape_dims)
+                join(dims, ","),
+                join(reshape_dims, ",")
             )));
         }
         let mut seen = vec![false; transpose_perm.len()];
@@ -190,7 +190,7 @@ impl HloSharding {
                 _ => {
                     return Err(Error::invalid_argument(format!(
                         "iota_tile: `transpose_perm` [{}] is not a permutation",
-                        join(transpose_perm)
+                        join(transpose_perm, ",")
                     )));
                 }
             }

@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
+use crate::model::join;
 use crate::model::shape::{ArrayShape, Shape};
 use crate::tiling::TiledLayout;
 
@@ -434,7 +435,7 @@ impl HloSharding {
                 dims.len()
             )));
         }
-        let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let list = |v: &[i64]| join(v, ", ");
         // A Python tuple: `(7,)` for one element.
         let tuple = match dims {
             [d] => format!("({d},)"),

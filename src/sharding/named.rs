@@ -11,8 +11,9 @@ use crate::error::{Error, Result};
 use crate::proto::OpMetadata;
 use crate::proto::op_sharding::Type;
 
-use super::tile_assignment::{TileAssignment, checked_product, join, product};
+use super::tile_assignment::{TileAssignment, checked_product, product};
 use super::{HloSharding, construct};
+use crate::model::join;
 
 /// How a mesh numbers its devices.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

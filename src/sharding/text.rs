@@ -479,7 +479,7 @@ impl ShardingParser<'_, '_> {
                             loc,
                             format!(
                                 "tile assignment dimensions [{}] do not describe an array",
-                                super::tile_assignment::join(&dims, ",")
+                                crate::model::join(&dims, ",")
                             ),
                         );
                     }

@@ -11,6 +11,7 @@
 use std::fmt;
 
 use crate::error::{Error, Result};
+use crate::model::{join, write_joined};
 
 /// The most devices this crate lists one by one (2^20): expanding an iota
 /// tile assignment into its device list, or filling an explicit list XLA's
@@ -791,27 +792,6 @@ fn iota_transpose(
     }
     let _ = new_dims;
     create(&de.reshape_dims, &flattened)
-}
-
-/// `a,b,c` of the integers.
-pub(crate) fn join<T: fmt::Display>(values: &[T], sep: &str) -> String {
-    let mut s = String::new();
-    let _ = write_joined(&mut s, values, sep);
-    s
-}
-
-pub(crate) fn write_joined<T: fmt::Display>(
-    f: &mut impl fmt::Write,
-    values: &[T],
-    sep: &str,
-) -> fmt::Result {
-    for (i, v) in values.iter().enumerate() {
-        if i > 0 {
-            f.write_str(sep)?;
-        }
-        write!(f, "{v}")?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

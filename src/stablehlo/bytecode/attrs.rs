@@ -17,6 +17,7 @@ use std::rc::Rc;
 use super::reader::{Reader, error_at};
 use crate::error::Result;
 use crate::limits::MAX_NESTING_DEPTH;
+use crate::model::write_joined;
 use crate::stablehlo::types::{
     ElementType, Encoding, FloatType, Signedness, TensorType, Type, TypeParser,
 };
@@ -1124,12 +1125,7 @@ impl<'a> Tables<'a> {
                 out.push(']');
                 if !device_ids.is_empty() {
                     out.push_str(", device_ids=[");
-                    for (i, id) in device_ids.iter().enumerate() {
-                        if i > 0 {
-                            out.push_str(", ");
-                        }
-                        let _ = write!(out, "{id}");
-                    }
+                    let _ = write_joined(out, device_ids, ", ");
                     out.push(']');
                 }
                 out.push('>');
