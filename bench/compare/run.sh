@@ -6,6 +6,14 @@
 #
 #   bench/compare/run.sh [ROUNDS]        (default 5)
 #
+# COMPARE_ONLY=relayout (a comma-separated list of proto, text, index,
+# transpose, relayout) runs only those rows on every side, without the
+# instruction counts; COMPARE_CASES=untile_bf16,transpose_u8 (parts of the
+# relayout rows' names) only those relayout rows. The relayout rows tile,
+# untile and transpose 16 and 256 MiB on one core and on all
+# (`Relayout::run_parallel`), each beside a memory copy of the same bytes
+# (one core and all), and NumPy's reshape-transpose-copy of the same bytes.
+#
 # It installs what is missing: libprotobuf-dev and protobuf-compiler
 # (Debian's packages; C++ generated at run time from proto/xla/xla_data.proto),
 # valgrind, and a virtual environment with jax/jaxlib 0.10.2 and NumPy 2.4.6
@@ -63,7 +71,9 @@ run_py() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$@"; }
 : >"$out/rounds.txt"
 for r in $(seq 1 "$rounds"); do
   echo "round $r of $rounds" >&2
-  "$out/harness" bench "$out" | sed "s/^/$r cpp /" >>"$out/rounds.txt"
+  if [ -z "${COMPARE_ONLY:-}" ] || [[ ",$COMPARE_ONLY," == *,proto,* ]]; then
+    "$out/harness" bench "$out" | sed "s/^/$r cpp /" >>"$out/rounds.txt"
+  fi
   "$rust" bench "$out" | sed "s/^/$r rust /" >>"$out/rounds.txt"
   "$out/peers" | sed "s/^/$r c /" >>"$out/rounds.txt"
   run_py "$here/jaxlib_peer.py" bench "$out" | sed "s/^/$r jaxlib /" >>"$out/rounds.txt"
@@ -83,7 +93,7 @@ instructions() {  # side op n items command...
   echo "$side $op $(python3 -c 'import sys; n, a, b, i = map(int, sys.argv[1:]); print(f"{(b - a) / (n * i):.1f}")' \
     "$n" "${ir[0]}" "${ir[1]}" "$items")" >>"$out/callgrind.txt"
 }
-if [ "${CALLGRIND:-1}" = 1 ]; then
+if [ "${CALLGRIND:-$([ -z "${COMPARE_ONLY:-}" ] && echo 1 || echo 0)}" = 1 ]; then
   echo "callgrind" >&2
   : >"$out/callgrind.txt"
   records=$(python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); n=i=0
