@@ -201,9 +201,9 @@ impl LinearIndexer {
                 continue;
             };
             *slot = scale;
-            scale = scale.checked_mul(size).ok_or_else(|| {
-                Error::overflow(format!("the strides of {shape} overflow int64"))
-            })?;
+            scale = scale
+                .checked_mul(size)
+                .ok_or_else(|| Error::overflow(format!("the strides of {shape} overflow int64")))?;
         }
         Ok(LinearIndexer {
             strides,
@@ -233,7 +233,9 @@ impl LinearIndexer {
         Ok(index
             .iter()
             .zip(&self.strides)
-            .fold(0i64, |linear, (&i, &s)| linear.wrapping_add(i.wrapping_mul(s))))
+            .fold(0i64, |linear, (&i, &s)| {
+                linear.wrapping_add(i.wrapping_mul(s))
+            }))
     }
 }
 
