@@ -76,7 +76,10 @@ fn the_prepared_ravel_is_the_linear_index() {
         }
         // The strides are those of `GetDimensionStride`.
         for (d, &stride) in map.strides().iter().enumerate() {
-            assert_eq!(index_util::get_dimension_stride(&s, d as i64).unwrap(), stride);
+            assert_eq!(
+                index_util::get_dimension_stride(&s, d as i64).unwrap(),
+                stride
+            );
         }
         let long = vec![0i64; dims.len() + 1];
         let (a, b) = (

@@ -15,6 +15,7 @@
 //!
 //! `xla-shape-compare once OP N DIR`: OP done N times and nothing else, for
 //! instruction counts (callgrind runs it with N = 0 and N > 0).
+//! `xla-shape-compare relayout CASE N`: likewise for one relayout row.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -399,8 +400,42 @@ fn bench_relayout() {
     let src: Vec<u8> = (0..most).map(|i| (i * 131 % 251) as u8).collect();
     let mut dst = vec![1u8; most];
     for mib in [16usize, 256] {
-        let bytes = mib << 20;
         let passes = (512 / mib).clamp(4, 200) as u64;
+        for_each_relayout(mib, |plan, case| {
+            relayout_rows(plan, &src, &mut dst, case, passes)
+        });
+    }
+}
+
+/// `xla-shape-compare relayout CASE N`: the relayout row CASE run N
+/// times and nothing else (for callgrind or perf).
+fn profile_relayout(case: &str, n: u64) {
+    let mib: usize = case
+        .rsplit('_')
+        .next()
+        .and_then(|m| m.strip_suffix("MiB"))
+        .and_then(|m| m.parse().ok())
+        .expect("a case name ending in _<size>MiB");
+    let mut found = false;
+    for_each_relayout(mib, |plan, name| {
+        if name == case {
+            let src: Vec<u8> = (0..plan.src_byte_size()).map(|i| (i * 131 % 251) as u8).collect();
+            let mut dst = vec![1u8; plan.dst_byte_size()];
+            for _ in 0..n {
+                plan.run(black_box(&src), &mut dst).unwrap();
+                black_box(&dst);
+            }
+            found = true;
+        }
+    });
+    assert!(found, "no relayout case {case}");
+}
+
+/// Calls `f` with the plan and the name of every relayout case of `mib`
+/// MiB.
+fn for_each_relayout(mib: usize, mut f: impl FnMut(&Relayout, &str)) {
+    {
+        let bytes = mib << 20;
         for (t, name) in WIDTHS {
             let e = t.byte_width().unwrap() as usize;
             let rows = (bytes / (2048 * e)) as i64;
@@ -416,9 +451,9 @@ fn bench_relayout() {
                     .unwrap();
                 let tn = tiling_name(tiling);
                 let tile = Relayout::new(&plain, &tiled).unwrap();
-                relayout_rows(&tile, &src, &mut dst, &format!("tile_{name}_{tn}_{mib}MiB"), passes);
+                f(&tile, &format!("tile_{name}_{tn}_{mib}MiB"));
                 let untile = Relayout::new(&tiled, &plain).unwrap();
-                relayout_rows(&untile, &src, &mut dst, &format!("untile_{name}_{tn}_{mib}MiB"), passes);
+                f(&untile, &format!("untile_{name}_{tn}_{mib}MiB"));
             }
             // A square of `bytes`, or 1:2 where `bytes / e` is not a square.
             let count = bytes / e;
@@ -432,7 +467,7 @@ fn bench_relayout() {
             let a = row_major(t, &[r as i64, c as i64]);
             let b = a.clone().with_layout(Some(Layout::new(vec![0, 1]))).unwrap();
             let plan = Relayout::new(&a, &b).unwrap();
-            relayout_rows(&plan, &src, &mut dst, &format!("transpose_{name}_{mib}MiB"), passes);
+            f(&plan, &format!("transpose_{name}_{mib}MiB"));
         }
     }
 }
@@ -550,11 +585,14 @@ fn main() {
     match args.get(1).map(String::as_str) {
         Some("filter") if args.len() == 3 => filter(Path::new(&args[2])),
         Some("bench") if args.len() == 3 => bench(Path::new(&args[2])),
+        Some("relayout") if args.len() == 4 => {
+            profile_relayout(&args[2], args[3].parse().expect("N"))
+        }
         Some("once") if args.len() == 5 => {
             once(&args[2], args[3].parse().expect("N"), Path::new(&args[4]))
         }
         _ => {
-            eprintln!("usage: xla-shape-compare filter DIR | bench DIR | once OP N DIR");
+            eprintln!("usage: xla-shape-compare filter DIR | bench DIR | once OP N DIR | relayout CASE N");
             std::process::exit(2);
         }
     }
