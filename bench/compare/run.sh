@@ -13,6 +13,9 @@
 # untile and transpose 16 and 256 MiB on one core and on all
 # (`Relayout::run_parallel`), each beside a memory copy of the same bytes
 # (one core and all), and NumPy's reshape-transpose-copy of the same bytes.
+# RUST_BEFORE=BINARY runs another build of the crate's harness (an earlier
+# commit's `target/release/xla-shape-compare`, copied aside) in every round
+# too, for a column of its relayout figures beside this build's.
 #
 # It installs what is missing: libprotobuf-dev and protobuf-compiler
 # (Debian's packages; C++ generated at run time from proto/xla/xla_data.proto),
@@ -75,6 +78,9 @@ for r in $(seq 1 "$rounds"); do
     "$out/harness" bench "$out" | sed "s/^/$r cpp /" >>"$out/rounds.txt"
   fi
   "$rust" bench "$out" | sed "s/^/$r rust /" >>"$out/rounds.txt"
+  if [ -n "${RUST_BEFORE:-}" ]; then
+    "$RUST_BEFORE" bench "$out" | sed "s/^/$r before /" >>"$out/rounds.txt"
+  fi
   "$out/peers" | sed "s/^/$r c /" >>"$out/rounds.txt"
   run_py "$here/jaxlib_peer.py" bench "$out" | sed "s/^/$r jaxlib /" >>"$out/rounds.txt"
 done

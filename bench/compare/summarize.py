@@ -106,9 +106,11 @@ if relayout_cases:
           "bytes in the same buffers (copy's time / ours, median over the rounds, smallest–largest); "
           "`threads`: `run_parallel` against a copy cut into as many pieces on the same pool; "
           "NumPy: ours / NumPy's time (below 1: the crate is faster).\n")
+    before = any(side == "before" for (side, _, _) in times)
+    extra = " before: share of `memcpy` | before: share of a parallel copy |" if before else ""
     print("| case | ours, 1 core | share of `memcpy` (≥ 0.7) | ours, all cores | share of a parallel copy (≥ 0.9) "
-          "| NumPy | ours / NumPy |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          f"| NumPy | ours / NumPy |{extra}")
+    print("| --- | --- | --- | --- | --- | --- | --- |" + (" --- | --- |" if before else ""))
     low = []
     for c in relayout_cases:
         one = ratio_stats(("rust", "relayout", c), ("rust", "relayout_copy", c), invert=True)
@@ -120,7 +122,12 @@ if relayout_cases:
             low.append(f"{c} threads {many[0]:.2f}")
         print(f"| `{c}` | {fmt_ns(med(('rust', 'relayout', c)))} | {fmt_ratio(one)} | "
               f"{fmt_ns(med(('rust', 'relayout_threads', c)))} | {fmt_ratio(many)} | "
-              f"{fmt_ns(med(('jaxlib', 'relayout_numpy', c)))} | {fmt_ratio(np_)} |")
+              f"{fmt_ns(med(('jaxlib', 'relayout_numpy', c)))} | {fmt_ratio(np_)} |", end="")
+        if before:
+            b1 = ratio_stats(("before", "relayout", c), ("before", "relayout_copy", c), invert=True)
+            bm = ratio_stats(("before", "relayout_threads", c), ("before", "relayout_threads_copy", c), invert=True)
+            print(f" {fmt_ratio(b1)} | {fmt_ratio(bm)} |", end="")
+        print()
     print(f"\nBelow target ({len(low)}): {', '.join(low) if low else 'none'}")
 
 cg = out / "callgrind.txt"

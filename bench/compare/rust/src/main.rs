@@ -351,7 +351,10 @@ fn relayout_rows(plan: &Relayout, src: &[u8], dst: &mut [u8], case: &str, passes
         return;
     }
     let n = plan.dst_byte_size().min(plan.src_byte_size());
-    let (src, dst) = (&src[..plan.src_byte_size()], &mut dst[..plan.dst_byte_size()]);
+    let (src, dst) = (
+        &src[..plan.src_byte_size()],
+        &mut dst[..plan.dst_byte_size()],
+    );
     report(
         "relayout",
         case,
@@ -419,7 +422,9 @@ fn profile_relayout(case: &str, n: u64) {
     let mut found = false;
     for_each_relayout(mib, |plan, name| {
         if name == case {
-            let src: Vec<u8> = (0..plan.src_byte_size()).map(|i| (i * 131 % 251) as u8).collect();
+            let src: Vec<u8> = (0..plan.src_byte_size())
+                .map(|i| (i * 131 % 251) as u8)
+                .collect();
             let mut dst = vec![1u8; plan.dst_byte_size()];
             for _ in 0..n {
                 plan.run(black_box(&src), &mut dst).unwrap();
@@ -465,7 +470,10 @@ fn for_each_relayout(mib: usize, mut f: impl FnMut(&Relayout, &str)) {
                 (r, 2 * r)
             };
             let a = row_major(t, &[r as i64, c as i64]);
-            let b = a.clone().with_layout(Some(Layout::new(vec![0, 1]))).unwrap();
+            let b = a
+                .clone()
+                .with_layout(Some(Layout::new(vec![0, 1])))
+                .unwrap();
             let plan = Relayout::new(&a, &b).unwrap();
             f(&plan, &format!("transpose_{name}_{mib}MiB"));
         }
@@ -592,7 +600,9 @@ fn main() {
             once(&args[2], args[3].parse().expect("N"), Path::new(&args[4]))
         }
         _ => {
-            eprintln!("usage: xla-shape-compare filter DIR | bench DIR | once OP N DIR | relayout CASE N");
+            eprintln!(
+                "usage: xla-shape-compare filter DIR | bench DIR | once OP N DIR | relayout CASE N"
+            );
             std::process::exit(2);
         }
     }
