@@ -34,10 +34,15 @@ out="${OUT:-$root/target/compare}"
 rounds="${1:-5}"
 mkdir -p "$out"
 
+# Whether the rows of a work run (COMPARE_ONLY, as every harness reads it).
+wanted() { [ -z "${COMPARE_ONLY:-}" ] || [[ ",$COMPARE_ONLY," == *,$1,* ]]; }
+
 need_apt=()
-command -v protoc >/dev/null || need_apt+=(protobuf-compiler)
-[ -e /usr/include/google/protobuf/message.h ] || need_apt+=(libprotobuf-dev)
-command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+if wanted proto; then
+  command -v protoc >/dev/null || need_apt+=(protobuf-compiler)
+  [ -e /usr/include/google/protobuf/message.h ] || need_apt+=(libprotobuf-dev)
+  command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+fi
 command -v valgrind >/dev/null || need_apt+=(valgrind)
 command -v c++ >/dev/null || need_apt+=(g++)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -58,9 +63,11 @@ py="$venv/bin/python"
 
 echo "building the harnesses" >&2
 mkdir -p "$out/gen"
-protoc -I"$root/proto" --cpp_out="$out/gen" "$root/proto/xla/xla_data.proto"
-c++ -O2 -std=c++17 -I"$out/gen" "$here/harness.cc" "$out/gen/xla/xla_data.pb.cc" \
-  -o "$out/harness" $(pkg-config --cflags --libs protobuf)
+if wanted proto; then
+  protoc -I"$root/proto" --cpp_out="$out/gen" "$root/proto/xla/xla_data.proto"
+  c++ -O2 -std=c++17 -I"$out/gen" "$here/harness.cc" "$out/gen/xla/xla_data.pb.cc" \
+    -o "$out/harness" $(pkg-config --cflags --libs protobuf)
+fi
 cc -O2 -std=c11 "$here/peers.c" -o "$out/peers"
 cargo build --quiet --release --manifest-path "$here/rust/Cargo.toml" --target-dir "$root/target"
 rust="$root/target/release/xla-shape-compare"
@@ -74,7 +81,7 @@ run_py() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$@"; }
 : >"$out/rounds.txt"
 for r in $(seq 1 "$rounds"); do
   echo "round $r of $rounds" >&2
-  if [ -z "${COMPARE_ONLY:-}" ] || [[ ",$COMPARE_ONLY," == *,proto,* ]]; then
+  if wanted proto; then
     "$out/harness" bench "$out" | sed "s/^/$r cpp /" >>"$out/rounds.txt"
   fi
   "$rust" bench "$out" | sed "s/^/$r rust /" >>"$out/rounds.txt"
