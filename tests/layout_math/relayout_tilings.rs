@@ -61,10 +61,7 @@ fn row_major(t: PrimitiveType, dims: [i64; 2]) -> ArrayShape {
 }
 
 fn tiled(t: PrimitiveType, dims: [i64; 2], tiling: &[[i64; 2]], bits: i64) -> ArrayShape {
-    let tiles = tiling
-        .iter()
-        .map(|t| Tile::new(t.to_vec()).unwrap())
-        .collect();
+    let tiles = tiling.iter().map(|t| Tile::new(t).unwrap()).collect();
     let mut layout = Layout::new([1, 0]).with_tiles(tiles);
     if bits % 8 != 0 {
         layout = layout.with_element_size_in_bits(bits);

@@ -311,7 +311,10 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
             return;
         }
         let (ps, pd, ms) = (self.ps, self.pd, self.ms);
-        let nt = stream && (pd as usize).wrapping_add(self.dof as usize) % 16 == 0;
+        let nt = stream
+            && (pd as usize)
+                .wrapping_add(self.dof as usize)
+                .is_multiple_of(16);
         let per = 16 / E;
         for _ in 0..(self.long - self.done) / per {
             let (so, dof) = (self.so, self.dof);

@@ -448,7 +448,7 @@ fn for_each_relayout(mib: usize, mut f: impl FnMut(&Relayout, &str)) {
             for tiling in TILINGS {
                 let tiles = tiling
                     .iter()
-                    .map(|t| xla_shape::Tile::new(t.to_vec()).unwrap())
+                    .map(|t| xla_shape::Tile::new(t).unwrap())
                     .collect();
                 let tiled = plain
                     .clone()
