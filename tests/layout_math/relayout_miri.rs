@@ -237,8 +237,8 @@ fn direct_and_narrow_transposes_of_other_sizes() {
 }
 
 /// Tiling and untiling in every tiling of issue 32 for each element width
-/// and the sub-byte packings, on two of google/tpu-sync#665's shapes
-/// (ragged in both dimensions; the others are smaller), at unaligned
+/// and the sub-byte packings, on one of google/tpu-sync#665's shapes
+/// (ragged in both dimensions, a tile and two columns wide), at unaligned
 /// addresses: the copies XLA's TPU layouts take, under Miri.
 #[test]
 fn xla_tilings_of_every_width() {
@@ -250,12 +250,12 @@ fn xla_tilings_of_every_width() {
         PrimitiveType::F64,
     ] {
         for tiling in TILINGS {
-            for dims in [[17, 257], [10, 130]] {
+            for dims in [[10, 130]] {
                 check_tiling(t, 8 * t.byte_width().unwrap(), dims, tiling, &SKEWS[1..2]);
             }
         }
     }
     for (t, bits, tiling) in SUB_BYTE {
-        check_tiling(t, bits, [17, 257], tiling, &SKEWS[1..2]);
+        check_tiling(t, bits, [10, 130], tiling, &SKEWS[1..2]);
     }
 }
