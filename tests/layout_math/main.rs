@@ -11,3 +11,4 @@ mod strides;
 mod strides_ndarray;
 mod tiling;
 mod tiling_agreement;
+mod tiling_ranges;

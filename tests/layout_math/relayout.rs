@@ -357,7 +357,7 @@ fn layouts_that_need_per_element_offsets() {
     check_against_offsets(PrimitiveType::U8, &[20], &t3, &t8);
 }
 
-fn layout_strategy(rank: usize) -> impl Strategy<Value = Layout> {
+pub(crate) fn layout_strategy(rank: usize) -> impl Strategy<Value = Layout> {
     (
         Just((0..rank as i64).collect::<Vec<_>>()).prop_shuffle(),
         prop::collection::vec(
