@@ -52,13 +52,13 @@ use super::{Relayout, StridedSource, to_usize};
 #[derive(Clone, Debug)]
 enum Cut {
     /// The shard is the whole tile: one copy from the global view.
-    Whole(Relayout),
+    Whole(Box<Relayout>),
     /// The shard is cut at the end of the array: the view into a
     /// row-major buffer of the cut shape, that into a row-major staging
     /// buffer of the tile shape, and that into the device's layout.
     Part {
-        to_rows: Relayout,
-        from_staging: Relayout,
+        to_rows: Box<Relayout>,
+        from_staging: Box<Relayout>,
     },
     /// The shard holds no element: every byte padding.
     Empty,
@@ -269,17 +269,17 @@ impl Shards {
         }
         let part_view = Self::part_view(view, s)?;
         if part == tile {
-            return Ok(Cut::Whole(Relayout::from_strided(
+            return Ok(Cut::Whole(Box::new(Relayout::from_strided(
                 &part_view,
                 device_shape,
-            )?));
+            )?)));
         }
         let t = view.element_type();
         let to_rows = Relayout::from_strided(&part_view, &row_major(t, &part)?)?;
         let staging = StridedSource::new(t, tile.to_vec(), dense_strides(tile, byte_width(t))?)?;
         Ok(Cut::Part {
-            to_rows,
-            from_staging: Relayout::from_strided(&staging, device_shape)?,
+            to_rows: Box::new(to_rows),
+            from_staging: Box::new(Relayout::from_strided(&staging, device_shape)?),
         })
     }
 
@@ -402,7 +402,10 @@ impl Shards {
     /// As [`run`](Self::run).
     pub fn run_to_vecs(&self, src: &[u8]) -> Result<Vec<Vec<u8>>> {
         self.check_src(src)?;
-        let mut out = vec![vec![0u8; self.device_size]; self.slices.len()];
+        let mut out = Vec::with_capacity(self.slices.len());
+        for _ in &self.slices {
+            out.push(zeroed(self.device_size)?);
+        }
         let mut refs: Vec<&mut [u8]> = out.iter_mut().map(Vec::as_mut_slice).collect();
         self.run(src, &mut refs)?;
         Ok(out)
@@ -432,11 +435,11 @@ impl Shards {
                 to_rows,
                 from_staging,
             } => {
-                let mut rows = vec![0u8; to_rows.dst_byte_size()];
+                let mut rows = zeroed(to_rows.dst_byte_size())?;
                 to_rows.run(src, &mut rows)?;
                 let e = byte_width(self.element_type);
                 let part = self.part_dims(to_rows);
-                let mut staging = vec![0u8; from_staging.src_byte_size()];
+                let mut staging = zeroed(from_staging.src_byte_size())?;
                 copy_box(
                     &rows,
                     0,
@@ -528,7 +531,9 @@ impl Shards {
                 plan.run(shards[k], &mut dst[lo..hi])?;
                 continue;
             }
-            staging.resize(untile.dst_byte_size(), 0);
+            if staging.is_empty() {
+                staging = zeroed(untile.dst_byte_size())?;
+            }
             untile.run(shards[k], &mut staging)?;
             let base = s
                 .offsets
@@ -557,10 +562,21 @@ impl Shards {
     /// As [`assemble`](Self::assemble).
     pub fn assemble_to_vec(&self, shards: &[&[u8]]) -> Result<Vec<u8>> {
         self.check_shards(shards.iter().map(|s| s.len()), "shard")?;
-        let mut out = vec![0u8; self.out_size];
+        let mut out = zeroed(self.out_size)?;
         self.assemble(shards, &mut out)?;
         Ok(out)
     }
+}
+
+/// `n` zero bytes, or an error when memory cannot hold them (a tile's
+/// padding can make a shard far larger than its elements).
+fn zeroed(n: usize) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::overflow(format!("a buffer of {n} bytes does not fit in memory"))
+    })?;
+    v.resize(n, 0);
+    Ok(v)
 }
 
 /// Copies the box `dims` of `e`-byte elements between two arrays with

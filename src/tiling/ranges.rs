@@ -150,7 +150,7 @@ impl TiledLayout {
                 stride: t.stride,
             })
             .collect();
-        digits.sort_by(|a, b| b.stride.cmp(&a.stride));
+        digits.sort_by_key(|t| std::cmp::Reverse(t.stride));
         // Strides of a full mixed radix: the last 1, each the next's
         // stride times its extent, the first's block the whole tiled part.
         let mut next = 1i64;
