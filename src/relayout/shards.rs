@@ -572,9 +572,8 @@ impl Shards {
 /// padding can make a shard far larger than its elements).
 fn zeroed(n: usize) -> Result<Vec<u8>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Error::overflow(format!("a buffer of {n} bytes does not fit in memory"))
-    })?;
+    v.try_reserve_exact(n)
+        .map_err(|_| Error::overflow(format!("a buffer of {n} bytes does not fit in memory")))?;
     v.resize(n, 0);
     Ok(v)
 }
