@@ -247,7 +247,7 @@ impl PyTiledLayout {
         let ranges = py
             .allow_threads(|| self.0.slot_ranges(&start, &limit, max_ranges))
             .py()?;
-        Ok(ranges.into_iter().map(|r| (r.start, r.end)).collect())
+        Ok(shards::pairs(ranges))
     }
 
     /// The byte ranges that hold the indices `start <= i < stop` of the
@@ -263,7 +263,7 @@ impl PyTiledLayout {
         let ranges = py
             .allow_threads(|| self.0.row_byte_ranges(start..stop, max_ranges))
             .py()?;
-        Ok(ranges.into_iter().map(|r| (r.start, r.end)).collect())
+        Ok(shards::pairs(ranges))
     }
 
     /// Whether every index of dimension `dim` is one contiguous range of

@@ -48,7 +48,12 @@ pub fn layout_byte_ranges(
     let ranges = py
         .allow_threads(|| t.byte_ranges(start, limit, max_ranges))
         .py()?;
-    Ok(ranges.into_iter().map(|r| (r.start, r.end)).collect())
+    Ok(pairs(ranges))
+}
+
+/// Ranges as Python's `(start, stop)` tuples.
+pub fn pairs<T>(ranges: Vec<std::ops::Range<T>>) -> Vec<(T, T)> {
+    ranges.into_iter().map(|r| (r.start, r.end)).collect()
 }
 
 /// The device ids a sharding places data on, when the caller gives none:

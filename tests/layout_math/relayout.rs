@@ -13,7 +13,7 @@ use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, Tile};
 
 const STAR: i64 = Tile::COMBINE_DIMENSION;
 
-fn shape(t: PrimitiveType, dims: &[i64], layout: Layout) -> ArrayShape {
+pub(crate) fn shape(t: PrimitiveType, dims: &[i64], layout: Layout) -> ArrayShape {
     ArrayShape::new(t, dims.to_vec())
         .unwrap()
         .with_layout(Some(layout))

@@ -9,6 +9,7 @@ use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, Shape};
 
 use crate::common::every_index;
+use crate::tiling_ranges::TPU_SYNC_SHAPES;
 
 /// Writes the low `bits` bits of `v` at slot `o` (XLA:CPU's packing: the
 /// first element of a byte in its low bits).
@@ -148,22 +149,10 @@ fn check(global_dims: &[i64], t: PrimitiveType, sharding: &str, layout: &str, nu
     }
 }
 
-const TPU_SHAPES: [(i64, i64); 9] = [
-    (16, 256),
-    (8, 128),
-    (24, 384),
-    (17, 257),
-    (10, 130),
-    (1, 128),
-    (8, 1),
-    (6, 3),
-    (2, 1),
-];
-
 #[test]
 fn tiled_two_dimensional_shardings() {
     use PrimitiveType::*;
-    for (r, c) in TPU_SHAPES {
+    for (r, c) in TPU_SYNC_SHAPES {
         for sharding in [
             "{devices=[2,2]<=[4]}",
             "{devices=[2,2]0,2,3,1}",

@@ -10,10 +10,10 @@ use std::ops::Range;
 
 use proptest::prelude::*;
 use xla_shape::tiling::TiledLayout;
-use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, Shape, Tile};
+use xla_shape::{ErrorKind, Layout, PrimitiveType, Shape, Tile};
 
 use crate::common::every_index;
-use crate::relayout::layout_strategy;
+use crate::relayout::{layout_strategy, shape};
 
 /// Runs of consecutive values.
 fn runs(set: &BTreeSet<i64>) -> Vec<Range<i64>> {
@@ -125,21 +125,23 @@ fn tiled(s: &str) -> TiledLayout {
     TiledLayout::new(s.as_array().unwrap()).unwrap()
 }
 
+/// google/tpu-sync#665's shapes.
+pub(crate) const TPU_SYNC_SHAPES: [(i64, i64); 9] = [
+    (16, 256),
+    (8, 128),
+    (24, 384),
+    (17, 257),
+    (10, 130),
+    (1, 128),
+    (8, 1),
+    (6, 3),
+    (2, 1),
+];
+
 /// google/tpu-sync#665's shapes, in TPU's bf16 and f32 tilings.
 #[test]
 fn tpu_sync_shapes() {
-    let shapes = [
-        (16, 256),
-        (8, 128),
-        (24, 384),
-        (17, 257),
-        (10, 130),
-        (1, 128),
-        (8, 1),
-        (6, 3),
-        (2, 1),
-    ];
-    for (r, c) in shapes {
+    for (r, c) in TPU_SYNC_SHAPES {
         for layout in [
             "bf16[{r},{c}]{1,0:T(8,128)(2,1)}",
             "f32[{r},{c}]{1,0:T(8,128)}",
@@ -247,13 +249,6 @@ fn huge_shapes_cost_their_ranges() {
     // interleaved with the next row's.
     let e = t.row_byte_ranges(9..10, 100).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-}
-
-fn shape(t: PrimitiveType, dims: &[i64], layout: Layout) -> ArrayShape {
-    ArrayShape::new(t, dims.to_vec())
-        .unwrap()
-        .with_layout(Some(layout))
-        .unwrap()
 }
 
 #[test]
