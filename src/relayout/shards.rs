@@ -411,16 +411,24 @@ impl Shards {
         Ok(out)
     }
 
+    /// `f32[4,6]`: the global array's type and dimensions, for messages.
+    fn global_name(&self) -> String {
+        format!(
+            "{}[{}]",
+            self.element_type.lowercase_name(),
+            crate::model::join(&self.dims, ",")
+        )
+    }
+
     fn check_src(&self, src: &[u8]) -> Result<()> {
         let need = self.src_size();
         if src.len() < need {
             return Err(Error::new(
                 ErrorKind::BufferSize,
                 format!(
-                    "source buffer has {} bytes but the global array {}[{}] reaches {need} bytes",
+                    "source buffer has {} bytes but the global array {} reaches {need} bytes",
                     src.len(),
-                    self.element_type.lowercase_name(),
-                    crate::model::join(&self.dims, ",")
+                    self.global_name()
                 ),
             ));
         }
@@ -491,10 +499,9 @@ impl Shards {
             return Err(Error::new(
                 ErrorKind::BufferSize,
                 format!(
-                    "destination buffer has {} bytes but the global array {}[{}] takes {} bytes",
+                    "destination buffer has {} bytes but the global array {} takes {} bytes",
                     dst.len(),
-                    self.element_type.lowercase_name(),
-                    crate::model::join(&self.dims, ","),
+                    self.global_name(),
                     self.out_size
                 ),
             ));
