@@ -95,9 +95,9 @@ impl<F: FnMut(Range<i64>) -> ControlFlow<()>> Walk<'_, F> {
         let (s, l) = (self.start[d], self.limit[d]);
         // The values whose block of `w` indices meets the box ...
         let lo = (s - p).max(0) / w;
-        let hi = ((l - p + w - 1) / w).min(t.extent);
+        let hi = ((l - p).saturating_add(w - 1) / w).min(t.extent);
         // ... and those whose block lies inside it.
-        let full_lo = ((s - p).max(0) + w - 1) / w;
+        let full_lo = (s - p).max(0).saturating_add(w - 1) / w;
         let full_hi = ((l - p) / w).min(t.extent);
         let was_inside = self.inside(d);
         let others_inside = self.partial == usize::from(!was_inside);
@@ -451,31 +451,54 @@ impl TiledLayout {
         if dims.contains(&0) {
             return Ok(true);
         }
-        let mut start = vec![0i64; rank];
-        let mut limit = dims.to_vec();
+        if self.walk_digits().is_none() {
+            return self.scan_rows(dim);
+        }
         // The slots of index `i` are those of index 0 moved by the digits
-        // of `dim` alone, when the layout is in digit form: one index
-        // answers for all. Otherwise every index is looked at.
-        let indices = if self.walk_digits().is_some() {
-            1
-        } else {
-            dims[dim]
-        };
-        for i in 0..indices {
-            start[dim] = i;
-            limit[dim] = i + 1;
-            let mut count = 0usize;
-            self.for_each_slot_range(&start, &limit, |_| {
-                count += 1;
-                if count > 1 {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            })?;
+        // of `dim` alone: one index answers for all.
+        let start = vec![0i64; rank];
+        let mut limit = dims.to_vec();
+        limit[dim] = 1;
+        let mut count = 0usize;
+        self.for_each_slot_range(&start, &limit, |_| {
+            count += 1;
             if count > 1 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })?;
+        Ok(count <= 1)
+    }
+
+    /// [`is_row_addressable`](Self::is_row_addressable) for layouts
+    /// without a digit walk: one scan of the slots in memory order, in
+    /// which each index of `dim` must come in one run of elements and never
+    /// again (a bit per index remembers those that ended).
+    fn scan_rows(&self, dim: usize) -> Result<bool> {
+        let size = usize::try_from(self.dims[dim]).unwrap_or(usize::MAX);
+        let mut ended: Vec<u64> = Vec::new();
+        ended
+            .try_reserve_exact(size.div_ceil(64))
+            .map_err(|_| Error::overflow("dimension too large to scan"))?;
+        ended.resize(size.div_ceil(64), 0);
+        let mut index = vec![0i64; self.shape.rank()];
+        let mut current: Option<usize> = None;
+        for slot in 0..self.tiled_count {
+            let element = self.slot_into(slot, &mut index)?;
+            let i = element.then(|| index[dim] as usize);
+            if i == current {
+                continue;
+            }
+            if let Some(c) = current {
+                ended[c / 64] |= 1 << (c % 64);
+            }
+            if let Some(n) = i
+                && ended[n / 64] & (1 << (n % 64)) != 0
+            {
                 return Ok(false);
             }
+            current = i;
         }
         Ok(true)
     }
