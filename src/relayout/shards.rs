@@ -41,6 +41,9 @@
 //! # Ok::<(), xla_shape::Error>(())
 //! ```
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ArrayShape, PrimitiveType, Shape};
 use crate::sharding::{DeviceSlice, HloSharding};
@@ -211,10 +214,16 @@ impl Shards {
         let device_size = to_usize(TiledLayout::new(device_shape)?.byte_size(), "a shard")?;
         let mut first = Vec::with_capacity(slices.len());
         let mut cuts = Vec::with_capacity(slices.len());
+        // The first device of each slice, found in one pass.
+        let mut seen: HashMap<(&[i64], &[i64]), usize> = HashMap::new();
         for (k, s) in slices.iter().enumerate() {
-            let same = slices[..k]
-                .iter()
-                .position(|o| o.offsets == s.offsets && o.limits == s.limits);
+            let same = match seen.entry((&s.offsets, &s.limits)) {
+                Entry::Occupied(e) => Some(*e.get()),
+                Entry::Vacant(e) => {
+                    e.insert(k);
+                    None
+                }
+            };
             first.push(same.unwrap_or(k));
             cuts.push(match same {
                 Some(_) => None,
