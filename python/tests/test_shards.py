@@ -180,3 +180,26 @@ def test_bad_input_raises():
         xs.assemble(shards, g, s, device, out=shards[0].view(np.float32).reshape(2, 6))
     with pytest.raises(TypeError):
         xs.assemble(7, g, s, device)
+    rep = xs.HloSharding.from_string("{replicated}")
+    for n in (-1, 10**12):
+        with pytest.raises(xs.XlaShapeError):
+            xs.shard(x, g, rep, g, num_devices=n)
+    with pytest.raises(OverflowError):
+        xs.shard(x, g, rep, g, num_devices=10**30)
+    with pytest.raises(xs.InvalidArgumentError, match="not below the device count 1"):
+        xs.shard(x, g, s, device, num_devices=1)
+
+
+class LyingList(list):
+    def __len__(self):
+        return 10**15
+
+
+def test_sequences_that_lie_about_their_length():
+    g = xs.Shape.array_shape("F32", [4, 6])
+    s = xs.HloSharding.from_string("{devices=[1,2]<=[2]}")
+    device = xs.Shape("f32[4,3]")
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    shards = [b for _, b in xs.shard(x, g, s, device)]
+    assert np.array_equal(xs.assemble(LyingList(shards), g, s, device), x)
+    assert xs.byte_ranges(g, LyingList([0, 0]), LyingList([1, 6])) == [(0, 24)]

@@ -190,6 +190,11 @@ impl Shards {
                 crate::model::join(&tile, ",")
             )));
         }
+        if num_devices < 0 {
+            return Err(shard_error(format!(
+                "the device count {num_devices} is negative"
+            )));
+        }
         let slices = if sharding.is_replicated() && !sharding.is_tuple() {
             // jax's answer: the whole array on every device.
             sharding.devices_indices_map(&dims, num_devices)?

@@ -243,6 +243,13 @@ fn errors() {
         let s: HloSharding = bad.parse().unwrap();
         assert!(Shards::new(&global, &s, &wrong, 2).is_err(), "{bad}");
     }
+    let e = Shards::new(&global, &s, &device, -1).unwrap_err();
+    assert!(
+        e.message().contains("the device count -1 is negative"),
+        "{e}"
+    );
+    let r: HloSharding = "{replicated}".parse().unwrap();
+    assert!(Shards::new(&global, &r, &global, i64::MAX).is_err());
     let plan = Shards::new(&global, &s, &device, 2).unwrap();
     let e = plan.run_to_vecs(&[0u8; 95]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::BufferSize);
