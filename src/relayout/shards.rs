@@ -460,7 +460,8 @@ impl Shards {
                 let mut rows = zeroed(to_rows.dst_byte_size())?;
                 to_rows.run(src, &mut rows)?;
                 let e = byte_width(self.element_type);
-                let part = self.part_dims(to_rows);
+                // The cut shard's dimensions: those of the rows it was copied into.
+                let part = to_rows.dst.dimensions();
                 let mut staging = zeroed(from_staging.src_byte_size())?;
                 copy_box(
                     &rows,
@@ -479,10 +480,6 @@ impl Shards {
                 Ok(())
             }
         }
-    }
-
-    fn part_dims<'a>(&self, to_rows: &'a Relayout) -> &'a [i64] {
-        to_rows.dst.dimensions()
     }
 
     /// Every replica's buffer from its first device's.
