@@ -1,45 +1,8 @@
-//! Each device's shard of a global host array, cut out and written in the
-//! device's layout (tiled or not) in one pass over the source, and the
-//! reverse: the global array assembled from the device shards.
-//!
-//! Which part each device holds is the sharding's: XLA's
-//! `HloSharding::TileOffsetForDevice` and `TileLimitForDevice`
-//! (`xla/hlo/ir/hlo_sharding.cc`, [`HloSharding::device_slices`]). Every
-//! device's buffer has XLA's `HloSharding::TileShape`: each sharded
-//! dimension `ceil(n / k)`, the buffer the SPMD partitioner gives every
-//! device. When a dimension does not split evenly the last shards are cut
-//! at the end of the array (jax's `devices_indices_map` slices) and the
-//! rest of their buffer is padding, written as zero. The bytes of the
-//! buffer are laid out as XLA's tiled-layout document
-//! (`xla/g3doc/tiled_layout.md`) says, as [`Relayout`] writes them.
-//!
-//! A shard that the sharding splits evenly is copied straight from the
-//! global array by a [`Relayout::from_strided`] of the global's view moved
-//! to the shard's first element, so each source byte is read once and
-//! every fast path of the relayout kernels applies. A cut shard goes
-//! through a row-major staging buffer of the full tile shape (its padding
-//! zero) and then the device's layout. Devices that hold the same slice (a
-//! replicated sharding, or the replicated last dimension of
-//! `last_tile_dim_replicate`) get copies of the first one's bytes: the
-//! source is still read once per distinct shard.
-//!
-//! ```
-//! use xla_shape::relayout::Shards;
-//! use xla_shape::sharding::HloSharding;
-//! use xla_shape::{ArrayShape, PrimitiveType, Shape};
-//!
-//! // u8[4,6] split in two along columns, each half laid out column-major.
-//! let global = ArrayShape::new(PrimitiveType::U8, [4, 6])?;
-//! let sharding: HloSharding = "{devices=[1,2]<=[2]}".parse()?;
-//! let device: Shape = "u8[4,3]{0,1}".parse()?;
-//! let plan = Shards::new(&global, &sharding, device.as_array().unwrap(), 2)?;
-//! let src: Vec<u8> = (0..24).collect();
-//! let shards = plan.run_to_vecs(&src)?;
-//! assert_eq!(shards[1], [3, 9, 15, 21, 4, 10, 16, 22, 5, 11, 17, 23]);
-//! let shard_refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
-//! assert_eq!(plan.assemble_to_vec(&shard_refs)?, src);
-//! # Ok::<(), xla_shape::Error>(())
-//! ```
+//! [`Shards`]: each device's shard of a global host array written in the
+//! device's layout in one pass over the source, and the global array
+//! assembled back from the shards (XLA's `HloSharding::TileShape`,
+//! `TileOffsetForDevice`, `TileLimitForDevice`; the tiled-layout document
+//! `xla/g3doc/tiled_layout.md`).
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -68,8 +31,50 @@ enum Cut {
 }
 
 /// A planned cut of a global array into every device's shard (and the
-/// assembly back), for running on many arrays of the same shape: see the
-/// [module docs](self).
+/// assembly back), for running on many arrays of the same shape.
+///
+/// Each device's shard of a global host array, cut out and written in the
+/// device's layout (tiled or not) in one pass over the source, and the
+/// reverse: the global array assembled from the device shards.
+///
+/// Which part each device holds is the sharding's: XLA's
+/// `HloSharding::TileOffsetForDevice` and `TileLimitForDevice`
+/// (`xla/hlo/ir/hlo_sharding.cc`, [`HloSharding::device_slices`]). Every
+/// device's buffer has XLA's `HloSharding::TileShape`: each sharded
+/// dimension `ceil(n / k)`, the buffer the SPMD partitioner gives every
+/// device. When a dimension does not split evenly the last shards are cut
+/// at the end of the array (jax's `devices_indices_map` slices) and the
+/// rest of their buffer is padding, written as zero. The bytes of the
+/// buffer are laid out as XLA's tiled-layout document
+/// (`xla/g3doc/tiled_layout.md`) says, as [`Relayout`] writes them.
+///
+/// A shard that the sharding splits evenly is copied straight from the
+/// global array by a [`Relayout::from_strided`] of the global's view moved
+/// to the shard's first element, so each source byte is read once and
+/// every fast path of the relayout kernels applies. A cut shard goes
+/// through a row-major staging buffer of the full tile shape (its padding
+/// zero) and then the device's layout. Devices that hold the same slice (a
+/// replicated sharding, or the replicated last dimension of
+/// `last_tile_dim_replicate`) get copies of the first one's bytes: the
+/// source is still read once per distinct shard.
+///
+/// ```
+/// use xla_shape::relayout::Shards;
+/// use xla_shape::sharding::HloSharding;
+/// use xla_shape::{ArrayShape, PrimitiveType, Shape};
+///
+/// // u8[4,6] split in two along columns, each half laid out column-major.
+/// let global = ArrayShape::new(PrimitiveType::U8, [4, 6])?;
+/// let sharding: HloSharding = "{devices=[1,2]<=[2]}".parse()?;
+/// let device: Shape = "u8[4,3]{0,1}".parse()?;
+/// let plan = Shards::new(&global, &sharding, device.as_array().unwrap(), 2)?;
+/// let src: Vec<u8> = (0..24).collect();
+/// let shards = plan.run_to_vecs(&src)?;
+/// assert_eq!(shards[1], [3, 9, 15, 21, 4, 10, 16, 22, 5, 11, 17, 23]);
+/// let shard_refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
+/// assert_eq!(plan.assemble_to_vec(&shard_refs)?, src);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Shards {
     element_type: PrimitiveType,

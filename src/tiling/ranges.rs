@@ -207,9 +207,15 @@ impl TiledLayout {
     /// ranges merged: exactly the slots of those elements. `f` stops the
     /// walk by returning [`ControlFlow::Break`].
     ///
-    /// The work is proportional to the number of ranges (times the number
-    /// of tile digits) for layouts in digit form, to the buffer's slot count
-    /// for the others (module docs).
+    /// The walk goes over the tile digits in memory order and emits a whole
+    /// block as soon as every element under it is in the box, so the work
+    /// is proportional to the number of ranges (times the number of
+    /// digits) for the layouts that cut each dimension into digits laid out
+    /// most significant first (every layout without `*`, TPU's
+    /// `T(8,128)(2,1)` included). Other layouts (some tiles with `*`, tiles
+    /// that put a dimension's digits out of order) are scanned slot by slot
+    /// with [`slot_into`](Self::slot_into): linear in the buffer, no
+    /// allocation.
     ///
     /// # Errors
     ///
@@ -335,9 +341,15 @@ impl TiledLayout {
 
     /// The byte ranges of the buffer that hold the box `start..limit`,
     /// sorted, touching ranges merged, at most `max_ranges` of them. Each
-    /// is `slots * bits / 8` rounded out to whole bytes: for sub-byte
-    /// elements the first and last byte of a range may also hold bits of
-    /// elements outside the box (module docs).
+    /// is `slots * bits / 8` rounded out to whole bytes. With sub-byte
+    /// elements (`E(4)`: two per byte, the first in the low bits, as
+    /// XLA:CPU packs them) a range is every byte that holds a bit of an
+    /// element of the box: its first and last byte may also hold a
+    /// neighbouring element outside the box (or padding), and slot ranges
+    /// that share a byte or touch come out as one byte range. A writer of
+    /// such a range must merge those edge bytes;
+    /// [`slot_ranges`](Self::slot_ranges) says exactly which elements are
+    /// the box's.
     ///
     /// ```
     /// use xla_shape::tiling::TiledLayout;
