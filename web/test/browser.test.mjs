@@ -178,6 +178,14 @@ describe('the page', () => {
     await page.close();
   });
 
+  test('opened from file://, says how to serve it', async () => {
+    const page = await browser.newPage();
+    await page.goto(`file://${path.join(dist, 'index.html')}`);
+    const text = await page.$eval('#status', (s) => s.textContent);
+    assert.match(text, /python3 -m http\.server -d web\/dist/);
+    await page.close();
+  });
+
   test('shows the shapes of the golden set as the CLI does', async () => {
     const page = await open('shape=f32%5B2%5D');
     // Array shapes XLA (jaxlib 0.10.2) accepted: eight with tiles, four
@@ -329,12 +337,12 @@ describe('the page', () => {
   test('hostile input gives an error in the page, and the page goes on', async () => {
     const page = await open('shape=f32%5B2%5D');
     const hostile = [
-      'f32[2,3',
       'f32[9223372036854775807,9223372036854775807]{1,0:T(8,128)}',
       '('.repeat(5000) + 'f32[]' + ')'.repeat(5000),
       'f32[2]{0:T(' + '1,'.repeat(20000) + '1)}',
       '\u0000\uffff\ud7ff',
       'f32[' + '1,'.repeat(100_000) + '1]',
+      'f32[2,3',
     ];
     for (const text of hostile) {
       // The CLI's answer for the same text (on standard input).
@@ -394,6 +402,13 @@ describe('the page', () => {
     const size = fs.statSync(file).size;
     console.log(`generated module: ${size} bytes, ${n + 2} instructions`);
     const page = await open('module=');
+    // Stop ends the analysis (and its worker); the page goes on.
+    await (await page.$('#module-file')).uploadFile(file);
+    await page.waitForFunction(() => !document.getElementById('module-stop').disabled);
+    await page.click('#module-stop');
+    await page.waitForFunction(() => !document.getElementById('module-error').hidden);
+    assert.match(await page.$eval('#module-error', (e) => e.textContent), /^Stopped: /);
+    await page.$eval('#module-file', (i) => (i.value = ''));
     // The longest gap between the page's timer ticks while the worker works.
     await page.evaluate(() => {
       window.gaps = { max: 0, last: performance.now(), ticks: 0 };
@@ -427,7 +442,7 @@ describe('the page', () => {
     assert.equal(f.peak, bytes(doc.peak));
     assert.ok(gaps.max < 500, `the page stalled for ${gaps.max} ms`);
     assert.ok(clickTime < 500, `a tab took ${clickTime} ms`);
-    await shot(page, 'module-large');
+    await shot(page, 'module-large', false);
     fs.rmSync(file);
     await page.close();
   });

@@ -131,7 +131,7 @@ function facts(table, rows) {
     ...rows
       .filter(([, value]) => value !== undefined)
       .map(([label, value, field]) =>
-        el('tr', {}, el('th', { scope: 'row' }, label), el('td', { 'data-field': field }, value ?? '—')),
+        el('tr', {}, el('th', { scope: 'row' }, label), el('td', { 'data-field': field }, el('div', { class: 'value' }, value ?? '—'))),
       ),
   );
 }
@@ -397,6 +397,10 @@ $('sharding-form').addEventListener('submit', (e) => {
 // Module
 // ---------------------------------------------------------------------------
 
+// Counts the analyses asked for and stopped: a stop before the file is
+// read stops it too.
+let moduleRun = 0;
+
 async function showModule(file) {
   showError('module-error', null);
   $('module-out').hidden = true;
@@ -406,8 +410,10 @@ async function showModule(file) {
   const started = performance.now();
   status(`Analysing ${file.name} (${file.size} bytes)…`);
   $('module-stop').disabled = false;
+  const run = ++moduleRun;
   try {
     const data = await file.arrayBuffer();
+    if (run !== moduleRun) throw new PageError('Stopped', 'the analysis was stopped');
     const r = await engine.call('module', [data, 10], { timeout: MODULE_TIMEOUT, transfer: [data] });
     const m = r.memory;
     const rows = [
@@ -491,7 +497,10 @@ $('module-file').addEventListener('change', () => {
   const file = $('module-file').files[0];
   if (file) showModule(file);
 });
-$('module-stop').addEventListener('click', () => engine.restart(new PageError('Stopped', 'the analysis was stopped')));
+$('module-stop').addEventListener('click', () => {
+  moduleRun++;
+  engine.restart(new PageError('Stopped', 'the analysis was stopped'));
+});
 const drop = $('drop');
 drop.addEventListener('dragover', (e) => {
   e.preventDefault();
