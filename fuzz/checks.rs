@@ -1710,6 +1710,14 @@ pub fn stablehlo_bytecode(data: &[u8]) {
     }
 }
 
+/// Whether a mesh axis name of `s` (or of one of its elements) holds a
+/// backslash, which XLA's text does not print back as it was read.
+fn escaped_axis_name(s: &xla_shape::sharding::HloSharding) -> bool {
+    s.named_sharding()
+        .is_some_and(|n| n.mesh().axes().iter().any(|(name, _)| name.contains('\\')))
+        || s.tuple_elements().iter().any(escaped_axis_name)
+}
+
 /// Sharding text, `OpSharding` bytes and Shardy text, by the first byte
 /// (0: HloSharding text, 1: OpSharding bytes, 2: a Shardy mesh, a newline
 /// and a Shardy sharding). Whatever reads writes bytes that read back to
@@ -1731,7 +1739,12 @@ pub fn sharding(data: &[u8]) {
             let Ok(s) = text.parse::<HloSharding>() else {
                 return;
             };
+            // XLA reads a mesh axis name as an escaped string and prints it
+            // as it is, so a name with a backslash unescapes once more each
+            // time its print is read (tests/sharding/text.rs,
+            // `mesh_axis_names_are_unescaped_when_read_and_printed_as_they_are`).
             if let Ok(again) = s.to_string().parse::<HloSharding>()
+                && !escaped_axis_name(&again)
                 && let Ok(third) = again.to_string().parse::<HloSharding>()
             {
                 assert_eq!(third.to_string(), again.to_string(), "{text:?}");

@@ -1097,16 +1097,20 @@ mod tests {
         assert_eq!(i128::from(t.tiled_element_count()) * den, num, "{t}");
     }
 
+    /// Each rounding's part, size and rounded size.
+    fn parts_rounded(t: &TiledLayout) -> Vec<(RoundedPart, i64, i64)> {
+        t.roundings()
+            .iter()
+            .map(|r| (r.part.clone(), r.size, r.rounded))
+            .collect()
+    }
+
     #[test]
     fn roundings_name_what_they_round() {
         // f32[3,5]{1,0:T(2,2)}: 3 -> 4 and 5 -> 6.
         let t = tiled(&[3, 5], &[1, 0], &[&[2, 2]]);
         roundings_account_for_the_tiles(&t);
-        let parts: Vec<_> = t
-            .roundings()
-            .iter()
-            .map(|r| (r.part.clone(), r.size, r.rounded))
-            .collect();
+        let parts = parts_rounded(&t);
         assert_eq!(
             parts,
             [
@@ -1127,11 +1131,7 @@ mod tests {
             &[&[i64::MIN, i64::MIN, 2, i64::MIN, 3]],
         );
         roundings_account_for_the_tiles(&t);
-        let parts: Vec<_> = t
-            .roundings()
-            .iter()
-            .map(|r| (r.part.clone(), r.size, r.rounded))
-            .collect();
+        let parts = parts_rounded(&t);
         assert_eq!(parts, [(RoundedPart::Combined(vec![3, 4]), 110, 111)]);
         // The second tile rounds a part the first made: 8 -> 9 by 3.
         let t = tiled(&[16], &[0], &[&[8], &[3]]);

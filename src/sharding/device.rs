@@ -40,6 +40,19 @@ impl DeviceSlice {
             .map(|(l, o)| l - o)
             .collect()
     }
+
+    /// The part of `array` the slice holds, as XLA's `TileShape` for the
+    /// device gives it: the slice's dimensions, with `array`'s element
+    /// type, dynamic dimensions and layout. With the slices of
+    /// [`HloSharding::device_slices`], every device's shape in one pass
+    /// (where [`HloSharding::tile_shape_for_device`] finds one device).
+    ///
+    /// # Errors
+    ///
+    /// When the slice's rank is not `array`'s.
+    pub fn part_of(&self, array: &ArrayShape) -> Result<Shape> {
+        with_dimensions(array, self.shape())
+    }
 }
 
 fn not_for(what: &str, s: &HloSharding) -> Error {
@@ -155,8 +168,8 @@ impl HloSharding {
             return Ok(shape.clone());
         }
         let array = array_of(shape)?;
-        let slice = self.device_slice(array.dimensions(), device)?;
-        with_dimensions(array, slice.shape())
+        self.device_slice(array.dimensions(), device)?
+            .part_of(array)
     }
 
     /// XLA's `TileOffsetForDevice`: the first index of `shape` that

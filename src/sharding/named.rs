@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::proto::OpMetadata;
 use crate::proto::op_sharding::Type;
 
+use super::strings::write_axis_list;
 use super::tile_assignment::{TileAssignment, checked_product, product};
 use super::{HloSharding, construct};
 use crate::model::join;
@@ -828,17 +829,7 @@ impl NamedSharding {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            f.write_str("{")?;
-            for (j, a) in d.axes.iter().enumerate() {
-                if j > 0 {
-                    f.write_str(", ")?;
-                }
-                a.fmt_in(&self.mesh, f)?;
-            }
-            if !d.closed {
-                f.write_str(if d.axes.is_empty() { "?" } else { ", ?" })?;
-            }
-            f.write_str("}")?;
+            write_axis_list(f, &d.axes, !d.closed, |f, a| a.fmt_in(&self.mesh, f))?;
         }
         f.write_str("]")?;
         for (name, axes) in [
@@ -849,14 +840,8 @@ impl NamedSharding {
             if axes.is_empty() {
                 continue;
             }
-            write!(f, ", {name}={{")?;
-            for (j, a) in axes.iter().enumerate() {
-                if j > 0 {
-                    f.write_str(", ")?;
-                }
-                a.fmt_in(&self.mesh, f)?;
-            }
-            f.write_str("}")?;
+            write!(f, ", {name}=")?;
+            write_axis_list(f, axes, false, |f, a| a.fmt_in(&self.mesh, f))?;
         }
         metadata(f)?;
         f.write_str("}")

@@ -34,7 +34,7 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 
 use super::named::{AxisRef, DimensionSharding, Mesh, MeshDevices, NamedSharding};
-use super::strings::unescape_mlir;
+use super::strings::{unescape_mlir, write_axis_list};
 use super::{HloSharding, Kind, OpShardingType};
 
 /// An axis of a Shardy sharding: a mesh axis by name, or its sub-axis
@@ -477,14 +477,7 @@ impl fmt::Display for ShardyAxis {
 }
 
 fn write_axes(f: &mut fmt::Formatter<'_>, axes: &[ShardyAxis]) -> fmt::Result {
-    f.write_str("{")?;
-    for (i, a) in axes.iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "{a}")?;
-    }
-    f.write_str("}")
+    write_axis_list(f, axes, false, |f, a| write!(f, "{a}"))
 }
 
 /// Shardy's printed form of a mesh: `<["x"=2, "y"=4]>`.
@@ -534,17 +527,7 @@ impl fmt::Display for ShardySharding {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            f.write_str("{")?;
-            for (j, a) in d.axes.iter().enumerate() {
-                if j > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{a}")?;
-            }
-            if d.open {
-                f.write_str(if d.axes.is_empty() { "?" } else { ", ?" })?;
-            }
-            f.write_str("}")?;
+            write_axis_list(f, &d.axes, d.open, |f, a| write!(f, "{a}"))?;
             if let Some(p) = d.priority {
                 write!(f, "p{p}")?;
             }
@@ -784,16 +767,13 @@ pub fn from_hlo_sharding(
     let sizes = mesh.axis_sizes();
     // Every ordered choice of distinct axes per dimension whose sizes
     // multiply to its split count, then a set for the unreduced axes.
-    let mut assignment: Vec<Vec<usize>> = vec![Vec::new(); rank];
-    let mut used = vec![false; k];
     let mut found = None;
-    search(
-        0,
-        &splits,
-        &sizes,
-        &mut assignment,
-        &mut used,
-        &mut |assignment, used| {
+    Search {
+        splits: &splits,
+        sizes: &sizes,
+        assignment: vec![Vec::new(); rank],
+        used: vec![false; k],
+        visit: &mut |assignment: &[Vec<usize>], used: &[bool]| {
             let free: Vec<usize> = (0..k).filter(|&a| !used[a]).collect();
             for mask in 0u32..(1u32 << free.len()) {
                 let chosen: Vec<usize> = free
@@ -816,59 +796,56 @@ pub fn from_hlo_sharding(
             }
             false
         },
-    );
+    }
+    .dimension(0);
     found.ok_or_else(none)
 }
 
-/// What the search calls with each full assignment: true stops it.
+/// What the search calls with each full assignment (the axes of each
+/// dimension, the axes used): true stops it.
 type Visit<'a> = dyn FnMut(&[Vec<usize>], &[bool]) -> bool + 'a;
 
-/// Backtracking over dimensions: `visit` sees each full assignment and
-/// returns true to stop.
-fn search(
-    dim: usize,
-    splits: &[i64],
-    sizes: &[i64],
-    assignment: &mut Vec<Vec<usize>>,
-    used: &mut Vec<bool>,
-    visit: &mut Visit<'_>,
-) -> bool {
-    if dim == splits.len() {
-        return visit(assignment, used);
+/// Backtracking over dimensions: each dimension gets an ordered choice of
+/// distinct unused axes whose sizes multiply to its split count; `visit`
+/// sees each full assignment and returns true to stop.
+struct Search<'a> {
+    splits: &'a [i64],
+    sizes: &'a [i64],
+    /// The axes chosen for each dimension so far.
+    assignment: Vec<Vec<usize>>,
+    /// Whether each axis is chosen.
+    used: Vec<bool>,
+    visit: &'a mut Visit<'a>,
+}
+
+impl Search<'_> {
+    /// Assigns dimensions `dim..`; true when `visit` stopped the search.
+    fn dimension(&mut self, dim: usize) -> bool {
+        match self.splits.get(dim) {
+            None => (self.visit)(&self.assignment, &self.used),
+            Some(&split) => self.fill(split, dim),
+        }
     }
-    fn fill(
-        remaining: i64,
-        dim: usize,
-        splits: &[i64],
-        sizes: &[i64],
-        assignment: &mut Vec<Vec<usize>>,
-        used: &mut Vec<bool>,
-        visit: &mut Visit<'_>,
-    ) -> bool {
-        if remaining == 1 && search(dim + 1, splits, sizes, assignment, used, visit) {
+
+    /// Adds axes to dimension `dim` until their sizes leave `remaining`
+    /// to split, then goes on with the next dimension.
+    fn fill(&mut self, remaining: i64, dim: usize) -> bool {
+        if remaining == 1 && self.dimension(dim + 1) {
             return true;
         }
-        for a in 0..sizes.len() {
-            if used[a] || sizes[a] <= 1 || remaining % sizes[a] != 0 {
+        for a in 0..self.sizes.len() {
+            let size = self.sizes[a];
+            if self.used[a] || size <= 1 || remaining % size != 0 {
                 continue;
             }
-            used[a] = true;
-            assignment[dim].push(a);
-            if fill(
-                remaining / sizes[a],
-                dim,
-                splits,
-                sizes,
-                assignment,
-                used,
-                visit,
-            ) {
+            self.used[a] = true;
+            self.assignment[dim].push(a);
+            if self.fill(remaining / size, dim) {
                 return true;
             }
-            assignment[dim].pop();
-            used[a] = false;
+            self.assignment[dim].pop();
+            self.used[a] = false;
         }
         false
     }
-    fill(splits[dim], dim, splits, sizes, assignment, used, visit)
 }

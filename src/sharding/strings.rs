@@ -1,7 +1,8 @@
 //! The strings sharding text shares with its neighbours: MLIR's string
 //! escapes undone (Shardy's names, StableHLO's strings and `mhlo.sharding`
 //! values are MLIR string literals), absl's `CEscape`, and XLA's
-//! `OpMetadataToString`, which the tiled and the named forms both print.
+//! `OpMetadataToString`, which the tiled and the named forms both print,
+//! and the braced axis lists of both named forms.
 
 use std::fmt;
 
@@ -145,4 +146,26 @@ impl<W: fmt::Write + ?Sized> fmt::Write for FmtAdapter<'_, W> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         self.0.write_str(s)
     }
+}
+
+/// A list of axes in braces as both named forms print it (XLA's
+/// `NamedSharding::ToString`, Shardy's `TensorShardingAttr` printer):
+/// `{a, b}`, with `?` last for an open dimension (`{a, ?}`, `{?}`).
+pub(crate) fn write_axis_list<W: fmt::Write + ?Sized, A>(
+    f: &mut W,
+    axes: &[A],
+    open: bool,
+    mut axis: impl FnMut(&mut W, &A) -> fmt::Result,
+) -> fmt::Result {
+    f.write_str("{")?;
+    for (i, a) in axes.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        axis(f, a)?;
+    }
+    if open {
+        f.write_str(if axes.is_empty() { "?" } else { ", ?" })?;
+    }
+    f.write_str("}")
 }

@@ -233,6 +233,31 @@ impl Flow {
         }
     }
 
+    /// Applies the rules to one operation, as both readers do once its
+    /// result types are known: records the facts of its results
+    /// (`result_names` names them in order; read only when a result has a
+    /// fact) and, for the first terminator of a region, the facts of the
+    /// values it returns into `returned`. `facts` is a buffer kept from one
+    /// operation to the next.
+    pub(crate) fn apply(
+        &mut self,
+        op: &OpView<'_, '_>,
+        result_names: impl IntoIterator<Item = String>,
+        is_terminator: bool,
+        facts: &mut Vec<Option<Fact>>,
+        returned: &mut Option<Vec<Option<Fact>>>,
+    ) {
+        self.results(op, facts);
+        if facts.iter().any(Option::is_some) {
+            for (n, f) in result_names.into_iter().zip(facts.drain(..)) {
+                self.set(&n, f);
+            }
+        }
+        if is_terminator && returned.is_none() {
+            *returned = Some(op.operands.iter().map(|o| self.get(o)).collect());
+        }
+    }
+
     /// The facts of an operation's results, into `out` (one per result).
     pub(crate) fn results(&self, op: &OpView<'_, '_>, out: &mut Vec<Option<Fact>>) {
         let n = op.result_types.len();
@@ -366,6 +391,21 @@ impl Flow {
 
 /// The fact of an array of type `ty` with layout `minor_to_major`: `None`
 /// when it is the default one.
+/// The names of an operation's results, one per result, as MLIR prints
+/// them: `%0` for the one result of `%0`, `%0#1` for the second of `%0:2`.
+/// `groups` pairs each name with its number of results.
+pub(crate) fn result_names<N: std::fmt::Display>(groups: &[(N, usize)]) -> Vec<String> {
+    let mut names = Vec::new();
+    for (name, count) in groups {
+        if *count == 1 {
+            names.push(format!("%{name}"));
+        } else {
+            names.extend((0..*count).map(|i| format!("%{name}#{i}")));
+        }
+    }
+    names
+}
+
 fn layout_fact(minor_to_major: Vec<i64>, ty: &Type) -> Option<Fact> {
     let rank = rank(ty)?;
     if minor_to_major.len() != rank {

@@ -240,6 +240,18 @@ pub struct StableHloModule {
 }
 
 impl StableHloModule {
+    /// Operation `slot` of function `function`, where a reader placed it
+    /// before reading its body.
+    pub(crate) fn operation_mut(
+        &mut self,
+        function: Option<usize>,
+        slot: Option<usize>,
+    ) -> Option<&mut Operation> {
+        self.functions.get_mut(function?)?.operations.get_mut(slot?)
+    }
+}
+
+impl StableHloModule {
     /// Reads MLIR text as JAX writes it (`lowered.as_text()`, with or
     /// without `debug_info`): a `module` (or the operations of one), with
     /// `#loc` aliases, type aliases and `{-# ... #-}` resources around it.

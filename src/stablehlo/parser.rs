@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 
 use super::cursor::{Brackets, Cursor, error_at, is_id_start, unescape};
-use super::flow::{Fact, Flow, OpAttrs, OpView};
+use super::flow::{Fact, Flow, OpAttrs, OpView, result_names};
 use super::types::{Type, TypeParser};
 use super::{Argument, Attribute, Function, FunctionResult, Mesh, Operation, StableHloModule};
 use crate::error::{Location, Result};
@@ -68,20 +68,6 @@ struct Region {
     returned: Option<Vec<Option<Fact>>>,
     /// Regions around this one inside its function.
     depth: usize,
-}
-
-/// The names of an operation's results, one per result (`%0#1` for the
-/// second result of `%0:2`).
-fn result_names(groups: &[(&str, usize)]) -> Vec<String> {
-    let mut names = Vec::new();
-    for &(name, count) in groups {
-        if count == 1 {
-            names.push(format!("%{name}"));
-        } else {
-            names.extend((0..count).map(|i| format!("%{name}#{i}")));
-        }
-    }
-    names
 }
 
 impl<'a> Parser<'a> {
@@ -185,36 +171,60 @@ impl<'a> Parser<'a> {
 
     /// `{name = value, unit, "quoted" = value}`.
     fn parse_attribute_dict(&mut self) -> Result<Vec<Attribute>> {
-        let mut attributes = Vec::new();
         self.c.expect(b'{')?;
-        loop {
-            self.c.skip_trivia();
-            if self.c.eat(b'}') {
-                return Ok(attributes);
-            }
-            let location = self.c.location();
-            let name = if self.c.peek() == Some(b'"') {
-                unescape(self.c.string()?)
+        self.comma_list(b'}', "attribute dictionary", |p| {
+            let location = p.c.location();
+            let name = if p.c.peek() == Some(b'"') {
+                unescape(p.c.string()?)
             } else {
-                match self.c.bare_id() {
+                match p.c.bare_id() {
                     Some(id) => id.to_owned(),
-                    None => return Err(self.c.error("expected attribute name")),
+                    None => return Err(p.c.error("expected attribute name")),
                 }
             };
-            self.c.skip_trivia();
-            let value = if self.c.eat(b'=') {
-                self.c.skip_trivia();
-                self.attribute_value()?.to_owned()
+            p.c.skip_trivia();
+            let value = if p.c.eat(b'=') {
+                p.c.skip_trivia();
+                p.attribute_value()?.to_owned()
             } else {
                 String::new()
             };
-            attributes.push(Attribute {
+            Ok(Attribute {
                 name,
                 value,
                 location,
-            });
-            if self.c.list_next(b'}', "attribute dictionary")? {
-                return Ok(attributes);
+            })
+        })
+    }
+
+    /// An attribute dictionary if one starts at the position, else none.
+    fn optional_attribute_dict(&mut self) -> Result<Vec<Attribute>> {
+        if self.c.peek() == Some(b'{') {
+            self.parse_attribute_dict()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    /// Items separated by `,` up to `close` (consumed; the opening bracket
+    /// already is), as MLIR's `parseCommaSeparatedList`: `item` reads one
+    /// from its first token.
+    fn comma_list<T>(
+        &mut self,
+        close: u8,
+        what: &str,
+        mut item: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut items = Vec::new();
+        self.c.skip_trivia();
+        if self.c.eat(close) {
+            return Ok(items);
+        }
+        loop {
+            self.c.skip_trivia();
+            items.push(item(self)?);
+            if self.c.list_next(close, what)? {
+                return Ok(items);
             }
         }
     }
@@ -379,34 +389,22 @@ impl<'a> Parser<'a> {
                 format!("expected {result_count} result types after ':' in '{name}'"),
             ));
         }
-        let mut facts = std::mem::take(&mut self.facts);
-        self.flow.results(
-            &OpView {
-                name,
-                attrs: OpAttrs::Text(text),
-                operands,
-                operand_types: operand_types.as_deref(),
-                result_types: &result_types,
-                region_result: body.first_region_result.as_deref(),
-            },
-            &mut facts,
+        let op = OpView {
+            name,
+            attrs: OpAttrs::Text(text),
+            operands,
+            operand_types: operand_types.as_deref(),
+            result_types: &result_types,
+            region_result: body.first_region_result.as_deref(),
+        };
+        self.flow.apply(
+            &op,
+            result_names(groups),
+            is_terminator(name),
+            &mut self.facts,
+            &mut region.returned,
         );
-        if facts.iter().any(Option::is_some) {
-            for (n, f) in result_names(groups).iter().zip(facts.drain(..)) {
-                self.flow.set(n, f);
-            }
-        }
-        self.facts = facts;
-        if is_terminator(name) && region.returned.is_none() {
-            region.returned = Some(operands.iter().map(|o| self.flow.get(o)).collect());
-        }
-        if let (Some(f), Some(slot)) = (self.function, slot)
-            && let Some(op) = self
-                .module
-                .functions
-                .get_mut(f)
-                .and_then(|f| f.operations.get_mut(slot))
-        {
+        if let Some(op) = self.module.operation_mut(self.function, slot) {
             op.result_types = result_types;
             op.debug_location = body.location.map(str::to_owned);
         }
@@ -707,24 +705,18 @@ impl<'a> Parser<'a> {
         }
         self.c.skip_trivia();
         if self.c.eat(b'(') {
-            loop {
-                self.c.skip_trivia();
-                if self.c.eat(b')') {
-                    break;
-                }
-                let at = self.c.location();
-                if !self.c.eat(b'%') || self.c.suffix_id().is_none() {
+            self.comma_list(b')', "block arguments", |p| {
+                let at = p.c.location();
+                if !p.c.eat(b'%') || p.c.suffix_id().is_none() {
                     return Err(error_at(at, "expected block argument"));
                 }
-                self.c.skip_trivia();
-                self.c.expect(b':')?;
-                self.c.skip_trivia();
-                self.types.parse_type(&mut self.c)?;
-                self.trailing_location()?;
-                if self.c.list_next(b')', "block arguments")? {
-                    break;
-                }
-            }
+                p.c.skip_trivia();
+                p.c.expect(b':')?;
+                p.c.skip_trivia();
+                p.types.parse_type(&mut p.c)?;
+                p.trailing_location()?;
+                Ok(())
+            })?;
             self.c.skip_trivia();
         }
         self.c.expect(b':')
@@ -883,28 +875,17 @@ impl<'a> Parser<'a> {
         if self.c.eat_str("->") {
             self.c.skip_trivia();
             if self.c.eat(b'(') {
-                loop {
-                    self.c.skip_trivia();
-                    if self.c.eat(b')') {
-                        break;
-                    }
-                    let location = self.c.location();
-                    let ty = self.types.parse_type(&mut self.c)?;
-                    self.c.skip_trivia();
-                    let attributes = if self.c.peek() == Some(b'{') {
-                        self.parse_attribute_dict()?
-                    } else {
-                        Vec::new()
-                    };
-                    results.push(FunctionResult {
+                results = self.comma_list(b')', "the function's results", |p| {
+                    let location = p.c.location();
+                    let ty = p.types.parse_type(&mut p.c)?;
+                    p.c.skip_trivia();
+                    let attributes = p.optional_attribute_dict()?;
+                    Ok(FunctionResult {
                         ty,
                         attributes,
                         location,
-                    });
-                    if self.c.list_next(b')', "the function's results")? {
-                        break;
-                    }
-                }
+                    })
+                })?;
             } else {
                 let location = self.c.location();
                 let ty = self.types.parse_type(&mut self.c)?;
@@ -961,42 +942,29 @@ impl<'a> Parser<'a> {
 
     /// A function's arguments after `(`, up to and past `)`.
     fn parse_arguments(&mut self) -> Result<Vec<Argument>> {
-        let mut arguments = Vec::new();
-        loop {
-            self.c.skip_trivia();
-            if self.c.eat(b')') {
-                return Ok(arguments);
-            }
-            let location = self.c.location();
+        self.comma_list(b')', "the function's arguments", |p| {
+            let location = p.c.location();
             let mut name = String::new();
-            if self.c.eat(b'%') {
-                name = self
-                    .c
-                    .suffix_id()
-                    .ok_or_else(|| error_at(location, "expected argument name"))?
-                    .to_owned();
-                self.c.skip_trivia();
-                self.c.expect(b':')?;
-                self.c.skip_trivia();
+            if p.c.eat(b'%') {
+                name =
+                    p.c.suffix_id()
+                        .ok_or_else(|| error_at(location, "expected argument name"))?
+                        .to_owned();
+                p.c.skip_trivia();
+                p.c.expect(b':')?;
+                p.c.skip_trivia();
             }
-            let ty = self.types.parse_type(&mut self.c)?;
-            self.c.skip_trivia();
-            let attributes = if self.c.peek() == Some(b'{') {
-                self.parse_attribute_dict()?
-            } else {
-                Vec::new()
-            };
-            let debug_location = self.trailing_location()?.map(str::to_owned);
-            arguments.push(Argument {
+            let ty = p.types.parse_type(&mut p.c)?;
+            p.c.skip_trivia();
+            let attributes = p.optional_attribute_dict()?;
+            let debug_location = p.trailing_location()?.map(str::to_owned);
+            Ok(Argument {
                 name,
                 ty,
                 attributes,
                 debug_location,
                 location,
-            });
-            if self.c.list_next(b')', "the function's arguments")? {
-                return Ok(arguments);
-            }
-        }
+            })
+        })
     }
 }

@@ -168,20 +168,28 @@ pub(crate) fn primitive_type_keyword(s: &[u8]) -> Option<PrimitiveType> {
 
 /// The tokens that are one byte whatever follows (`Eof` for the others).
 static PUNCTUATION: [Tok; 256] = {
+    const BYTES: &[u8; 13] = b"=,:*#+~[]{}()";
+    const TOKENS: [Tok; 13] = [
+        Tok::Equal,
+        Tok::Comma,
+        Tok::Colon,
+        Tok::Asterisk,
+        Tok::Octothorp,
+        Tok::Plus,
+        Tok::Tilde,
+        Tok::Lsquare,
+        Tok::Rsquare,
+        Tok::Lbrace,
+        Tok::Rbrace,
+        Tok::Lparen,
+        Tok::Rparen,
+    ];
     let mut t = [Tok::Eof; 256];
-    t[b'=' as usize] = Tok::Equal;
-    t[b',' as usize] = Tok::Comma;
-    t[b':' as usize] = Tok::Colon;
-    t[b'*' as usize] = Tok::Asterisk;
-    t[b'#' as usize] = Tok::Octothorp;
-    t[b'+' as usize] = Tok::Plus;
-    t[b'~' as usize] = Tok::Tilde;
-    t[b'[' as usize] = Tok::Lsquare;
-    t[b']' as usize] = Tok::Rsquare;
-    t[b'{' as usize] = Tok::Lbrace;
-    t[b'}' as usize] = Tok::Rbrace;
-    t[b'(' as usize] = Tok::Lparen;
-    t[b')' as usize] = Tok::Rparen;
+    let mut i = 0;
+    while i < BYTES.len() {
+        t[BYTES[i] as usize] = TOKENS[i];
+        i += 1;
+    }
     t
 };
 

@@ -43,6 +43,14 @@ fn check_record(r: &Value) {
                     slice.device
                 );
             }
+            // Each slice's part of the array is what XLA's `TileShape` for
+            // that device gives, found one device at a time.
+            if let (Some(array), Ok(tile)) = (
+                shape.as_array(),
+                s.tile_shape_for_device(&shape, slice.device),
+            ) {
+                assert_eq!(slice.part_of(array).unwrap(), tile, "{what}: part");
+            }
         }
     }
     // Compiling reads the sharding from its OpSharding, so XLA validates

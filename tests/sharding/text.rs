@@ -149,3 +149,35 @@ fn check_record(r: &Value) {
         }
     }
 }
+
+/// XLA reads a mesh axis name as an escaped string (absl's `CUnescape`)
+/// and prints it as it is (`Mesh::ToString`), so a name with a backslash,
+/// a quote or a tab does not print back to the text it came from, and
+/// reading the print again unescapes once more. The printed forms are
+/// jaxlib 0.10.2's (`HloSharding.from_string(text)`, printed, read again
+/// and printed).
+#[test]
+fn mesh_axis_names_are_unescaped_when_read_and_printed_as_they_are() {
+    for (text, printed, again) in [
+        (
+            r"{mesh['a\\\\b'=2], [{'a\\\\b'}]}",
+            r"{mesh['a\\b'=2], [{'a\\b'}]}",
+            r"{mesh['a\b'=2], [{'a\b'}]}",
+        ),
+        (
+            r#"{mesh['a\"b'=2], [{'a\"b'}]}"#,
+            r#"{mesh['a"b'=2], [{'a"b'}]}"#,
+            r#"{mesh['a"b'=2], [{'a"b'}]}"#,
+        ),
+        (
+            r"{mesh['a\\tb'=2], [{'a\\tb'}]}",
+            r"{mesh['a\tb'=2], [{'a\tb'}]}",
+            "{mesh['a\tb'=2], [{'a\tb'}]}",
+        ),
+    ] {
+        let s: HloSharding = text.parse().unwrap();
+        assert_eq!(s.to_string(), printed, "{text}");
+        let s: HloSharding = printed.parse().unwrap();
+        assert_eq!(s.to_string(), again, "{printed}");
+    }
+}

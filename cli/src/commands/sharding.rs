@@ -88,7 +88,7 @@ fn parts(s: &HloSharding, shape: &Shape, mesh_devices: Option<i64>) -> Result<Ve
     slices
         .into_iter()
         .map(|d| {
-            let part = s.tile_shape_for_device(shape, d.device)?;
+            let part = d.part_of(array)?;
             Ok(Part {
                 device: d.device,
                 shape: part.to_string(),

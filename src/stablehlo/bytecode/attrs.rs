@@ -373,14 +373,7 @@ impl<'a> Tables<'a> {
         let code = r.varint()?;
         Ok(match code {
             0 => Attr::Array(self.list(r)?),
-            1 => {
-                let n = r.count("named attributes")?;
-                let mut pairs = Vec::with_capacity(n);
-                for _ in 0..n {
-                    pairs.push((r.varint()?, r.varint()?));
-                }
-                Attr::Dict(pairs)
-            }
+            1 => dict(r)?,
             2 | 3 => {
                 let s = self.read_string(r)?;
                 self.charge(s.len(), r.offset())?;
@@ -459,14 +452,7 @@ impl<'a> Tables<'a> {
             3 => Attr::Enum("comparison_direction", r.varint()?),
             4 => Attr::Enum("comparison_type", r.varint()?),
             5 => Attr::Enum("custom_call_api_version", r.varint()?),
-            6 => {
-                let n = r.count("named attributes")?;
-                let mut pairs = Vec::with_capacity(n);
-                for _ in 0..n {
-                    pairs.push((r.varint()?, r.varint()?));
-                }
-                Attr::Dict(pairs)
-            }
+            6 => dict(r)?,
             7 => Attr::Enum("fft_type", r.varint()?),
             8 => self.float_attr(r)?,
             9 => self.int_attr(r)?,
@@ -1337,6 +1323,18 @@ pub(crate) fn quote(s: &str, out: &mut String) {
         }
     }
     out.push('"');
+}
+
+/// A dictionary attribute's body: a count, then each entry's name and
+/// value as attribute indices (`DictionaryAttr`, builtin code 1; VHLO's
+/// `DictionaryV1Attr`, code 6).
+fn dict(r: &mut Reader<'_>) -> Result<Attr> {
+    let n = r.count("named attributes")?;
+    let mut pairs = Vec::with_capacity(n);
+    for _ in 0..n {
+        pairs.push((r.varint()?, r.varint()?));
+    }
+    Ok(Attr::Dict(pairs))
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 use self::attrs::{Attr, Entry, Tables, Ty, text};
 use self::reader::{Reader, error_at};
-use super::flow::{DecodedAttrs, Fact, Flow, OpAttrs, OpView};
+use super::flow::{DecodedAttrs, Fact, Flow, OpAttrs, OpView, result_names};
 use super::{Argument, Attribute, Function, FunctionResult, Mesh, Operation, StableHloModule};
 use crate::error::{Location, Result};
 use crate::limits::MAX_NESTING_DEPTH;
@@ -605,15 +605,11 @@ impl<'a> Walker<'a> {
         if count > 0 {
             self.results += 1;
         }
+        let names = result_names(&[(first, count)]);
         let mut result_types = Vec::with_capacity(count);
-        for (i, &t) in op.result_types.iter().enumerate() {
+        for (&t, value) in op.result_types.iter().zip(&names) {
             result_types.push(self.tables.value_type(t, at)?);
-            let value = if count == 1 {
-                format!("%{first}")
-            } else {
-                format!("%{first}#{i}")
-            };
-            self.define(r, value.into(), t)?;
+            self.define(r, value.as_str().into(), t)?;
         }
         let debug_location = Some(self.location(op.location, at)?);
         let slot = self.function.and_then(|f| {
@@ -668,42 +664,25 @@ impl<'a> Walker<'a> {
         operand_type_indices.clear();
         self.pool.push(operand_type_indices);
         let operand_names: Vec<&str> = operands.iter().map(|o| &**o).collect();
-        let mut facts = std::mem::take(&mut self.facts);
         let region_result = first_region
             .first()
             .and_then(|r: &Option<Vec<Option<Fact>>>| r.as_deref());
-        self.flow.results(
-            &OpView {
-                name: &text,
-                attrs: OpAttrs::Decoded(&decoded),
-                operands: &operand_names,
-                operand_types: operand_types.as_deref(),
-                result_types: &result_types,
-                region_result,
-            },
-            &mut facts,
+        let op = OpView {
+            name: &text,
+            attrs: OpAttrs::Decoded(&decoded),
+            operands: &operand_names,
+            operand_types: operand_types.as_deref(),
+            result_types: &result_types,
+            region_result,
+        };
+        self.flow.apply(
+            &op,
+            names,
+            is_terminator(&text),
+            &mut self.facts,
+            &mut region.returned,
         );
-        if facts.iter().any(Option::is_some) {
-            for (i, f) in facts.drain(..).enumerate() {
-                let value = if count == 1 {
-                    format!("%{first}")
-                } else {
-                    format!("%{first}#{i}")
-                };
-                self.flow.set(&value, f);
-            }
-        }
-        self.facts = facts;
-        if is_terminator(&text) && region.returned.is_none() {
-            region.returned = Some(operand_names.iter().map(|o| self.flow.get(o)).collect());
-        }
-        if let (Some(f), Some(slot)) = (self.function, slot)
-            && let Some(o) = self
-                .module
-                .functions
-                .get_mut(f)
-                .and_then(|f| f.operations.get_mut(slot))
-        {
+        if let Some(o) = self.module.operation_mut(self.function, slot) {
             o.result_types = result_types;
             o.name = text;
         }
