@@ -219,72 +219,89 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
+/// The readers and writers of a model type, the same on `Shape` and
+/// `Layout` (`$text`: what its HLO text is called, `$proto`: its message).
+macro_rules! proto_formats {
+    ($name:ident, $model:ty, $text:literal, $proto:literal) => {
+        #[wasm_bindgen]
+        impl $name {
+            #[doc = concat!("Parses ", $text, " as XLA's parser does.")]
+            #[wasm_bindgen(constructor)]
+            pub fn new(text: &str) -> JsResult<$name> {
+                $name::parse(text)
+            }
+
+            #[doc = concat!("Parses ", $text, " as XLA's parser does.")]
+            pub fn parse(text: &str) -> JsResult<$name> {
+                literal(text)?;
+                text.parse().map($name).map_err(lib_error)
+            }
+
+            #[doc = concat!("Decodes `", $proto, "` bytes (XLA's `FromProto` and validation).")]
+            #[wasm_bindgen(js_name = fromProtoBytes)]
+            pub fn from_proto_bytes(data: &[u8]) -> JsResult<$name> {
+                <$model>::from_proto_bytes(data)
+                    .map($name)
+                    .map_err(lib_error)
+            }
+
+            #[doc = concat!("Reads the proto3 JSON of a `", $proto, "`.")]
+            #[wasm_bindgen(js_name = fromJson)]
+            pub fn from_json(json: &str) -> JsResult<$name> {
+                literal(json)?;
+                <$model>::from_json(json).map($name).map_err(lib_error)
+            }
+
+            #[doc = concat!("Reads the protobuf text format of a `", $proto, "`.")]
+            #[wasm_bindgen(js_name = fromTextFormat)]
+            pub fn from_text_format(text: &str) -> JsResult<$name> {
+                literal(text)?;
+                <$model>::from_text_format(text)
+                    .map($name)
+                    .map_err(lib_error)
+            }
+
+            #[doc = concat!("The ", $text, ", as XLA prints it.")]
+            #[wasm_bindgen(js_name = toString)]
+            pub fn to_string_js(&self) -> String {
+                self.0.to_string()
+            }
+
+            #[doc = concat!("The `", $proto, "` bytes XLA writes.")]
+            #[wasm_bindgen(js_name = toSerializedProto)]
+            pub fn to_serialized_proto(&self) -> Vec<u8> {
+                self.0.to_proto_bytes()
+            }
+
+            #[doc = concat!("The proto3 JSON of its `", $proto, "`.")]
+            #[wasm_bindgen(js_name = toJson)]
+            pub fn to_json(&self) -> String {
+                self.0.to_json()
+            }
+
+            #[doc = concat!("The protobuf text format of its `", $proto, "`.")]
+            #[wasm_bindgen(js_name = toTextFormat)]
+            pub fn to_text_format(&self) -> String {
+                self.0.to_text_format()
+            }
+        }
+    };
+}
+
+proto_formats!(Shape, XlaShape, "an HLO shape string", "ShapeProto");
+proto_formats!(
+    Layout,
+    XlaLayout,
+    "a layout string such as `{1,0:T(8,128)}`",
+    "LayoutProto"
+);
+
 /// An XLA shape (array, tuple, token, ...), as Python's `xla_shape.Shape`.
 #[wasm_bindgen]
 pub struct Shape(XlaShape);
 
 #[wasm_bindgen]
 impl Shape {
-    /// Parses an HLO shape string as XLA's `ParseShape` does.
-    #[wasm_bindgen(constructor)]
-    pub fn new(text: &str) -> JsResult<Shape> {
-        Shape::parse(text)
-    }
-
-    /// Parses an HLO shape string as XLA's `ParseShape` does.
-    pub fn parse(text: &str) -> JsResult<Shape> {
-        literal(text)?;
-        text.parse().map(Shape).map_err(lib_error)
-    }
-
-    /// Decodes `ShapeProto` bytes (XLA's `Shape::FromProto` and validation).
-    #[wasm_bindgen(js_name = fromProtoBytes)]
-    pub fn from_proto_bytes(data: &[u8]) -> JsResult<Shape> {
-        XlaShape::from_proto_bytes(data)
-            .map(Shape)
-            .map_err(lib_error)
-    }
-
-    /// Reads the proto3 JSON of a `ShapeProto`.
-    #[wasm_bindgen(js_name = fromJson)]
-    pub fn from_json(json: &str) -> JsResult<Shape> {
-        literal(json)?;
-        XlaShape::from_json(json).map(Shape).map_err(lib_error)
-    }
-
-    /// Reads the protobuf text format of a `ShapeProto`.
-    #[wasm_bindgen(js_name = fromTextFormat)]
-    pub fn from_text_format(text: &str) -> JsResult<Shape> {
-        literal(text)?;
-        XlaShape::from_text_format(text)
-            .map(Shape)
-            .map_err(lib_error)
-    }
-
-    /// The HLO text, as XLA prints it.
-    #[wasm_bindgen(js_name = toString)]
-    pub fn to_string_js(&self) -> String {
-        self.0.to_string()
-    }
-
-    /// The `ShapeProto` bytes XLA writes.
-    #[wasm_bindgen(js_name = toSerializedProto)]
-    pub fn to_serialized_proto(&self) -> Vec<u8> {
-        self.0.to_proto_bytes()
-    }
-
-    /// The proto3 JSON of its `ShapeProto`.
-    #[wasm_bindgen(js_name = toJson)]
-    pub fn to_json(&self) -> String {
-        self.0.to_json()
-    }
-
-    /// The protobuf text format of its `ShapeProto`.
-    #[wasm_bindgen(js_name = toTextFormat)]
-    pub fn to_text_format(&self) -> String {
-        self.0.to_text_format()
-    }
-
     /// The dimensions of an array (empty for other shapes).
     #[wasm_bindgen(unchecked_return_type = "number[]")]
     pub fn dimensions(&self) -> JsValue {
@@ -362,66 +379,6 @@ pub struct Layout(XlaLayout);
 
 #[wasm_bindgen]
 impl Layout {
-    /// Parses a layout string such as `{1,0:T(8,128)}`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(text: &str) -> JsResult<Layout> {
-        Layout::parse(text)
-    }
-
-    /// Parses a layout string such as `{1,0:T(8,128)}`.
-    pub fn parse(text: &str) -> JsResult<Layout> {
-        literal(text)?;
-        text.parse().map(Layout).map_err(lib_error)
-    }
-
-    /// Decodes `LayoutProto` bytes.
-    #[wasm_bindgen(js_name = fromProtoBytes)]
-    pub fn from_proto_bytes(data: &[u8]) -> JsResult<Layout> {
-        XlaLayout::from_proto_bytes(data)
-            .map(Layout)
-            .map_err(lib_error)
-    }
-
-    /// Reads the proto3 JSON of a `LayoutProto`.
-    #[wasm_bindgen(js_name = fromJson)]
-    pub fn from_json(json: &str) -> JsResult<Layout> {
-        literal(json)?;
-        XlaLayout::from_json(json).map(Layout).map_err(lib_error)
-    }
-
-    /// Reads the protobuf text format of a `LayoutProto`.
-    #[wasm_bindgen(js_name = fromTextFormat)]
-    pub fn from_text_format(text: &str) -> JsResult<Layout> {
-        literal(text)?;
-        XlaLayout::from_text_format(text)
-            .map(Layout)
-            .map_err(lib_error)
-    }
-
-    /// The layout's text, as XLA prints it.
-    #[wasm_bindgen(js_name = toString)]
-    pub fn to_string_js(&self) -> String {
-        self.0.to_string()
-    }
-
-    /// The `LayoutProto` bytes XLA writes.
-    #[wasm_bindgen(js_name = toSerializedProto)]
-    pub fn to_serialized_proto(&self) -> Vec<u8> {
-        self.0.to_proto_bytes()
-    }
-
-    /// The proto3 JSON of its `LayoutProto`.
-    #[wasm_bindgen(js_name = toJson)]
-    pub fn to_json(&self) -> String {
-        self.0.to_json()
-    }
-
-    /// The protobuf text format of its `LayoutProto`.
-    #[wasm_bindgen(js_name = toTextFormat)]
-    pub fn to_text_format(&self) -> String {
-        self.0.to_text_format()
-    }
-
     /// The dimensions from the most minor to the most major.
     #[wasm_bindgen(js_name = minorToMajor, unchecked_return_type = "number[]")]
     pub fn minor_to_major(&self) -> JsValue {
@@ -896,6 +853,19 @@ pub fn padding(
         Ok(()) | Err(Failure::Reported) => json_document(&cx.out),
         Err(f) => Err(failure_error(f)),
     }
+}
+
+/// Python's `explain_padding(shape)`: what a shape's tiled layout costs
+/// and why: `xla-shape padding --json SHAPE`'s one entry (`unpadded`,
+/// `padded`, `expansion`, `causes`, `suggestions`).
+#[wasm_bindgen(js_name = explainPadding)]
+pub fn explain_padding(
+    shape: &str,
+    #[wasm_bindgen(unchecked_param_type = "string[] | undefined")] tiles: JsValue,
+) -> JsResult<JsValue> {
+    let doc = padding(shape, tiles)?;
+    let shapes = Reflect::get(&doc, &"shapes".into())?;
+    Ok(Array::from(&shapes).get(0))
 }
 
 /// Options of [`draw`], as the CLI's flags.
