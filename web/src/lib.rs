@@ -955,6 +955,8 @@ pub fn draw(
 pub struct Module {
     module: CliModule,
     analysis: Result<MemoryAnalysis, xla_shape::Error>,
+    /// The instruction list, made once for every search.
+    rows: Vec<Row>,
 }
 
 /// One row of the instruction list.
@@ -985,6 +987,37 @@ fn hlo_rows(module: &HloModule) -> Vec<Row> {
         .collect()
 }
 
+/// The instruction list of `module` (StableHLO: its operations, with
+/// their results' shapes).
+fn rows_of(module: &CliModule) -> Vec<Row> {
+    match module {
+        CliModule::Hlo(m) => hlo_rows(m),
+        CliModule::StableHlo(m) => m
+            .functions
+            .iter()
+            .flat_map(|f| {
+                f.operations.iter().map(move |op| {
+                    let shapes: Vec<String> = op
+                        .result_types
+                        .iter()
+                        .map(|t| match t.to_shape() {
+                            Ok(s) => s.to_string(),
+                            Err(_) => t.to_string(),
+                        })
+                        .collect();
+                    Row {
+                        computation: f.name.clone(),
+                        name: op.results.clone(),
+                        opcode: op.name.clone(),
+                        shape: shapes.join(", "),
+                        byte_size: None,
+                    }
+                })
+            })
+            .collect(),
+    }
+}
+
 #[wasm_bindgen]
 impl Module {
     /// Reads `data` (at most 64 MiB) as a module, and analyses its memory.
@@ -1000,7 +1033,12 @@ impl Module {
         }
         let module = input::module_of(data).map_err(lib_error)?;
         let analysis = memory::analysis_of(&module);
-        Ok(Module { module, analysis })
+        let rows = rows_of(&module);
+        Ok(Module {
+            module,
+            analysis,
+            rows,
+        })
     }
 
     /// `hlo-text`, `hlo-binary` or `stablehlo`.
@@ -1094,37 +1132,12 @@ impl Module {
     /// each row `{ computation, name, opcode, shape, byte_size }`
     /// (`byte_size`: XLA's `ByteSizeOf`, as `xla-shape scan` prints it).
     pub fn instructions(&self, query: &str, limit: usize) -> JsValue {
-        let rows: Vec<Row> = match &self.module {
-            CliModule::Hlo(m) => hlo_rows(m),
-            CliModule::StableHlo(m) => m
-                .functions
-                .iter()
-                .flat_map(|f| {
-                    f.operations.iter().map(move |op| {
-                        let shapes: Vec<String> = op
-                            .result_types
-                            .iter()
-                            .map(|t| match t.to_shape() {
-                                Ok(s) => s.to_string(),
-                                Err(_) => t.to_string(),
-                            })
-                            .collect();
-                        Row {
-                            computation: f.name.clone(),
-                            name: op.results.clone(),
-                            opcode: op.name.clone(),
-                            shape: shapes.join(", "),
-                            byte_size: None,
-                        }
-                    })
-                })
-                .collect(),
-        };
+        let rows = &self.rows;
         let query = query.to_lowercase();
         let total = rows.len();
         let mut matched = 0usize;
         let out = Array::new();
-        for r in &rows {
+        for r in rows {
             let hit = query.is_empty()
                 || [&r.computation, &r.name, &r.opcode, &r.shape]
                     .iter()
