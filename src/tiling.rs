@@ -33,6 +33,12 @@
 //! assert_eq!((tiled.byte_size(), tiled.unpadded_byte_size()), (96, 60));
 //! # Ok::<(), xla_shape::Error>(())
 //! ```
+//!
+//! Which bytes hold a box of the index space, and whether a dimension's
+//! rows are contiguous: [`TiledLayout::byte_ranges`],
+//! [`TiledLayout::is_row_addressable`].
+
+mod ranges;
 
 use std::fmt;
 

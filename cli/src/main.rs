@@ -6,8 +6,8 @@
 //! the JSON document with `--json`), 2 for usage errors.
 
 use xla_shape_cli::commands::{
-    convert, describe, draw, dtypes, index, memory, padding, report, scan, sharding, signature,
-    strides, validate,
+    convert, describe, draw, dtypes, index, memory, padding, ranges, report, scan, sharding,
+    signature, strides, validate,
 };
 use xla_shape_cli::{Context, input};
 
@@ -129,6 +129,14 @@ enum Command {
         after_help = "Example:\n  printf '2,3\\n0,4\\n' | xla-shape index 'f32[3,5]{1,0:T(2,2)}'"
     )]
     Index(index::Args),
+    /// The byte ranges of SHAPE's buffer (tiles and padding applied) that
+    /// hold a box of the array, merged and in order; the buffer's sizes and
+    /// the dimensions whose every index is one contiguous range.
+    #[command(
+        after_help = "Examples:\n  xla-shape ranges --rows 8..16 'bf16[24,384]{1,0:T(8,128)(2,1)}'\n  \
+                            xla-shape ranges --start 9,0 --limit 10,130 'f32[10,130]{1,0:T(8,128)}'"
+    )]
+    Ranges(ranges::Args),
     /// Element and byte strides of an array's layout, or why it has none.
     #[command(after_help = "Example:\n  xla-shape strides 'f32[3,5,7]{2,1,0}'")]
     Strides(strides::Args),
@@ -237,6 +245,7 @@ fn run(command: Option<Command>, cx: &mut Context<impl Write>) -> Result<(), Fai
         Command::Report(args) => report::run(&args, cx),
         Command::Signature(args) => signature::run(&args, cx),
         Command::Index(args) => index::run(&args, cx),
+        Command::Ranges(args) => ranges::run(&args, cx),
         Command::Strides(args) => strides::run(&args, cx),
         Command::Draw(args) => draw::run(&args, cx),
         Command::Sharding(args) => sharding::run(&args, cx),

@@ -390,6 +390,71 @@ fn index_maps_elements_to_tiled_offsets_and_back() {
 }
 
 #[test]
+fn byte_ranges_of_a_box() {
+    // f32[10,130] in (8,128) tiles of 4096 bytes, 2x2 of them: row 9 is
+    // row 1 of the second tile row, bytes 2*4096 + 512 .. +512 in the
+    // first tile and the two columns 128, 129 (8 bytes) of the second.
+    let out = ok(
+        &[
+            "ranges",
+            "--start",
+            "9,0",
+            "--limit",
+            "10,130",
+            "f32[10,130]{1,0:T(8,128)}",
+        ],
+        b"",
+    );
+    assert_eq!(
+        out,
+        "shape:           f32[10,130]{1,0:T(8,128)}\n\
+         byte size:       16384 (5200 without padding)\n\
+         row-addressable: []\n\
+         box:             [9, 0]..[10, 130]\n\
+         byte ranges:     2\n\
+         8704..9216\n\
+         12800..12808\n"
+    );
+    // Rows 8..16 of bf16[24,384] in T(8,128)(2,1): the second tile row,
+    // three tiles of 8*128*2 bytes from 6144.
+    let doc = ok(
+        &[
+            "--json",
+            "ranges",
+            "--rows",
+            "8..16",
+            "bf16[24,384]{1,0:T(8,128)(2,1)}",
+        ],
+        b"",
+    );
+    let doc: serde_json::Value = serde_json::from_str(&doc).unwrap();
+    assert_eq!(doc["ranges"], serde_json::json!([[6144, 12288]]));
+    assert_eq!(doc["row_addressable"], serde_json::json!([false, false]));
+    // Row-major: dimension 0's rows are contiguous.
+    let out = ok(&["ranges", "--rows", "1..2", "u8[3,4]"], b"");
+    assert!(out.contains("row-addressable: [0]\n"), "{out}");
+    assert!(out.ends_with("byte ranges:     1\n4..8\n"), "{out}");
+    for (args, message) in [
+        (
+            &["ranges", "--rows", "8", "f32[4]"][..],
+            "--rows takes START..STOP",
+        ),
+        (
+            &["ranges", "--start", "0", "--limit", "5", "f32[4]"][..],
+            "not within 0..4",
+        ),
+        (
+            &["ranges", "--max", "1", "--limit", "2,1", "f32[2,2]"][..],
+            "more than 1 byte ranges",
+        ),
+        (&["ranges", "(f32[2])"][..], "not an array shape"),
+    ] {
+        let err = fails(args, b"", 1);
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn strides_or_why_there_are_none() {
     // XLA's shape_util_test.cc, ByteStrides: f32[3,5,7] has byte strides
     // [140,28,4]; in elements, /4.

@@ -10,6 +10,7 @@ mod errors;
 mod memory;
 mod seq;
 mod sharding;
+mod shards;
 mod stablehlo;
 mod types;
 mod utils;
@@ -219,6 +220,58 @@ impl PyTiledLayout {
         })
     }
 
+    /// The byte ranges `(start, stop)` that hold the box
+    /// `start[d] <= index[d] < limit[d]`, sorted and merged (see
+    /// `byte_ranges`).
+    #[pyo3(signature = (start, limit, max_ranges=shards::DEFAULT_MAX_RANGES))]
+    fn byte_ranges(
+        &self,
+        py: Python<'_>,
+        start: seq::Seq<i64>,
+        limit: seq::Seq<i64>,
+        max_ranges: usize,
+    ) -> PyResult<Vec<(u64, u64)>> {
+        shards::layout_byte_ranges(py, &self.0, &start, &limit, max_ranges)
+    }
+
+    /// The slot ranges `(start, stop)` (offsets in elements) that hold
+    /// exactly the elements of the box, sorted and merged.
+    #[pyo3(signature = (start, limit, max_ranges=shards::DEFAULT_MAX_RANGES))]
+    fn slot_ranges(
+        &self,
+        py: Python<'_>,
+        start: seq::Seq<i64>,
+        limit: seq::Seq<i64>,
+        max_ranges: usize,
+    ) -> PyResult<Vec<(i64, i64)>> {
+        let ranges = py
+            .allow_threads(|| self.0.slot_ranges(&start, &limit, max_ranges))
+            .py()?;
+        Ok(shards::pairs(ranges))
+    }
+
+    /// The byte ranges that hold the indices `start <= i < stop` of the
+    /// layout's most major dimension, every index of the others.
+    #[pyo3(signature = (start, stop, max_ranges=shards::DEFAULT_MAX_RANGES))]
+    fn row_byte_ranges(
+        &self,
+        py: Python<'_>,
+        start: i64,
+        stop: i64,
+        max_ranges: usize,
+    ) -> PyResult<Vec<(u64, u64)>> {
+        let ranges = py
+            .allow_threads(|| self.0.row_byte_ranges(start..stop, max_ranges))
+            .py()?;
+        Ok(shards::pairs(ranges))
+    }
+
+    /// Whether every index of dimension `dim` is one contiguous range of
+    /// slots holding just its elements.
+    fn is_row_addressable(&self, py: Python<'_>, dim: usize) -> PyResult<bool> {
+        py.allow_threads(|| self.0.is_row_addressable(dim)).py()
+    }
+
     fn __repr__(&self) -> String {
         format!("TiledLayout({:?})", self.0.shape().to_string())
     }
@@ -325,6 +378,9 @@ fn _xla_shape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLosslessMessage>()?;
     m.add_class::<sharding::PyHloSharding>()?;
     m.add_function(wrap_pyfunction!(relayout, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::byte_ranges, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::shard, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::assemble, m)?)?;
     m.add_function(wrap_pyfunction!(scan_hlo, m)?)?;
     m.add_class::<memory::PyMemoryAnalysis>()?;
     m.add_class::<memory::PyPeakBuffer>()?;

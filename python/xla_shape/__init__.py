@@ -48,11 +48,14 @@ from ._xla_shape import (
     SizeOverflowError,
     TiledLayout,
     XlaShapeError,
+    assemble,
+    byte_ranges,
     explain_padding,
     memory_analysis,
     padding,
     relayout,
     scan_hlo,
+    shard,
 )
 from ._primitive_type import PrimitiveType
 from . import index_util, layout_util, shape_util, stablehlo, strides
@@ -112,6 +115,8 @@ __all__ = [
     "SizeOverflowError",
     "TiledLayout",
     "XlaShapeError",
+    "assemble",
+    "byte_ranges",
     "explain_padding",
     "index_util",
     "layout_util",
@@ -120,6 +125,7 @@ __all__ = [
     "padding",
     "relayout",
     "scan_hlo",
+    "shard",
     "shape_util",
     "stablehlo",
     "strides",

@@ -35,6 +35,8 @@ __all__ = [
     "SizeOverflowError",
     "TiledLayout",
     "XlaShapeError",
+    "assemble",
+    "byte_ranges",
     "explain_padding",
     "index_util",
     "layout_util",
@@ -43,6 +45,7 @@ __all__ = [
     "padding",
     "relayout",
     "scan_hlo",
+    "shard",
     "shape_util",
     "stablehlo",
     "strides",
@@ -224,6 +227,10 @@ class TiledLayout:
     def has_padding(self) -> bool: ...
     def offset(self, index: Sequence[int]) -> int: ...
     def slot(self, offset: int) -> Optional[List[int]]: ...
+    def byte_ranges(self, start: Sequence[int], limit: Sequence[int], max_ranges: int = ...) -> List[Tuple[int, int]]: ...
+    def slot_ranges(self, start: Sequence[int], limit: Sequence[int], max_ranges: int = ...) -> List[Tuple[int, int]]: ...
+    def row_byte_ranges(self, start: int, stop: int, max_ranges: int = ...) -> List[Tuple[int, int]]: ...
+    def is_row_addressable(self, dim: int) -> bool: ...
 
 @final
 class HloShape:
@@ -489,3 +496,20 @@ def padding(text: str, *, tiles: Sequence[str] = ...) -> List[PaddingEntry]:
 
 def relayout(array: Any, from_shape: Shape, to_shape: Shape, out: Any = None) -> Any: ...
 def scan_hlo(text: str) -> List[HloShape]: ...
+def byte_ranges(shape: Shape, start: Sequence[int], limit: Sequence[int], max_ranges: int = ...) -> List[Tuple[int, int]]: ...
+def shard(
+    array: Any,
+    global_shape: Shape,
+    sharding: HloSharding,
+    device_shape: Shape,
+    num_devices: Optional[int] = None,
+    parallel: bool = False,
+) -> List[Tuple[int, Any]]: ...
+def assemble(
+    shards: Sequence[Any],
+    global_shape: Shape,
+    sharding: HloSharding,
+    device_shape: Shape,
+    num_devices: Optional[int] = None,
+    out: Any = None,
+) -> Any: ...

@@ -47,15 +47,20 @@
 //! copy.
 //! With the `rayon` feature, `Relayout::run_parallel` cuts a large copy
 //! into pieces for the threads of a rayon pool.
+//!
+//! [`Shards`] cuts a global array into every device's shard of an XLA
+//! sharding, each in the device's layout, and assembles it back.
 
 mod kernel;
 mod plan;
+mod shards;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ArrayShape, PrimitiveType};
 use crate::tiling::{TiledLayout, byte_width};
 use kernel::{BoxCopy, box_span};
 use plan::{BoxAxes, Digit};
+pub use shards::Shards;
 
 /// A strided view of array data, as NumPy and DLPack describe one: the
 /// element at index `i` starts at byte `byte_offset + sum(i[d] *

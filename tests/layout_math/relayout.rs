@@ -13,7 +13,7 @@ use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, Tile};
 
 const STAR: i64 = Tile::COMBINE_DIMENSION;
 
-fn shape(t: PrimitiveType, dims: &[i64], layout: Layout) -> ArrayShape {
+pub(crate) fn shape(t: PrimitiveType, dims: &[i64], layout: Layout) -> ArrayShape {
     ArrayShape::new(t, dims.to_vec())
         .unwrap()
         .with_layout(Some(layout))
@@ -357,7 +357,7 @@ fn layouts_that_need_per_element_offsets() {
     check_against_offsets(PrimitiveType::U8, &[20], &t3, &t8);
 }
 
-fn layout_strategy(rank: usize) -> impl Strategy<Value = Layout> {
+pub(crate) fn layout_strategy(rank: usize) -> impl Strategy<Value = Layout> {
     (
         Just((0..rank as i64).collect::<Vec<_>>()).prop_shuffle(),
         prop::collection::vec(

@@ -59,10 +59,7 @@ fn analyze(args: &Args, input: Option<&str>, cx: &mut Context<impl Write>) -> Re
         (false, false) => Form::Text,
     };
     let top = args.top;
-    let analysis = match cx.read_module(input)? {
-        Module::Hlo(module) => memory::analyze(&module)?,
-        Module::StableHlo(module) => memory::analyze_stablehlo(&module)?,
-    };
+    let analysis = analysis_of(&cx.read_module(input)?)?;
     let out = &mut cx.out;
     match form {
         Form::Json => {
@@ -74,6 +71,15 @@ fn analyze(args: &Args, input: Option<&str>, cx: &mut Context<impl Write>) -> Re
         Form::Text => out.write_all(text(&analysis, top).as_bytes())?,
     }
     Ok(())
+}
+
+/// The analysis of `module`: of an HLO module, XLA's buffer assignment
+/// read or simulated; of StableHLO, its signature's arguments and outputs.
+pub fn analysis_of(module: &Module) -> xla_shape::Result<MemoryAnalysis> {
+    match module {
+        Module::Hlo(module) => memory::analyze(module),
+        Module::StableHlo(module) => memory::analyze_stablehlo(module),
+    }
 }
 
 /// Short bytes for the picture: `11.8 MiB`, `512 B`.
@@ -278,8 +284,9 @@ fn peak_buffer_json(b: &PeakBuffer) -> Value {
     })
 }
 
-/// The JSON document.
-fn to_json(a: &MemoryAnalysis, top: usize) -> Value {
+/// The JSON document of `--json`, with the `top` largest buffers live at
+/// the peak.
+pub fn to_json(a: &MemoryAnalysis, top: usize) -> Value {
     let peak_step = a.peak_step().map(|k| {
         json!({
             "step": k,

@@ -13,6 +13,7 @@ pub mod dtypes;
 pub mod index;
 pub mod memory;
 pub mod padding;
+pub mod ranges;
 pub mod report;
 pub mod scan;
 pub mod sharding;

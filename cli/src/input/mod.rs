@@ -221,11 +221,17 @@ pub fn read_module_bytes(arg: Option<&str>, max_input: u64) -> Result<Vec<u8>, F
 /// The whole of a module argument (as [`read_module_bytes`]) as a module: StableHLO where
 /// [`is_stablehlo`] judges it so, else an HLO module.
 pub fn read_module(arg: Option<&str>, max_input: u64) -> Result<Module, Failure> {
-    let bytes = read_module_bytes(arg, max_input)?;
-    Ok(if is_stablehlo(&bytes) {
-        Module::StableHlo(StableHloModule::read(&bytes)?)
+    Ok(module_of(&read_module_bytes(arg, max_input)?)?)
+}
+
+/// `bytes` as a module: StableHLO where [`is_stablehlo`] judges them so,
+/// else an HLO module (text or binary). The web page reads the bytes of a
+/// dropped file with it, as the tool reads a file.
+pub fn module_of(bytes: &[u8]) -> xla_shape::Result<Module> {
+    Ok(if is_stablehlo(bytes) {
+        Module::StableHlo(StableHloModule::read(bytes)?)
     } else {
-        Module::Hlo(Box::new(HloModule::read(&bytes)?))
+        Module::Hlo(Box::new(HloModule::read(bytes)?))
     })
 }
 
