@@ -250,9 +250,13 @@ fn xla_tilings_of_every_width() {
         PrimitiveType::F64,
     ] {
         for tiling in TILINGS {
-            for dims in [[10, 130]] {
-                check_tiling(t, 8 * t.byte_width().unwrap(), dims, tiling, &SKEWS[1..2]);
-            }
+            check_tiling(
+                t,
+                8 * t.byte_width().unwrap(),
+                [10, 130],
+                tiling,
+                &SKEWS[1..2],
+            );
         }
     }
     for (t, bits, tiling) in SUB_BYTE {
