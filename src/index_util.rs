@@ -154,6 +154,91 @@ pub fn multidimensional_index_to_linear_index(shape: &ArrayShape, index: &[i64])
     ))
 }
 
+/// A prepared [`multidimensional_index_to_linear_index`] for one shape:
+/// the stride of each dimension in its layout's dense order (tiles
+/// ignored, as upstream), computed once, so that each
+/// [`ravel`](Self::ravel) is a sum of products over the index, as a loop
+/// over precomputed strides is. For code that maps many indices of the
+/// same shape.
+///
+/// ```
+/// use xla_shape::{ArrayShape, Layout, PrimitiveType, index_util};
+/// // f32[10,20]{0,1} (xla/index_util_test.cc): linear = a + 10 * b.
+/// let s = ArrayShape::new(PrimitiveType::F32, [10, 20])?
+///     .with_layout(Some(Layout::new([0, 1])))?;
+/// let map = index_util::LinearIndexer::new(&s)?;
+/// assert_eq!(map.strides(), [1, 10]);
+/// assert_eq!(map.ravel(&[3, 5])?, 53);
+/// assert_eq!(map.ravel(&[3, 5])?, index_util::multidimensional_index_to_linear_index(&s, &[3, 5])?);
+/// # Ok::<(), xla_shape::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinearIndexer {
+    /// `strides[d]`: how far apart, in elements, two indices one apart
+    /// in dimension `d` are.
+    strides: Vec<i64>,
+    /// The shape, for the error's message.
+    shape: ArrayShape,
+}
+
+impl LinearIndexer {
+    /// The strides of `shape`'s dimensions in the order of its layout's
+    /// `minor_to_major`.
+    ///
+    /// # Errors
+    ///
+    /// The shape has no layout; a stride overflows `i64` (possible only
+    /// with unbounded dimensions).
+    pub fn new(shape: &ArrayShape) -> Result<Self> {
+        let layout = require_layout(shape)?;
+        let dims = shape.dimensions();
+        let mut strides = vec![0i64; dims.len()];
+        let mut scale = 1i64;
+        for &d in layout.minor_to_major() {
+            // A valid shape's layout is a permutation of its dimensions.
+            let (Some(slot), Some(&size)) = (strides.get_mut(d as usize), dims.get(d as usize))
+            else {
+                continue;
+            };
+            *slot = scale;
+            scale = scale
+                .checked_mul(size)
+                .ok_or_else(|| Error::overflow(format!("the strides of {shape} overflow int64")))?;
+        }
+        Ok(LinearIndexer {
+            strides,
+            shape: shape.clone(),
+        })
+    }
+
+    /// The stride of each dimension, in elements.
+    pub fn strides(&self) -> &[i64] {
+        &self.strides
+    }
+
+    /// [`multidimensional_index_to_linear_index`] of `index` for the
+    /// shape this map was made for: the same number, entries not
+    /// bounds-checked (an entry out of range gives a meaningless number,
+    /// never a panic).
+    ///
+    /// # Errors
+    ///
+    /// `index` does not have one entry per dimension (the error of
+    /// [`multidimensional_index_to_linear_index`]).
+    #[inline]
+    pub fn ravel(&self, index: &[i64]) -> Result<i64> {
+        if index.len() != self.strides.len() {
+            return Err(bad_index(&self.shape, index));
+        }
+        Ok(index
+            .iter()
+            .zip(&self.strides)
+            .fold(0i64, |linear, (&i, &s)| {
+                linear.wrapping_add(i.wrapping_mul(s))
+            }))
+    }
+}
+
 /// XLA's `MultidimensionalIndexToLinearIndex(shape, minor_to_major,
 /// index)`: as [`multidimensional_index_to_linear_index`], in the order of
 /// `minor_to_major` instead of the shape's layout (which need not exist).

@@ -6,6 +6,17 @@
 #
 #   bench/compare/run.sh [ROUNDS]        (default 5)
 #
+# COMPARE_ONLY=relayout (a comma-separated list of proto, text, index,
+# transpose, relayout) runs only those rows on every side, without the
+# instruction counts; COMPARE_CASES=untile_bf16,transpose_u8 (parts of the
+# relayout rows' names) only those relayout rows. The relayout rows tile,
+# untile and transpose 16 and 256 MiB on one core and on all
+# (`Relayout::run_parallel`), each beside a memory copy of the same bytes
+# (one core and all), and NumPy's reshape-transpose-copy of the same bytes.
+# RUST_BEFORE=BINARY runs another build of the crate's harness (an earlier
+# commit's `target/release/xla-shape-compare`, copied aside) in every round
+# too, for a column of its relayout figures beside this build's.
+#
 # It installs what is missing: libprotobuf-dev and protobuf-compiler
 # (Debian's packages; C++ generated at run time from proto/xla/xla_data.proto),
 # valgrind, and a virtual environment with jax/jaxlib 0.10.2 and NumPy 2.4.6
@@ -23,10 +34,15 @@ out="${OUT:-$root/target/compare}"
 rounds="${1:-5}"
 mkdir -p "$out"
 
+# Whether the rows of a work run (COMPARE_ONLY, as every harness reads it).
+wanted() { [ -z "${COMPARE_ONLY:-}" ] || [[ ",$COMPARE_ONLY," == *,$1,* ]]; }
+
 need_apt=()
-command -v protoc >/dev/null || need_apt+=(protobuf-compiler)
-[ -e /usr/include/google/protobuf/message.h ] || need_apt+=(libprotobuf-dev)
-command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+if wanted proto; then
+  command -v protoc >/dev/null || need_apt+=(protobuf-compiler)
+  [ -e /usr/include/google/protobuf/message.h ] || need_apt+=(libprotobuf-dev)
+  command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+fi
 command -v valgrind >/dev/null || need_apt+=(valgrind)
 command -v c++ >/dev/null || need_apt+=(g++)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -47,9 +63,11 @@ py="$venv/bin/python"
 
 echo "building the harnesses" >&2
 mkdir -p "$out/gen"
-protoc -I"$root/proto" --cpp_out="$out/gen" "$root/proto/xla/xla_data.proto"
-c++ -O2 -std=c++17 -I"$out/gen" "$here/harness.cc" "$out/gen/xla/xla_data.pb.cc" \
-  -o "$out/harness" $(pkg-config --cflags --libs protobuf)
+if wanted proto; then
+  protoc -I"$root/proto" --cpp_out="$out/gen" "$root/proto/xla/xla_data.proto"
+  c++ -O2 -std=c++17 -I"$out/gen" "$here/harness.cc" "$out/gen/xla/xla_data.pb.cc" \
+    -o "$out/harness" $(pkg-config --cflags --libs protobuf)
+fi
 cc -O2 -std=c11 "$here/peers.c" -o "$out/peers"
 cargo build --quiet --release --manifest-path "$here/rust/Cargo.toml" --target-dir "$root/target"
 rust="$root/target/release/xla-shape-compare"
@@ -63,8 +81,13 @@ run_py() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$@"; }
 : >"$out/rounds.txt"
 for r in $(seq 1 "$rounds"); do
   echo "round $r of $rounds" >&2
-  "$out/harness" bench "$out" | sed "s/^/$r cpp /" >>"$out/rounds.txt"
+  if wanted proto; then
+    "$out/harness" bench "$out" | sed "s/^/$r cpp /" >>"$out/rounds.txt"
+  fi
   "$rust" bench "$out" | sed "s/^/$r rust /" >>"$out/rounds.txt"
+  if [ -n "${RUST_BEFORE:-}" ]; then
+    "$RUST_BEFORE" bench "$out" | sed "s/^/$r before /" >>"$out/rounds.txt"
+  fi
   "$out/peers" | sed "s/^/$r c /" >>"$out/rounds.txt"
   run_py "$here/jaxlib_peer.py" bench "$out" | sed "s/^/$r jaxlib /" >>"$out/rounds.txt"
 done
@@ -83,7 +106,7 @@ instructions() {  # side op n items command...
   echo "$side $op $(python3 -c 'import sys; n, a, b, i = map(int, sys.argv[1:]); print(f"{(b - a) / (n * i):.1f}")' \
     "$n" "${ir[0]}" "${ir[1]}" "$items")" >>"$out/callgrind.txt"
 }
-if [ "${CALLGRIND:-1}" = 1 ]; then
+if [ "${CALLGRIND:-$([ -z "${COMPARE_ONLY:-}" ] && echo 1 || echo 0)}" = 1 ]; then
   echo "callgrind" >&2
   : >"$out/callgrind.txt"
   records=$(python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); n=i=0

@@ -79,13 +79,17 @@ for work, target in [("parse", 1 / 20), ("print", 1 / 5)]:
           f"≤ {target:.2f}x | {verdict(st, target)} |")
 for case, label in [("noop", "an empty Python function"), ("binding", "a jaxlib method, no arguments")]:
     print(f"| Python call overhead | {label} | — | jaxlib's Python | {fmt_ns(med(('jaxlib', 'call', case)))} | — | — | — |")
-for work in ["unravel", "ravel"]:
+for work, label in [("unravel", "unravel"), ("ravel", "ravel"),
+                    ("ravel_prepared", "ravel, prepared (`LinearIndexer`)")]:
+    peer_work = "ravel" if work == "ravel_prepared" else work
     for peer, name, target in [("c", "C loop over strides (`cc -O2`)", 1.5), ("jaxlib", "NumPy", None)]:
-        st = ratio_stats(("rust", work, "rank4"), (peer, work, "rank4"))
-        t = f"≤ {target}x" if target and work == "unravel" else "—"
+        st = ratio_stats(("rust", work, "rank4"), (peer, peer_work, "rank4"))
+        if st is None:
+            continue
+        t = f"≤ {target}x" if target and work != "ravel" else "—"
         v = verdict(st, target) if t != "—" else "—"
-        print(f"| {work}, rank 4 | per index | {fmt_ns(med(('rust', work, 'rank4')))} | {name} | "
-              f"{fmt_ns(med((peer, work, 'rank4')))} | {fmt_ratio(st)} | {t} | {v} |")
+        print(f"| {label}, rank 4 | per index | {fmt_ns(med(('rust', work, 'rank4')))} | {name} | "
+              f"{fmt_ns(med((peer, peer_work, 'rank4')))} | {fmt_ratio(st)} | {t} | {v} |")
 for mib in ["1MiB", "16MiB", "256MiB"]:
     st = ratio_stats(("rust", "transpose", mib), ("c", "transpose", mib))
     print(f"| 2-D u32 transpose | {mib[:-3]} MiB | {fmt_ns(med(('rust', 'transpose', mib)))} | C SSE blocked | "
@@ -94,6 +98,37 @@ for mib in ["1MiB", "16MiB", "256MiB"]:
     print(f"| same, speed as a share of a copy | {mib[:-3]} MiB | | `memcpy` | "
           f"{fmt_ns(med(('c', 'copy', mib)))} | {fmt_ratio(st)} of a copy's speed | ≥ 0.5 (16, 256 MiB) | "
           f"{verdict(st, 0.5, below=False) if mib != '1MiB' else '—'} |")
+
+relayout_cases = sorted({c for (side, work, c) in times if side == "rust" and work == "relayout"},
+                        key=lambda c: (int(c.rsplit("_", 1)[1][:-3]), c))
+if relayout_cases:
+    print(f"\nRelayout, {rounds} interleaved rounds: speed as a share of a memory copy of the same "
+          "bytes in the same buffers (copy's time / ours, median over the rounds, smallest–largest); "
+          "`threads`: `run_parallel` against a copy cut into as many pieces on the same pool; "
+          "NumPy: ours / NumPy's time (below 1: the crate is faster).\n")
+    before = any(side == "before" for (side, _, _) in times)
+    extra = " before: share of `memcpy` | before: share of a parallel copy |" if before else ""
+    print("| case | ours, 1 core | share of `memcpy` (≥ 0.7) | ours, all cores | share of a parallel copy (≥ 0.9) "
+          f"| NumPy | ours / NumPy |{extra}")
+    print("| --- | --- | --- | --- | --- | --- | --- |" + (" --- | --- |" if before else ""))
+    low = []
+    for c in relayout_cases:
+        one = ratio_stats(("rust", "relayout", c), ("rust", "relayout_copy", c), invert=True)
+        many = ratio_stats(("rust", "relayout_threads", c), ("rust", "relayout_threads_copy", c), invert=True)
+        np_ = ratio_stats(("rust", "relayout", c), ("jaxlib", "relayout_numpy", c))
+        if one and one[0] < 0.7:
+            low.append(f"{c} {one[0]:.2f}")
+        if many and many[0] < 0.9:
+            low.append(f"{c} threads {many[0]:.2f}")
+        print(f"| `{c}` | {fmt_ns(med(('rust', 'relayout', c)))} | {fmt_ratio(one)} | "
+              f"{fmt_ns(med(('rust', 'relayout_threads', c)))} | {fmt_ratio(many)} | "
+              f"{fmt_ns(med(('jaxlib', 'relayout_numpy', c)))} | {fmt_ratio(np_)} |", end="")
+        if before:
+            b1 = ratio_stats(("before", "relayout", c), ("before", "relayout_copy", c), invert=True)
+            bm = ratio_stats(("before", "relayout_threads", c), ("before", "relayout_threads_copy", c), invert=True)
+            print(f" {fmt_ratio(b1)} | {fmt_ratio(bm)} |", end="")
+        print()
+    print(f"\nBelow target ({len(low)}): {', '.join(low) if low else 'none'}")
 
 cg = out / "callgrind.txt"
 if cg.exists():

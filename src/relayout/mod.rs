@@ -34,10 +34,12 @@
 //! 8-byte elements go straight from source to destination in SSE2 blocks
 //! (AVX for 4-byte elements and AVX2 for the others where the CPU has
 //! them, AVX-512 for streamed blocks), transposes
-//! with a side of at most 8 positions (NCHW with 3 channels, bf16 in
-//! `(2,1)` sub-tiles) position by position along the long side (groups
-//! of three 4-byte elements, pairs of 2-byte ones and quadruples of bytes
-//! with SIMD shuffles), and a destination of 8 MiB or more is written a
+//! with a side of at most 8 positions (NCHW with 3 channels, XLA's
+//! `(2,1)` and `(4,1)` sub-tiles) position by position along the long
+//! side (groups of three 4-byte elements, and pairs and quadruples of
+//! elements of every size, with SIMD shuffles), runs (XLA's `T(8,128)`
+//! tiles of a row-major array) 64 bytes at a time, untiled in source
+//! order, and a destination of 8 MiB or more is written a
 //! whole cache line at a time with non-temporal stores where its lines
 //! can be, so that it is not left in the caches afterwards.
 //! Such a transpose of 1-byte elements, on a CPU with AVX-512, goes

@@ -7,6 +7,7 @@ mod common;
 mod relayout;
 mod relayout_kernels;
 mod relayout_miri;
+mod relayout_tilings;
 mod shards;
 mod strides;
 mod strides_ndarray;

@@ -3,7 +3,9 @@
 //! 8-byte elements and their edges, the narrow transposes and the bf16
 //! pair split; under Miri the AVX blocks and
 //! non-temporal stores are never used, see `tests/layout_math/relayout.rs`
-//! for those): `cargo +nightly miri test --test layout_math relayout_miri::`.
+//! for those), and XLA's TPU tilings of every width at small sizes
+//! (`relayout_tilings.rs` has the whole set):
+//! `cargo +nightly miri test --test layout_math relayout_miri::`.
 
 use xla_shape::relayout::{StridedSource, relayout_strided, relayout_to_vec};
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};
@@ -231,5 +233,33 @@ fn direct_and_narrow_transposes_of_other_sizes() {
             let at = (i * 256 + j) * 2;
             assert_eq!(out[at..at + 2], src[slot * 2..slot * 2 + 2], "({i},{j})");
         }
+    }
+}
+
+/// Tiling and untiling in every tiling of issue 32 for each element width
+/// and the sub-byte packings, on one of google/tpu-sync#665's shapes
+/// (ragged in both dimensions, a tile and two columns wide), at unaligned
+/// addresses: the copies XLA's TPU layouts take, under Miri.
+#[test]
+fn xla_tilings_of_every_width() {
+    use crate::relayout_tilings::{SKEWS, SUB_BYTE, TILINGS, check_tiling};
+    for t in [
+        PrimitiveType::U8,
+        PrimitiveType::Bf16,
+        PrimitiveType::F32,
+        PrimitiveType::F64,
+    ] {
+        for tiling in TILINGS {
+            check_tiling(
+                t,
+                8 * t.byte_width().unwrap(),
+                [10, 130],
+                tiling,
+                &SKEWS[1..2],
+            );
+        }
+    }
+    for (t, bits, tiling) in SUB_BYTE {
+        check_tiling(t, bits, [10, 130], tiling, &SKEWS[1..2]);
     }
 }

@@ -235,6 +235,22 @@ impl<const E: usize> Tr<'_, E> {
     }
 }
 
+/// Copies the `lines` pieces of 64 bytes at `ps` (one run) to `pd` with
+/// non-temporal stores ([`sse::stream_lines`](super::sse::stream_lines)):
+/// a run of an untiling or a tiling whose destination is not kept in the
+/// caches. After its last call, the caller runs [`fence`].
+///
+/// # Safety
+///
+/// The `64 * lines` bytes at `ps` are readable, those at `pd` writable,
+/// 16-byte aligned and disjoint from them.
+#[inline(always)]
+pub(crate) unsafe fn stream_run(ps: *const u8, lines: usize, pd: *mut u8) {
+    // SAFETY: as the caller vouches: `lines` rows of 64 bytes, 64 bytes
+    // apart on both sides.
+    unsafe { super::sse::stream_lines(ps, lines, pd, 64) }
+}
+
 /// Orders the non-temporal stores before anything the thread does
 /// next, as they require.
 pub(crate) fn fence() {

@@ -48,6 +48,8 @@ impl<const E: usize> Tr<'_, E> {
         walk.split_pairs(kernel);
         walk.split_quads(kernel);
         walk.merge_groups();
+        walk.split_groups();
+        walk.merge_rows(stream);
         walk.triples();
         walk.one_by_one();
     }
@@ -256,6 +258,79 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
             unsafe {
                 let p = [0, 1, 2, 3].map(|m| ps.offset(so + m.min(K as isize - 1) * ms));
                 super::sse::merge_groups::<K>(p, pd.offset(dof));
+            }
+            self.advance(per);
+        }
+    }
+
+    /// Groups of `K` (2 or 4) elements of any of the sizes split into
+    /// their rows (untiling XLA's `(2,1)` and `(4,1)` sub-tiles of
+    /// elements whose groups are not 4 bytes: u8 pairs, f32 and f64 pairs
+    /// and quadruples, bf16 quadruples), 16 bytes of each row at a time
+    /// with SSE2 ([`split_groups`](super::sse::split_groups)); streamed
+    /// when every row starts on a line. What the wider splits above
+    /// copy, they leave fewer than 16 bytes of.
+    #[inline(always)]
+    fn split_groups(&mut self) {
+        if !((K == 2 || K == 4) && !self.short_i && self.ls == (K * E) as isize) {
+            return;
+        }
+        let (ps, pd, md, nt) = (self.ps, self.pd, self.md, self.nt);
+        let per = 16 / E;
+        for _ in 0..(self.long - self.done) / per {
+            let (so, dof) = (self.so, self.dof);
+            // SAFETY: the `per` groups of `K` at `so` (`16 * K` bytes,
+            // `ls == K * E`) and the `per` elements at `dof + m * md`
+            // (`ld == E`) of each of the `K` rows are elements `done ..
+            // done + per` of the transpose, checked by `Tr::new` to lie
+            // in the buffers (the rows, elements of distinct positions,
+            // do not overlap); with `nt`, every row starts on a line and
+            // `done * E` is a multiple of 16 (every step before this one
+            // advances by 16 bytes of each row or a multiple of it).
+            unsafe {
+                let p = [0, 1, 2, 3].map(|m| pd.offset(dof + m.min(K as isize - 1) * md));
+                if nt {
+                    super::sse::split_groups::<E, K, true>(ps.offset(so), p);
+                } else {
+                    super::sse::split_groups::<E, K, false>(ps.offset(so), p);
+                }
+            }
+            self.advance(per);
+        }
+    }
+
+    /// The other way: `K` (2 or 4) rows merged into groups of any size
+    /// but 4 bytes (those are [`merge_groups`](Self::merge_groups)), the
+    /// groups one run in the destination (tiling into `(2,1)` or `(4,1)`
+    /// sub-tiles), 16 bytes of each row at a time with SSE2
+    /// ([`merge_rows`](super::sse::merge_rows)); streamed where `stream`
+    /// and the run starts on 16 bytes.
+    #[inline(always)]
+    fn merge_rows(&mut self, stream: bool) {
+        if !((K == 2 || K == 4) && self.short_i && self.ld == (K * E) as isize) {
+            return;
+        }
+        let (ps, pd, ms) = (self.ps, self.pd, self.ms);
+        let nt = stream
+            && (pd as usize)
+                .wrapping_add(self.dof as usize)
+                .is_multiple_of(16);
+        let per = 16 / E;
+        for _ in 0..(self.long - self.done) / per {
+            let (so, dof) = (self.so, self.dof);
+            // SAFETY: the `per` elements at `so + m * ms` (`m < K`, `ls
+            // == E`) and the `per` groups of `K` at `dof` (`ld == K *
+            // E`, `md == E`: `16 * K` bytes) are elements `done .. done
+            // + per` of the transpose, checked by `Tr::new` to lie in the
+            // buffers; with `nt`, `dof` stays 16-byte aligned (each step
+            // advances it by `16 * K` bytes).
+            unsafe {
+                let p = [0, 1, 2, 3].map(|m| ps.offset(so + m.min(K as isize - 1) * ms));
+                if nt {
+                    super::sse::merge_rows::<E, K, true>(p, pd.offset(dof));
+                } else {
+                    super::sse::merge_rows::<E, K, false>(p, pd.offset(dof));
+                }
             }
             self.advance(per);
         }

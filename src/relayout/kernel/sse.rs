@@ -225,6 +225,115 @@ pub(super) unsafe fn merge_groups<const K: usize>(p: [*const u8; 4], pt: *mut u8
     }
 }
 
+/// Interleaves the units of `w` bytes of `a` and `b` (`w` 1, 2, 4 or 8;
+/// 16 and more leaves them as they are): the first 16 bytes of the result
+/// are `a0 b0 a1 b1 ...`, the next 16 continue from the middle of `a` and
+/// `b`. (`w` is a constant wherever this is inlined.)
+#[inline(always)]
+fn zip(w: usize, a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+    // SAFETY: SSE2 is part of the x86_64 baseline; no memory is touched.
+    unsafe {
+        match w {
+            1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
+            2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
+            4 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
+            8 => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
+            _ => (a, b),
+        }
+    }
+}
+
+/// The inverse of [`zip`]: the 32 bytes `a`, `b` of alternating units of
+/// `w` bytes split into the even units (the first 16 bytes) and the odd
+/// ones. A zip is a perfect shuffle of the `32 / w` units, of order
+/// `log2(32 / w)`: zipping `log2(16 / w)` more times undoes it.
+#[inline(always)]
+fn unzip(w: usize, mut a: __m128i, mut b: __m128i) -> (__m128i, __m128i) {
+    let mut n = 16 / w;
+    while n > 1 {
+        (a, b) = zip(w, a, b);
+        n /= 2;
+    }
+    (a, b)
+}
+
+/// Splits the groups of `K` elements of `E` bytes in the `16 * K` bytes
+/// at `pa` into their rows: the `k`-th element of each group into the
+/// 16 bytes at `p[k]` (`K` is 2 or 4: XLA's `(2,1)` and `(4,1)`
+/// sub-tiles untiled), with non-temporal stores if `NT`. Quadruples are
+/// split as pairs of pairs: each group's two halves first, then each
+/// half.
+///
+/// # Safety
+///
+/// The `16 * K` bytes at `pa` are readable, the 16 bytes at each of
+/// `p[..K]` writable and disjoint from them and from each other; with
+/// `NT`, each `p[k]` is 16-byte aligned; `E` is 1, 2, 4 or 8.
+#[inline(always)]
+pub(super) unsafe fn split_groups<const E: usize, const K: usize, const NT: bool>(
+    pa: *const u8,
+    p: [*mut u8; 4],
+) {
+    // SAFETY: the bytes read and written are what the caller vouches for;
+    // unaligned loads need no alignment. SSE2 is part of the x86_64
+    // baseline.
+    unsafe {
+        let v = |q: usize| _mm_loadu_si128(pa.add(16 * q).cast());
+        if K == 2 {
+            let (r0, r1) = unzip(E, v(0), v(1));
+            put::<NT, _>(p[0], r0);
+            put::<NT, _>(p[1], r1);
+        } else {
+            let (a0, b0) = unzip(2 * E, v(0), v(1));
+            let (a1, b1) = unzip(2 * E, v(2), v(3));
+            let (r0, r1) = unzip(E, a0, a1);
+            let (r2, r3) = unzip(E, b0, b1);
+            put::<NT, _>(p[0], r0);
+            put::<NT, _>(p[1], r1);
+            put::<NT, _>(p[2], r2);
+            put::<NT, _>(p[3], r3);
+        }
+    }
+}
+
+/// The inverse of [`split_groups`]: the 16 bytes at each of `p[..K]`
+/// merged into groups of `K` elements of `E` bytes, the `k`-th element
+/// of each group from `p[k]`: the `16 * K` bytes at `pt` (XLA's `(2,1)`
+/// and `(4,1)` sub-tiles tiled), with non-temporal stores if `NT`.
+///
+/// # Safety
+///
+/// The 16 bytes at each of `p[..K]` are readable, the `16 * K` bytes at
+/// `pt` writable and disjoint from them; with `NT`, `pt` is 16-byte
+/// aligned; `K` is 2 or 4, `E` is 1, 2, 4 or 8.
+#[inline(always)]
+pub(super) unsafe fn merge_rows<const E: usize, const K: usize, const NT: bool>(
+    p: [*const u8; 4],
+    pt: *mut u8,
+) {
+    // SAFETY: the bytes read and written are what the caller vouches for;
+    // unaligned loads need no alignment. SSE2 is part of the x86_64
+    // baseline.
+    unsafe {
+        let row = |k: usize| _mm_loadu_si128(p[k].cast());
+        let out = |q: usize, v: __m128i| put::<NT, _>(pt.add(16 * q), v);
+        if K == 2 {
+            let (a, b) = zip(E, row(0), row(1));
+            out(0, a);
+            out(1, b);
+        } else {
+            let (a0, a1) = zip(E, row(0), row(1));
+            let (b0, b1) = zip(E, row(2), row(3));
+            let (g0, g1) = zip(2 * E, a0, b0);
+            let (g2, g3) = zip(2 * E, a1, b1);
+            out(0, g0);
+            out(1, g1);
+            out(2, g2);
+            out(3, g3);
+        }
+    }
+}
+
 /// The `_mm_shuffle_ps` selector taking lanes `a` and `b` of its first
 /// operand and `c` and `d` of its second: Intel's `_MM_SHUFFLE(d, c, b,
 /// a)`, which `std::arch` has only on nightly.

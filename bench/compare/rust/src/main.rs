@@ -15,6 +15,7 @@
 //!
 //! `xla-shape-compare once OP N DIR`: OP done N times and nothing else, for
 //! instruction counts (callgrind runs it with N = 0 and N > 0).
+//! `xla-shape-compare relayout CASE N`: likewise for one relayout row.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -147,7 +148,44 @@ fn ravel(shape: &ArrayShape, indices: &[[i64; 4]]) -> i64 {
     sum
 }
 
+/// The prepared ravel: `LinearIndexer::ravel` over the strides it holds.
+fn ravel_prepared(map: &index_util::LinearIndexer, indices: &[[i64; 4]]) -> i64 {
+    let mut sum = 0;
+    for index in indices {
+        sum += map.ravel(black_box(index)).unwrap();
+    }
+    sum
+}
+
+/// Whether the rows of `work` run: all of them unless `COMPARE_ONLY` (a
+/// comma-separated list of `proto`, `text`, `index`, `transpose`,
+/// `relayout`) is set.
+fn wanted(work: &str) -> bool {
+    match std::env::var("COMPARE_ONLY") {
+        Ok(only) => only.split(',').any(|w| w.trim() == work),
+        Err(_) => true,
+    }
+}
+
 fn bench(dir: &Path) {
+    if wanted("proto") {
+        bench_proto(dir);
+    }
+    if wanted("text") {
+        bench_text(dir);
+    }
+    if wanted("index") {
+        bench_index();
+    }
+    if wanted("transpose") {
+        bench_transpose();
+    }
+    if wanted("relayout") {
+        bench_relayout();
+    }
+}
+
+fn bench_proto(dir: &Path) {
     for (case, passes) in PROTO_CASES {
         let records = read_records(&dir.join(format!("{case}.bin")));
         let shapes: Vec<Shape> = records
@@ -184,7 +222,9 @@ fn bench(dir: &Path) {
             }),
         );
     }
+}
 
+fn bench_text(dir: &Path) {
     let texts = read_texts(dir);
     let items = texts.len() as u64;
     report(
@@ -209,7 +249,9 @@ fn bench(dir: &Path) {
             }
         }),
     );
+}
 
+fn bench_index() {
     let shape = row_major(PrimitiveType::F32, &INDEX_DIMS);
     report(
         "unravel",
@@ -226,7 +268,17 @@ fn bench(dir: &Path) {
             black_box(ravel(&shape, &indices));
         }),
     );
+    let map = index_util::LinearIndexer::new(&shape).unwrap();
+    report(
+        "ravel_prepared",
+        "rank4",
+        time(10, RAVEL_COUNT as u64, || {
+            black_box(ravel_prepared(&map, &indices));
+        }),
+    );
+}
 
+fn bench_transpose() {
     for mib in [1usize, 16, 256] {
         let bytes = mib << 20;
         let side = ((bytes / 4) as f64).sqrt() as i64;
@@ -256,6 +308,175 @@ fn bench(dir: &Path) {
                 black_box(&dst);
             }),
         );
+    }
+}
+
+/// XLA's TPU tilings of the relayout rows, as `T(a,b)(c,1)` in the case
+/// names: `8x128`, `8x128_2x1`, ...
+const TILINGS: [&[[i64; 2]]; 6] = [
+    &[[8, 128]],
+    &[[8, 128], [2, 1]],
+    &[[16, 128], [2, 1]],
+    &[[32, 128], [4, 1]],
+    &[[4, 128]],
+    &[[2, 128], [2, 1]],
+];
+
+/// The element type of each width of the relayout rows.
+const WIDTHS: [(PrimitiveType, &str); 4] = [
+    (PrimitiveType::U8, "u8"),
+    (PrimitiveType::Bf16, "bf16"),
+    (PrimitiveType::F32, "f32"),
+    (PrimitiveType::F64, "f64"),
+];
+
+fn tiling_name(tiling: &[[i64; 2]]) -> String {
+    let parts: Vec<String> = tiling.iter().map(|[a, b]| format!("{a}x{b}")).collect();
+    parts.join("_")
+}
+
+/// Times `plan` from `src` into `dst` and a memory copy of the same
+/// bytes right after it, in the same buffers: `RESULT relayout CASE ns`
+/// and `RESULT relayout_copy CASE ns`; with the threads of rayon's pool,
+/// `run_parallel` and a copy cut into as many pieces (`relayout_threads`,
+/// `relayout_threads_copy`).
+///
+/// `COMPARE_CASES` (comma-separated parts of case names) keeps only the
+/// cases whose names contain one of them.
+fn relayout_rows(plan: &Relayout, src: &[u8], dst: &mut [u8], case: &str, passes: u64) {
+    use rayon::prelude::*;
+    if let Ok(only) = std::env::var("COMPARE_CASES")
+        && !only.split(',').any(|part| case.contains(part.trim()))
+    {
+        return;
+    }
+    let n = plan.dst_byte_size().min(plan.src_byte_size());
+    let (src, dst) = (
+        &src[..plan.src_byte_size()],
+        &mut dst[..plan.dst_byte_size()],
+    );
+    report(
+        "relayout",
+        case,
+        time(passes, 1, || {
+            plan.run(black_box(src), dst).unwrap();
+            black_box(&dst);
+        }),
+    );
+    report(
+        "relayout_copy",
+        case,
+        time(passes, 1, || {
+            dst[..n].copy_from_slice(black_box(&src[..n]));
+            black_box(&dst);
+        }),
+    );
+    report(
+        "relayout_threads",
+        case,
+        time(passes, 1, || {
+            plan.run_parallel(black_box(src), dst).unwrap();
+            black_box(&dst);
+        }),
+    );
+    let piece = n.div_ceil(4 * rayon::current_num_threads());
+    report(
+        "relayout_threads_copy",
+        case,
+        time(passes, 1, || {
+            dst[..n]
+                .par_chunks_mut(piece)
+                .zip(black_box(&src[..n]).par_chunks(piece))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            black_box(&dst);
+        }),
+    );
+}
+
+/// Tiling and untiling `[R, 2048]` arrays (R a multiple of 32, so no
+/// padding: both buffers have the same size) of 1-, 2-, 4- and 8-byte
+/// elements in each of XLA's TPU tilings, and 2-D transposes `{1,0}` ->
+/// `{0,1}` of square (or 1:2) arrays, at 16 and 256 MiB, each beside a
+/// memory copy of the same bytes.
+fn bench_relayout() {
+    let most = 256usize << 20;
+    let src: Vec<u8> = (0..most).map(|i| (i * 131 % 251) as u8).collect();
+    let mut dst = vec![1u8; most];
+    for mib in [16usize, 256] {
+        let passes = (512 / mib).clamp(4, 200) as u64;
+        for_each_relayout(mib, |plan, case| {
+            relayout_rows(plan, &src, &mut dst, case, passes)
+        });
+    }
+}
+
+/// `xla-shape-compare relayout CASE N`: the relayout row CASE run N
+/// times and nothing else (for callgrind or perf).
+fn profile_relayout(case: &str, n: u64) {
+    let mib: usize = case
+        .rsplit('_')
+        .next()
+        .and_then(|m| m.strip_suffix("MiB"))
+        .and_then(|m| m.parse().ok())
+        .expect("a case name ending in _<size>MiB");
+    let mut found = false;
+    for_each_relayout(mib, |plan, name| {
+        if name == case {
+            let src: Vec<u8> = (0..plan.src_byte_size())
+                .map(|i| (i * 131 % 251) as u8)
+                .collect();
+            let mut dst = vec![1u8; plan.dst_byte_size()];
+            for _ in 0..n {
+                plan.run(black_box(&src), &mut dst).unwrap();
+                black_box(&dst);
+            }
+            found = true;
+        }
+    });
+    assert!(found, "no relayout case {case}");
+}
+
+/// Calls `f` with the plan and the name of every relayout case of `mib`
+/// MiB.
+fn for_each_relayout(mib: usize, mut f: impl FnMut(&Relayout, &str)) {
+    {
+        let bytes = mib << 20;
+        for (t, name) in WIDTHS {
+            let e = t.byte_width().unwrap() as usize;
+            let rows = (bytes / (2048 * e)) as i64;
+            let plain = row_major(t, &[rows, 2048]);
+            for tiling in TILINGS {
+                let tiles = tiling
+                    .iter()
+                    .map(|t| xla_shape::Tile::new(t).unwrap())
+                    .collect();
+                let tiled = plain
+                    .clone()
+                    .with_layout(Some(Layout::new(vec![1, 0]).with_tiles(tiles)))
+                    .unwrap();
+                let tn = tiling_name(tiling);
+                let tile = Relayout::new(&plain, &tiled).unwrap();
+                f(&tile, &format!("tile_{name}_{tn}_{mib}MiB"));
+                let untile = Relayout::new(&tiled, &plain).unwrap();
+                f(&untile, &format!("untile_{name}_{tn}_{mib}MiB"));
+            }
+            // A square of `bytes`, or 1:2 where `bytes / e` is not a square.
+            let count = bytes / e;
+            let side = (count as f64).sqrt() as usize;
+            let (r, c) = if side * side == count {
+                (side, side)
+            } else {
+                let r = ((count / 2) as f64).sqrt() as usize;
+                (r, 2 * r)
+            };
+            let a = row_major(t, &[r as i64, c as i64]);
+            let b = a
+                .clone()
+                .with_layout(Some(Layout::new(vec![0, 1])))
+                .unwrap();
+            let plan = Relayout::new(&a, &b).unwrap();
+            f(&plan, &format!("transpose_{name}_{mib}MiB"));
+        }
     }
 }
 
@@ -372,11 +593,16 @@ fn main() {
     match args.get(1).map(String::as_str) {
         Some("filter") if args.len() == 3 => filter(Path::new(&args[2])),
         Some("bench") if args.len() == 3 => bench(Path::new(&args[2])),
+        Some("relayout") if args.len() == 4 => {
+            profile_relayout(&args[2], args[3].parse().expect("N"))
+        }
         Some("once") if args.len() == 5 => {
             once(&args[2], args[3].parse().expect("N"), Path::new(&args[4]))
         }
         _ => {
-            eprintln!("usage: xla-shape-compare filter DIR | bench DIR | once OP N DIR");
+            eprintln!(
+                "usage: xla-shape-compare filter DIR | bench DIR | once OP N DIR | relayout CASE N"
+            );
             std::process::exit(2);
         }
     }
