@@ -78,7 +78,8 @@ use crate::index_util::next_row_major;
 pub(crate) const STREAM_MIN_BYTES: usize = 8 << 20;
 
 /// The innermost two outer axes of a transpose, the innermost last: the
-/// transposes one call of the direct kernels copies.
+/// transposes one call of the direct kernels copies (x86_64's).
+#[cfg(target_arch = "x86_64")]
 pub(crate) type Batch = [Axis; 2];
 
 /// One axis of a box: `n` positions, `s` bytes apart in the source and `d`

@@ -102,6 +102,7 @@ fn transpose_e<const E: usize>(i: Axis, j: Axis, src: &[u8], s: isize, dst: &mut
 /// `t[c][r] = a[r][c]` for `r < bi`, `c < bj`, rows `row` bytes apart: on
 /// x86_64 in SSE squares of `16 / E` elements where they fit.
 fn transpose_staged<const E: usize>(a: &[u8], t: &mut [u8], row: usize, bi: usize, bj: usize) {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut r0 = 0;
     #[cfg(target_arch = "x86_64")]
     if super::sse::has_square(E) {
