@@ -9,7 +9,7 @@ use xla_shape::tiling::TiledLayout;
 use xla_shape::{ArrayShape, ErrorKind, Layout, PrimitiveType, Shape};
 
 use crate::common::every_index;
-use crate::tiling_ranges::TPU_SYNC_SHAPES;
+use crate::relayout_tilings::TPU_SYNC_665;
 
 /// Writes the low `bits` bits of `v` at slot `o` (XLA:CPU's packing: the
 /// first element of a byte in its low bits).
@@ -152,7 +152,7 @@ fn check(global_dims: &[i64], t: PrimitiveType, sharding: &str, layout: &str, nu
 #[test]
 fn tiled_two_dimensional_shardings() {
     use PrimitiveType::*;
-    for (r, c) in TPU_SYNC_SHAPES {
+    for [r, c] in TPU_SYNC_665 {
         for sharding in [
             "{devices=[2,2]<=[4]}",
             "{devices=[2,2]0,2,3,1}",

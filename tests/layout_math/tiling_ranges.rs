@@ -14,6 +14,7 @@ use xla_shape::{ErrorKind, Layout, PrimitiveType, Shape, Tile};
 
 use crate::common::every_index;
 use crate::relayout::{layout_strategy, shape};
+use crate::relayout_tilings::TPU_SYNC_665;
 
 /// Runs of consecutive values.
 fn runs(set: &BTreeSet<i64>) -> Vec<Range<i64>> {
@@ -125,23 +126,10 @@ fn tiled(s: &str) -> TiledLayout {
     TiledLayout::new(s.as_array().unwrap()).unwrap()
 }
 
-/// google/tpu-sync#665's shapes.
-pub(crate) const TPU_SYNC_SHAPES: [(i64, i64); 9] = [
-    (16, 256),
-    (8, 128),
-    (24, 384),
-    (17, 257),
-    (10, 130),
-    (1, 128),
-    (8, 1),
-    (6, 3),
-    (2, 1),
-];
-
 /// google/tpu-sync#665's shapes, in TPU's bf16 and f32 tilings.
 #[test]
 fn tpu_sync_shapes() {
-    for (r, c) in TPU_SYNC_SHAPES {
+    for [r, c] in TPU_SYNC_665 {
         for layout in [
             "bf16[{r},{c}]{1,0:T(8,128)(2,1)}",
             "f32[{r},{c}]{1,0:T(8,128)}",
