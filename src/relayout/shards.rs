@@ -200,12 +200,7 @@ impl Shards {
                 "the device count {num_devices} is negative"
             )));
         }
-        let slices = if sharding.is_replicated() && !sharding.is_tuple() {
-            // jax's answer: the whole array on every device.
-            sharding.devices_indices_map(&dims, num_devices)?
-        } else {
-            sharding.device_slices(&dims)?
-        };
+        let slices = sharding.device_slices_among(&dims, num_devices)?;
         if let Some(s) = slices
             .iter()
             .find(|s| s.device < 0 || s.device >= num_devices)

@@ -293,6 +293,25 @@ impl HloSharding {
         }
     }
 
+    /// Each device's slice of an array of dimensions `dims` among
+    /// `num_devices` devices: [`device_slices`](Self::device_slices), or,
+    /// for a replicated sharding, which names no devices, the whole array
+    /// on each of devices `0..num_devices` (as
+    /// [`devices_indices_map`](Self::devices_indices_map) answers), without
+    /// requiring the sharding's device count to be `num_devices`.
+    ///
+    /// # Errors
+    ///
+    /// As [`device_slices`](Self::device_slices); a replicated sharding
+    /// over more than [`MAX_LISTED_DEVICES`](super::MAX_LISTED_DEVICES)
+    /// devices.
+    pub fn device_slices_among(&self, dims: &[i64], num_devices: i64) -> Result<Vec<DeviceSlice>> {
+        if self.is_replicated() && !self.is_tuple() {
+            return whole_on(dims, num_devices);
+        }
+        self.device_slices(dims)
+    }
+
     /// jax's `devices_indices_map` for `num_devices` devices
     /// (`op_sharding_to_indices`): every device the whole array when the
     /// sharding is replicated or uses one device; otherwise each device's
@@ -305,18 +324,8 @@ impl HloSharding {
     /// [`device_slices`](Self::device_slices).
     #[doc(alias = "op_sharding_to_indices")]
     pub fn devices_indices_map(&self, dims: &[i64], num_devices: i64) -> Result<Vec<DeviceSlice>> {
-        let full = |n: i64| {
-            (0..n)
-                .map(|device| DeviceSlice {
-                    device,
-                    offsets: vec![0; dims.len()],
-                    limits: dims.to_vec(),
-                })
-                .collect()
-        };
         if !self.is_tuple() && (self.is_replicated() || self.num_devices()? == 1) {
-            super::tile_assignment::check_listable(num_devices)?;
-            return Ok(full(num_devices.max(0)));
+            return whole_on(dims, num_devices);
         }
         if self.num_devices()? != num_devices {
             return Err(Error::invalid_argument(format!(
@@ -531,6 +540,19 @@ fn array_of(shape: &Shape) -> Result<&ArrayShape> {
             "per-device shapes are defined for arrays, not {shape}"
         ))
     })
+}
+
+/// The whole array of dimensions `dims` on each of devices
+/// `0..num_devices` (none for a negative count).
+fn whole_on(dims: &[i64], num_devices: i64) -> Result<Vec<DeviceSlice>> {
+    super::tile_assignment::check_listable(num_devices)?;
+    Ok((0..num_devices.max(0))
+        .map(|device| DeviceSlice {
+            device,
+            offsets: vec![0; dims.len()],
+            limits: dims.to_vec(),
+        })
+        .collect())
 }
 
 fn with_dimensions(array: &ArrayShape, dims: Vec<i64>) -> Result<Shape> {

@@ -80,12 +80,7 @@ fn parts(s: &HloSharding, shape: &Shape, mesh_devices: Option<i64>) -> Result<Ve
         )
     })?;
     let dims = array.dimensions();
-    let slices = if s.is_replicated() {
-        s.devices_indices_map(dims, mesh_devices.unwrap_or(0))?
-    } else {
-        s.device_slices(dims)?
-    };
-    slices
+    s.device_slices_among(dims, mesh_devices.unwrap_or(0))?
         .into_iter()
         .map(|d| {
             let part = d.part_of(array)?;
