@@ -91,6 +91,43 @@ pub(crate) struct Axis {
     pub(crate) d: isize,
 }
 
+/// The two buffers of a copy and where it starts in them: byte `s` of
+/// `src` and byte `d` of `dst`; `stream`: the destination is large
+/// enough for non-temporal stores ([`STREAM_MIN_BYTES`]) where the loops
+/// write whole lines.
+pub(crate) struct Buffers<'a> {
+    pub(crate) src: &'a [u8],
+    pub(crate) s: isize,
+    pub(crate) dst: &'a mut [u8],
+    pub(crate) d: isize,
+    pub(crate) stream: bool,
+}
+
+impl<'a> Buffers<'a> {
+    /// The copy from the start of `src` to the start of `dst`.
+    pub(crate) fn new(src: &'a [u8], dst: &'a mut [u8], stream: bool) -> Self {
+        Buffers {
+            src,
+            s: 0,
+            dst,
+            d: 0,
+            stream,
+        }
+    }
+
+    /// The same buffers, the copy starting at byte `s` of the source and
+    /// `d` of the destination.
+    pub(crate) fn at(&mut self, s: isize, d: isize) -> Buffers<'_> {
+        Buffers {
+            src: self.src,
+            s,
+            dst: self.dst,
+            d,
+            stream: self.stream,
+        }
+    }
+}
+
 /// How the innermost part of a box is copied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Inner {
@@ -182,22 +219,25 @@ pub(crate) fn for_each_position(
 }
 
 /// Copies the `a.n` runs of `len` bytes at `s + k * a.s` in `src` to
-/// `d + k * a.d` in `dst`. Runs of whole 64-byte pieces go 64 bytes at
-/// a time in a loop of their own (on x86_64 with non-temporal stores
-/// when `stream` and the runs start on lines, or are long and start 16
-/// bytes from one: whether it streamed is returned, for the caller's
-/// fence); others by
-/// `copy_from_slice`, as do runs that do not lie in the buffers (which
-/// then panics: the caller checked the bounds).
-fn runs_along(
-    a: Axis,
-    len: usize,
-    src: &[u8],
-    s: isize,
-    dst: &mut [u8],
-    d: isize,
-    stream: bool,
-) -> bool {
+/// `d + k * a.d` in `dst` (`s`, `d` where `b` starts). Runs of whole
+/// 64-byte pieces go in a loop of their own, their bounds checked once:
+/// on x86_64 with non-temporal stores when `b.stream` and the runs start
+/// on lines, or are long and start 16 bytes from one (whether it
+/// streamed is returned, for the caller's fence), else one `memcpy`
+/// each (a loop of 16-byte moves here, as the compiler made it from
+/// 64-byte ones, ran the u8 `T(8,128)` tiling and untiling at 16 MiB
+/// slower than the call: 0.32-0.47x of a memory copy against
+/// 0.38-0.87x, three interleaved runs); others by `copy_from_slice`, as
+/// do runs that do not lie in the buffers (which then panics: the caller
+/// checked the bounds).
+fn runs_along(a: Axis, len: usize, b: Buffers) -> bool {
+    let Buffers {
+        src,
+        s,
+        dst,
+        d,
+        stream,
+    } = b;
     let inside = |base: isize, stride: isize, buf: usize| {
         let (lo, hi) = box_span(base as i128, [(a.n, stride)]);
         lo >= 0 && hi.saturating_add(len as i128) <= buf as i128
@@ -243,19 +283,9 @@ fn runs_along(
     }
     let _ = (stream, first);
     for k in 0..a.n as isize {
-        for q in 0..(len / 64) as isize {
-            // SAFETY: as above, bytes `64 * q .. 64 * q + 64` of run `k`
-            // on both sides; unaligned reads and writes need no
-            // alignment.
-            unsafe {
-                let v = ps
-                    .offset(s + k * a.s + 64 * q)
-                    .cast::<[u8; 64]>()
-                    .read_unaligned();
-                pd.offset(d + k * a.d + 64 * q)
-                    .cast::<[u8; 64]>()
-                    .write_unaligned(v);
-            }
+        // SAFETY: as above, run `k` on both sides.
+        unsafe {
+            std::ptr::copy_nonoverlapping(ps.offset(s + k * a.s), pd.offset(d + k * a.d), len);
         }
     }
     false
@@ -499,16 +529,16 @@ impl BoxCopy {
             .collect()
     }
 
-    /// Copies the box. The caller has checked [`bounds`](Self::bounds)
-    /// against both buffers. `stream`: the destination is large enough
-    /// for non-temporal stores ([`STREAM_MIN_BYTES`]).
-    pub(crate) fn copy(&self, e: usize, src: &[u8], dst: &mut [u8], stream: bool) {
+    /// Copies the box, its offsets counted from where `b` starts. The
+    /// caller has checked [`bounds`](Self::bounds) against both buffers.
+    pub(crate) fn copy(&self, e: usize, mut b: Buffers) {
+        let (s, d) = (b.s + self.src, b.d + self.dst);
         match self.inner {
-            Inner::Run(len) => self.runs(len, src, dst, stream),
-            Inner::Strided(a) => for_each_position(&self.outer, self.src, self.dst, |s, d| {
-                scalar::strided(e, a, src, s, dst, d)
+            Inner::Run(len) => self.runs(len, b.at(s, d)),
+            Inner::Strided(a) => for_each_position(&self.outer, s, d, |s, d| {
+                scalar::strided(e, a, b.src, s, b.dst, d)
             }),
-            Inner::Transpose { i, j } => self.transposes(e, i, j, src, dst, stream),
+            Inner::Transpose { i, j } => self.transposes(e, i, j, b.at(s, d)),
         }
     }
 
@@ -519,15 +549,15 @@ impl BoxCopy {
     /// elements, too short for a call of `memcpy` each. One call of
     /// `memcpy` per run and an odometer step per run ran the 16 MiB u8
     /// untiling at 0.4-0.6x of a memory copy.
-    fn runs(&self, len: usize, src: &[u8], dst: &mut [u8], stream: bool) {
+    fn runs(&self, len: usize, mut b: Buffers) {
         let one = Axis { n: 1, s: 0, d: 0 };
         let (outer, last) = match self.outer.split_last() {
             Some((&last, rest)) => (rest, last),
             None => (&[][..], one),
         };
         let mut streamed = false;
-        for_each_position(outer, self.src, self.dst, |s, d| {
-            streamed |= runs_along(last, len, src, s, dst, d, stream);
+        for_each_position(outer, b.s, b.d, |s, d| {
+            streamed |= runs_along(last, len, b.at(s, d));
         });
         #[cfg(target_arch = "x86_64")]
         if streamed {
@@ -538,11 +568,11 @@ impl BoxCopy {
     }
 
     /// The transposes `dst[d + ii*e + jj*j.d] = src[s + ii*i.s + jj*e]`
-    /// (`ii < i.n`, `jj < j.n`) at every position of the outer axes: on
-    /// x86_64 straight from source to destination ([`direct`]) where it
-    /// can, the innermost two outer axes in one call, else staged
-    /// ([`scalar::transpose`]).
-    fn transposes(&self, e: usize, i: Axis, j: Axis, src: &[u8], dst: &mut [u8], stream: bool) {
+    /// (`ii < i.n`, `jj < j.n`) at every position of the outer axes from
+    /// where `b` starts: on x86_64 straight from source to destination
+    /// ([`direct`]) where it can, the innermost two outer axes in one
+    /// call, else staged ([`scalar::transpose`]).
+    fn transposes(&self, e: usize, i: Axis, j: Axis, mut b: Buffers) {
         let one = Axis { n: 1, s: 0, d: 0 };
         let (outer, batch) = match *self.outer.as_slice() {
             [ref rest @ .., a, b] => (rest, [a, b]),
@@ -551,19 +581,20 @@ impl BoxCopy {
         };
         #[cfg(target_arch = "x86_64")]
         let (kernel, direct) = (cpu::Kernel::best(), direct::transpose_for(e));
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = stream;
-        for_each_position(outer, self.src, self.dst, |s, d| {
+        let stream = b.stream;
+        for_each_position(outer, b.s, b.d, |s, d| {
             #[cfg(target_arch = "x86_64")]
             if let Some(transpose) = direct
-                && transpose(kernel, i, j, batch, src, s, dst, d, stream)
+                && transpose(kernel, i, j, batch, b.at(s, d))
             {
                 return;
             }
             for_each_position(&batch, s, d, |s, d| {
-                scalar::transpose(e, i, j, src, s, dst, d);
+                scalar::transpose(e, i, j, b.at(s, d));
             });
         });
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = stream;
         #[cfg(target_arch = "x86_64")]
         if stream {
             direct::fence();

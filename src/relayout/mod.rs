@@ -58,7 +58,7 @@ mod shards;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ArrayShape, PrimitiveType};
 use crate::tiling::{TiledLayout, byte_width};
-use kernel::{BoxCopy, box_span};
+use kernel::{BoxCopy, Buffers, box_span};
 use plan::{BoxAxes, Digit};
 pub use shards::Shards;
 
@@ -462,7 +462,7 @@ impl Relayout {
             jobs.push((piece, mine));
         }
         jobs.into_par_iter()
-            .for_each(|(piece, dst)| piece.copy(e, src, dst, stream));
+            .for_each(|(piece, dst)| piece.copy(e, Buffers::new(src, dst, stream)));
         Ok(())
     }
 
@@ -513,7 +513,7 @@ impl Relayout {
             Exec::Bytes { e, boxes } => {
                 let stream = !cfg!(miri) && self.dst_size >= kernel::STREAM_MIN_BYTES;
                 for b in boxes {
-                    b.copy(*e, src, dst, stream);
+                    b.copy(*e, Buffers::new(src, &mut *dst, stream));
                 }
             }
             Exec::Bits { boxes } => {

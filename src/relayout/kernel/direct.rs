@@ -48,7 +48,7 @@
 use super::cpu::{Isa, Kernel};
 use super::narrow::NARROW;
 use super::transposer::{GATHER, LINE, Order, Tr};
-use super::{Axis, Batch};
+use super::{Axis, Batch, Buffers};
 
 /// The direct transpose of `e`-byte elements ([`transpose`]), or `None`
 /// when `e` is not 1, 2, 4 or 8. Chosen once for all the transposes of a
@@ -64,38 +64,33 @@ pub(crate) fn transpose_for(e: usize) -> Option<Transpose> {
 }
 
 /// [`transpose`] of one element size.
-pub(crate) type Transpose =
-    fn(Kernel, Axis, Axis, Batch, &[u8], isize, &mut [u8], isize, bool) -> bool;
+pub(crate) type Transpose = fn(Kernel, Axis, Axis, Batch, Buffers) -> bool;
 
 /// Copies the transpose `dst[d + ii*E + jj*j.d] = src[s + ii*i.s +
-/// jj*E]` (`ii < i.n`, `jj < j.n`) of `E`-byte elements with `kernel`,
-/// and again at every other position of the two `batch` axes (one call
-/// for the innermost two loops around the transpose: the bounds checked
-/// and the loops chosen once), streaming the destination if `stream` and
-/// it can: blocks whose rows are 64-byte lines (`64 / E` elements
+/// jj*E]` (`ii < i.n`, `jj < j.n`; `s`, `d` where `b` starts) of
+/// `E`-byte elements with `kernel`, and again at every other position of
+/// the two `batch` axes (one call for the innermost two loops around the
+/// transpose: the bounds checked and the loops chosen once), streaming
+/// the destination if `b.stream` and it can: blocks whose rows are 64-byte lines (`64 / E` elements
 /// square), AVX 8 x 8 ones for 4-byte elements and AVX2 pairs of squares
 /// for the others where the kernel has them. `false` (nothing copied)
 /// when the transpose is too small for the blocks, or does not lie in
 /// the buffers (for the caller's indexed copy to report). After its last
 /// call that streamed, the caller runs [`fence`].
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn transpose<const E: usize>(
     kernel: Kernel,
     i: Axis,
     j: Axis,
     batch: Batch,
-    src: &[u8],
-    s: isize,
-    dst: &mut [u8],
-    d: isize,
-    stream: bool,
+    b: Buffers,
 ) -> bool {
-    let b = 64 / E;
+    let (s, d, stream) = (b.s, b.d, b.stream);
+    let block = 64 / E;
     // A narrow transpose (a few planes interleaved or split apart) has
     // no square blocks: element by element, one side read or written in
     // order.
-    let narrow = i.n < b || j.n < b;
-    if narrow && !(i.n.min(j.n) <= NARROW && i.n.max(j.n) >= b) {
+    let narrow = i.n < block || j.n < block;
+    if narrow && !(i.n.min(j.n) <= NARROW && i.n.max(j.n) >= block) {
         return false;
     }
     // Destination rows a multiple of 4 KiB apart fall in the same cache
@@ -103,10 +98,10 @@ pub(crate) fn transpose<const E: usize>(
     // lines are whole. The staged copy avoids that. (Every destination
     // offset is a multiple of `E`, so whether a transpose streams is
     // the same for the whole batch.)
-    if !narrow && !streams::<E>(stream, j, dst, d) && j.d % 4096 == 0 {
+    if !narrow && !streams::<E>(stream, j, b.dst, d) && j.d % 4096 == 0 {
         return false;
     }
-    let Some(mut tr) = Tr::<E>::new(i, j, batch, src, s, dst, d) else {
+    let Some(mut tr) = Tr::<E>::new(i, j, batch, b) else {
         return false;
     };
     let positions = (0..batch[0].n).flat_map(|x| (0..batch[1].n).map(move |y| (x, y)));
@@ -266,8 +261,8 @@ pub(crate) fn fence() {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Axis;
     use super::super::transposer::{BAND, GATHER, TILE};
+    use super::super::{Axis, Buffers};
     use super::{Kernel, fence, transpose_for};
 
     /// Every kernel, streaming or not, at several alignments of the
@@ -344,10 +339,14 @@ mod tests {
                     let past = [0, 16, 32, 48].map(|o| aligned + o);
                     let offset = [0usize, 4, 16, 52, 1, past[0], past[1], past[2], past[3]][k];
                     let one = [Axis { n: 1, s: 0, d: 0 }; 2];
-                    let at = offset as isize;
-                    let done = transpose_for(e).unwrap()(
-                        kernel, i, j, one, src, first, &mut dst, at, stream,
-                    );
+                    let b = Buffers {
+                        src,
+                        s: first,
+                        dst: &mut dst,
+                        d: offset as isize,
+                        stream,
+                    };
+                    let done = transpose_for(e).unwrap()(kernel, i, j, one, b);
                     assert!(done, "{kernel:?} {e} {rows}x{cols}");
                     fence();
                     let mut expected = vec![0xA5u8; len];
@@ -512,11 +511,7 @@ mod tests {
             i,
             j,
             [Axis { n: 1, s: 0, d: 0 }; 2],
-            &src,
-            0,
-            &mut dst,
-            0,
-            false
+            Buffers::new(&src, &mut dst, false),
         ));
     }
 

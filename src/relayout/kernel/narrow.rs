@@ -121,6 +121,14 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         }
     }
 
+    /// The offsets of the `K` rows of the short side from `base`,
+    /// `stride` bytes apart, the last repeated up to four (the kernels
+    /// take four; they use the first `K`).
+    #[inline(always)]
+    fn rows(base: isize, stride: isize) -> [isize; 4] {
+        [0, 1, 2, 3].map(|m: isize| base + m.min(K as isize - 1) * stride)
+    }
+
     /// Moves past `n` positions of the long side.
     #[inline(always)]
     fn advance(&mut self, n: usize) {
@@ -212,7 +220,7 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
             // line; `Kernel(Avx512)` is only made where the CPU has
             // AVX-512 F and BW.
             unsafe {
-                let p = [0, 1, 2, 3].map(|m| pd.offset(dof + m * md));
+                let p = Self::rows(dof, md).map(|o| pd.offset(o));
                 super::avx512::split_quads(ps.offset(so), p, n);
             }
             self.advance(64 * n);
@@ -227,7 +235,7 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         // `nt`, every row starts on a 64-byte line; `Kernel(Avx2)`
         // and `Kernel(Avx512)` are only made where the CPU has AVX2.
         unsafe {
-            let p = [0, 1, 2, 3].map(|m| pd.offset(dof + m * md));
+            let p = Self::rows(dof, md).map(|o| pd.offset(o));
             if nt {
                 super::avx::split_quads::<true>(ps.offset(so), p, n);
             } else {
@@ -256,7 +264,7 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
             // buffers; `E * K == 4` with `K` at least 2: `K` is 2 or
             // 4.
             unsafe {
-                let p = [0, 1, 2, 3].map(|m| ps.offset(so + m.min(K as isize - 1) * ms));
+                let p = Self::rows(so, ms).map(|o| ps.offset(o));
                 super::sse::merge_groups::<K>(p, pd.offset(dof));
             }
             self.advance(per);
@@ -275,28 +283,10 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         if !((K == 2 || K == 4) && !self.short_i && self.ls == (K * E) as isize) {
             return;
         }
-        let (ps, pd, md, nt) = (self.ps, self.pd, self.md, self.nt);
-        let per = 16 / E;
-        for _ in 0..(self.long - self.done) / per {
-            let (so, dof) = (self.so, self.dof);
-            // SAFETY: the `per` groups of `K` at `so` (`16 * K` bytes,
-            // `ls == K * E`) and the `per` elements at `dof + m * md`
-            // (`ld == E`) of each of the `K` rows are elements `done ..
-            // done + per` of the transpose, checked by `Tr::new` to lie
-            // in the buffers (the rows, elements of distinct positions,
-            // do not overlap); with `nt`, every row starts on a line and
-            // `done * E` is a multiple of 16 (every step before this one
-            // advances by 16 bytes of each row or a multiple of it).
-            unsafe {
-                let p = [0, 1, 2, 3].map(|m| pd.offset(dof + m.min(K as isize - 1) * md));
-                if nt {
-                    super::sse::split_groups::<E, K, true>(ps.offset(so), p);
-                } else {
-                    super::sse::split_groups::<E, K, false>(ps.offset(so), p);
-                }
-            }
-            self.advance(per);
-        }
+        // With `nt`, every row starts on a line and `done * E` is a
+        // multiple of 16 (every step before this one advances by 16
+        // bytes of each row or a multiple of it).
+        self.groups_and_rows::<true>(self.nt);
     }
 
     /// The other way: `K` (2 or 4) rows merged into groups of any size
@@ -310,26 +300,49 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         if !((K == 2 || K == 4) && self.short_i && self.ld == (K * E) as isize) {
             return;
         }
-        let (ps, pd, ms) = (self.ps, self.pd, self.ms);
-        let nt = stream
-            && (pd as usize)
-                .wrapping_add(self.dof as usize)
-                .is_multiple_of(16);
+        // With `nt`, `dof` stays 16-byte aligned: each step advances it
+        // by `16 * K` bytes.
+        let run = (self.pd as usize).wrapping_add(self.dof as usize);
+        self.groups_and_rows::<false>(stream && run.is_multiple_of(16));
+    }
+
+    /// The loop of [`split_groups`](Self::split_groups) (`SPLIT`) and
+    /// [`merge_rows`](Self::merge_rows): from the position `done` to the
+    /// last whole step, `16 / E` positions of the long side at a time,
+    /// the groups of `K` one run of `16 * K` bytes (in the source for a
+    /// split, in the destination for a merge) and the `K` rows on the
+    /// other side 16 bytes each; the destination written with
+    /// non-temporal stores if `nt` (each streamed store then aligned, as
+    /// the caller established).
+    #[inline(always)]
+    fn groups_and_rows<const SPLIT: bool>(&mut self, nt: bool) {
+        let (ps, pd, ms, md) = (self.ps, self.pd, self.ms, self.md);
         let per = 16 / E;
         for _ in 0..(self.long - self.done) / per {
             let (so, dof) = (self.so, self.dof);
-            // SAFETY: the `per` elements at `so + m * ms` (`m < K`, `ls
-            // == E`) and the `per` groups of `K` at `dof` (`ld == K *
-            // E`, `md == E`: `16 * K` bytes) are elements `done .. done
-            // + per` of the transpose, checked by `Tr::new` to lie in the
-            // buffers; with `nt`, `dof` stays 16-byte aligned (each step
-            // advances it by `16 * K` bytes).
+            // SAFETY: the `per` groups of `K` (`16 * K` bytes, the long
+            // side's stride `K * E`) at `so` for a split, at `dof` for a
+            // merge, and the `per` elements of each of the `K` rows on
+            // the other side (`m * md` or `m * ms` bytes on, `m < K`; the
+            // long side's stride `E`), are elements `done .. done + per` of the transpose, checked by
+            // `Tr::new` to lie in the buffers (the rows, elements of
+            // distinct positions, do not overlap); with `nt`, the
+            // destination's stores aligned as the caller vouches.
             unsafe {
-                let p = [0, 1, 2, 3].map(|m| ps.offset(so + m.min(K as isize - 1) * ms));
-                if nt {
-                    super::sse::merge_rows::<E, K, true>(p, pd.offset(dof));
+                if SPLIT {
+                    let (pa, p) = (ps.offset(so), Self::rows(dof, md).map(|o| pd.offset(o)));
+                    if nt {
+                        super::sse::split_groups::<E, K, true>(pa, p);
+                    } else {
+                        super::sse::split_groups::<E, K, false>(pa, p);
+                    }
                 } else {
-                    super::sse::merge_rows::<E, K, false>(p, pd.offset(dof));
+                    let (p, pt) = (Self::rows(so, ms).map(|o| ps.offset(o)), pd.offset(dof));
+                    if nt {
+                        super::sse::merge_rows::<E, K, true>(p, pt);
+                    } else {
+                        super::sse::merge_rows::<E, K, false>(p, pt);
+                    }
                 }
             }
             self.advance(per);

@@ -1,7 +1,7 @@
 //! Portable copy loops: element by element along a strided axis, and the
 //! staged transpose every fast path falls back to for its edges.
 
-use super::Axis;
+use super::{Axis, Buffers};
 
 /// `dst[d + k*a.d] = src[s + k*a.s]` for `k < a.n`, `e`-byte elements.
 pub(super) fn strided(e: usize, a: Axis, src: &[u8], s: isize, dst: &mut [u8], d: isize) {
@@ -29,16 +29,10 @@ fn strided_e<const E: usize>(a: Axis, src: &[u8], s: isize, dst: &mut [u8], d: i
 }
 
 /// `dst[d + ii*e + jj*j.d] = src[s + ii*i.s + jj*e]` for every `ii < i.n`,
-/// `jj < j.n`, staged ([`transpose_e`]) for the usual element sizes.
-pub(crate) fn transpose(
-    e: usize,
-    i: Axis,
-    j: Axis,
-    src: &[u8],
-    s: isize,
-    dst: &mut [u8],
-    d: isize,
-) {
+/// `jj < j.n` (`s`, `d` where `b` starts; never streamed), staged
+/// ([`transpose_e`]) for the usual element sizes.
+pub(crate) fn transpose(e: usize, i: Axis, j: Axis, b: Buffers) {
+    let Buffers { src, s, dst, d, .. } = b;
     match e {
         1 => transpose_e::<1>(i, j, src, s, dst, d),
         2 => transpose_e::<2>(i, j, src, s, dst, d),

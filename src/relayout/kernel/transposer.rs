@@ -10,7 +10,7 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 
 use super::cpu::in_last_level_cache;
-use super::{Axis, Batch, Block, box_span};
+use super::{Axis, Batch, Block, Buffers, box_span};
 
 /// Bytes of the rows a sweep visits on the far side.
 const SPAN: usize = 2 << 20;
@@ -123,20 +123,13 @@ type Area = (Range<usize>, Range<usize>);
 type Gather = (usize, usize, usize);
 
 impl<'a, const E: usize> Tr<'a, E> {
-    /// The transpose at `s`, `d`, and the others `x * batch[0].s + y *
+    /// The transpose where `b` starts (`s`, `d`), and the others `x * batch[0].s + y *
     /// batch[1].s` and `x * batch[0].d + y * batch[1].d` bytes further
     /// (`x < batch[0].n`, `y < batch[1].n`), all checked to lie in the
     /// buffers.
     #[inline]
-    pub(super) fn new(
-        i: Axis,
-        j: Axis,
-        batch: Batch,
-        src: &'a [u8],
-        s: isize,
-        dst: &'a mut [u8],
-        d: isize,
-    ) -> Option<Self> {
+    pub(super) fn new(i: Axis, j: Axis, batch: Batch, b: Buffers<'a>) -> Option<Self> {
+        let Buffers { src, s, dst, d, .. } = b;
         // Whether every byte of the transposes lies in a buffer of `len`
         // bytes, on the side whose offsets are `base`, the transpose's
         // two axes there and the batch's strides there.
@@ -195,7 +188,14 @@ impl<'a, const E: usize> Tr<'a, E> {
                 ..self.j
             },
         );
-        super::scalar::transpose(E, i, j, self.src, so, self.dst, dof);
+        let b = Buffers {
+            src: self.src,
+            s: so,
+            dst: self.dst,
+            d: dof,
+            stream: false,
+        };
+        super::scalar::transpose(E, i, j, b);
     }
 
     /// As many blocks `B` of rows `r` (within `0..i.n`), columns `c`
