@@ -104,16 +104,14 @@ pub(crate) fn transpose<const E: usize>(
     let Some(mut tr) = Tr::<E>::new(i, j, batch, b) else {
         return false;
     };
-    let positions = (0..batch[0].n).flat_map(|x| (0..batch[1].n).map(move |y| (x, y)));
     if narrow {
-        for at in positions {
-            tr.to(batch, s, d, at);
-            tr.narrow(kernel, stream);
-        }
+        tr.narrow(kernel, stream, batch, s, d);
     } else {
-        for at in positions {
-            tr.to(batch, s, d, at);
-            tr.blocks(kernel, stream);
+        for x in 0..batch[0].n {
+            for y in 0..batch[1].n {
+                tr.to(batch, s, d, (x, y));
+                tr.blocks(kernel, stream);
+            }
         }
     }
     true

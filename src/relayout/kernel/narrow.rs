@@ -5,6 +5,7 @@
 
 use std::marker::PhantomData;
 
+use super::Batch;
 use super::cpu::{Isa, Kernel};
 use super::transposer::Tr;
 
@@ -27,13 +28,26 @@ impl<const E: usize> Tr<'_, E> {
     /// transpose, its loops lost a fifth of their speed (3 planes
     /// interleaved at 16 MiB, 6.3-7.7 GiB/s against 8.5-9.6) when that
     /// function grew.
+    ///
+    /// One call copies the transpose at every position of `batch` from
+    /// `s`, `d` ([`Tr::to`]): the transposes of XLA's sub-tiles are
+    /// small (a row of a `T(32,128)(4,1)` u8 tile, 512 bytes; of a
+    /// `T(8,128)(2,1)` one, 256), and a call and a walk's set-up for
+    /// each took 40% of the time of untiling the first (perf, 16 MiB).
     #[inline(never)]
-    pub(super) fn narrow(&mut self, kernel: Kernel, stream: bool) {
+    pub(super) fn narrow(
+        &mut self,
+        kernel: Kernel,
+        stream: bool,
+        batch: Batch,
+        s: isize,
+        d: isize,
+    ) {
         match self.i.n.min(self.j.n) {
-            2 => self.narrow_k::<2>(kernel, stream),
-            3 => self.narrow_k::<3>(kernel, false),
-            4 => self.narrow_k::<4>(kernel, stream),
-            _ => self.narrow_k::<0>(kernel, false),
+            2 => self.narrow_k::<2>(kernel, stream, batch, s, d),
+            3 => self.narrow_k::<3>(kernel, false, batch, s, d),
+            4 => self.narrow_k::<4>(kernel, stream, batch, s, d),
+            _ => self.narrow_k::<0>(kernel, false, batch, s, d),
         }
     }
 
@@ -41,17 +55,28 @@ impl<const E: usize> Tr<'_, E> {
     /// (`0`: any number): the steps of a [`Walk`] along the long side,
     /// each of which copies what it can of the positions left (the first
     /// four only for the shapes and instruction sets they are for), the
-    /// last element by element.
+    /// last element by element; at every position of `batch`.
     #[inline(always)]
-    fn narrow_k<const K: usize>(&mut self, kernel: Kernel, stream: bool) {
-        let mut walk = Walk::<E, K>::new(self, stream);
-        walk.split_pairs(kernel);
-        walk.split_quads(kernel);
-        walk.merge_groups();
-        walk.split_groups();
-        walk.merge_rows(stream);
-        walk.triples();
-        walk.one_by_one();
+    fn narrow_k<const K: usize>(
+        &mut self,
+        kernel: Kernel,
+        stream: bool,
+        batch: Batch,
+        s: isize,
+        d: isize,
+    ) {
+        for x in 0..batch[0].n {
+            for y in 0..batch[1].n {
+                self.to(batch, s, d, (x, y));
+                let mut walk = Walk::<E, K>::new(self, stream);
+                walk.split_pairs(kernel);
+                walk.split_quads(kernel);
+                walk.split_groups();
+                walk.merge_rows(stream);
+                walk.triples();
+                walk.one_by_one();
+            }
+        }
     }
 }
 
@@ -245,32 +270,6 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         self.advance(16 * n);
     }
 
-    /// The other way: `K` rows merged into groups of 4 bytes, the groups
-    /// one run in the destination (tiling into `(2,1)` or `(4,1)`
-    /// sub-tiles), 16 bytes of each row at a time.
-    #[inline(always)]
-    fn merge_groups(&mut self) {
-        if !(E * K == 4 && self.short_i && self.ld == 4) {
-            return;
-        }
-        let (ps, pd, ms) = (self.ps, self.pd, self.ms);
-        let per = 16 / E;
-        for _ in 0..self.long / per {
-            let (so, dof) = (self.so, self.dof);
-            // SAFETY: the `per` elements at `so + m * ms` (`m < K`,
-            // `ls == E`) and the `per` groups of `K` at `dof` (`ld ==
-            // 4 == K * E`, `md == E`) are elements `jj .. jj + per` of
-            // the transpose, checked by `Tr::new` to lie in the
-            // buffers; `E * K == 4` with `K` at least 2: `K` is 2 or
-            // 4.
-            unsafe {
-                let p = Self::rows(so, ms).map(|o| ps.offset(o));
-                super::sse::merge_groups::<K>(p, pd.offset(dof));
-            }
-            self.advance(per);
-        }
-    }
-
     /// Groups of `K` (2 or 4) elements of any of the sizes split into
     /// their rows (untiling XLA's `(2,1)` and `(4,1)` sub-tiles of
     /// elements whose groups are not 4 bytes: u8 pairs, f32 and f64 pairs
@@ -289,12 +288,17 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         self.groups_and_rows::<true>(self.nt);
     }
 
-    /// The other way: `K` (2 or 4) rows merged into groups of any size
-    /// but 4 bytes (those are [`merge_groups`](Self::merge_groups)), the
-    /// groups one run in the destination (tiling into `(2,1)` or `(4,1)`
+    /// The other way: `K` (2 or 4) rows merged into groups, the groups
+    /// one run in the destination (tiling into XLA's `(2,1)` or `(4,1)`
     /// sub-tiles), 16 bytes of each row at a time with SSE2
     /// ([`merge_rows`](super::sse::merge_rows)); streamed where `stream`
-    /// and the run starts on 16 bytes.
+    /// and the run starts on 16 bytes (the runs of a tile's rows follow
+    /// each other, so the lines they share are completed at once). Groups
+    /// of 4 bytes (bf16 pairs, u8 quadruples) were merged apart with
+    /// ordinary stores; streamed, three interleaved runs, ratios to a
+    /// memory copy at 16 and 256 MiB: bf16 `T(16,128)(2,1)` tiling
+    /// 0.64/0.70 -> 0.99/0.97, `T(8,128)(2,1)` 0.67/0.77 -> 0.99/0.92,
+    /// u8 `T(32,128)(4,1)` 0.37/0.49 -> 0.52/0.56.
     #[inline(always)]
     fn merge_rows(&mut self, stream: bool) {
         if !((K == 2 || K == 4) && self.short_i && self.ld == (K * E) as isize) {

@@ -5,10 +5,10 @@
 //! its rounds ([`transpose_lanes`]), which the AVX2 and AVX-512 blocks run
 //! on every 128-bit lane of their registers; and the non-temporal stores
 //! of streamed copies ([`stream_lines`]); and the narrow copies' split
-//! and merged groups of 4 bytes ([`split_pairs16`], [`merge_groups`],
-//! and the order [`quad_order`] that the wider splits of quadruples of
-//! bytes use) and of three 4-byte elements ([`split_triples`],
-//! [`merge_triples`]).
+//! and merged groups ([`split_pairs16`], [`split_groups`],
+//! [`merge_rows`], and the order [`quad_order`] that the wider splits of
+//! quadruples of bytes use) and of three 4-byte elements
+//! ([`split_triples`], [`merge_triples`]).
 
 use super::Block;
 use std::arch::x86_64::{
@@ -186,42 +186,6 @@ pub(super) unsafe fn split_pairs16<const NT: bool>(pa: *const u8, p0: *mut u8, p
         let second = _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b));
         put::<NT, _>(p0, first);
         put::<NT, _>(p1, second);
-    }
-}
-
-/// Interleaves the 8 (`K == 2`, 2-byte elements) or 16 (`K == 4`,
-/// 1-byte elements) elements at each of `p[..K]` into groups of `K`, 4
-/// bytes a group, the `k`-th element of each group from `p[k]`: the 32
-/// or 64 bytes at `pt` (pairs of 2-byte elements or quadruples of bytes
-/// merged, as tiling into XLA's `(2,1)` or `(4,1)` sub-tiles does).
-///
-/// # Safety
-///
-/// The 16 bytes at each of `p[..K]` are readable, the `16 * K` bytes at
-/// `pt` writable and disjoint from them; `K` is 2 or 4.
-#[inline(always)]
-pub(super) unsafe fn merge_groups<const K: usize>(p: [*const u8; 4], pt: *mut u8) {
-    // SAFETY: the bytes read and written are what the caller vouches for;
-    // unaligned loads and stores need no alignment. SSE2 is part of the
-    // x86_64 baseline.
-    unsafe {
-        let row = |k: usize| _mm_loadu_si128(p[k].cast());
-        let out = |q: usize, v: __m128i| _mm_storeu_si128(pt.add(16 * q).cast(), v);
-        if K == 2 {
-            let (a, b) = (row(0), row(1));
-            out(0, _mm_unpacklo_epi16(a, b));
-            out(1, _mm_unpackhi_epi16(a, b));
-        } else {
-            // Pairs of rows 0 and 1, and of rows 2 and 3, then the pairs
-            // of pairs.
-            let (a, b, c, d) = (row(0), row(1), row(2), row(3));
-            let (ab0, ab1) = (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b));
-            let (cd0, cd1) = (_mm_unpacklo_epi8(c, d), _mm_unpackhi_epi8(c, d));
-            out(0, _mm_unpacklo_epi16(ab0, cd0));
-            out(1, _mm_unpackhi_epi16(ab0, cd0));
-            out(2, _mm_unpacklo_epi16(ab1, cd1));
-            out(3, _mm_unpackhi_epi16(ab1, cd1));
-        }
     }
 }
 
