@@ -17,7 +17,9 @@
 //! line, and the bands of 1-byte transposes). [`direct`] chooses between
 //! them for each transpose, by what the CPU has (`cpu`): blocks laid over
 //! the transpose by the transposer (`transposer`), or, for a transpose
-//! with a short side, a copy position by position (`narrow`).
+//! with a short side, a copy position by position (`narrow`). A large
+//! untiling of 1-byte elements in sub-tiles goes through a stage in L1
+//! (`staged`), so that its destination is written in whole lines.
 
 /// Aligns the frame of the function it is written in to 64 bytes, so
 /// that the vector registers the compiler spills there sit on whole
@@ -66,6 +68,8 @@ mod narrow;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod sse;
+#[cfg(target_arch = "x86_64")]
+mod staged;
 #[cfg(target_arch = "x86_64")]
 mod transposer;
 
@@ -533,6 +537,12 @@ impl BoxCopy {
     /// caller has checked [`bounds`](Self::bounds) against both buffers.
     pub(crate) fn copy(&self, e: usize, mut b: Buffers) {
         let (s, d) = (b.s + self.src, b.d + self.dst);
+        #[cfg(target_arch = "x86_64")]
+        if b.stream
+            && let Some(staged) = staged::Staged::new(self, e)
+        {
+            return staged.copy(e, b.at(s, d));
+        }
         match self.inner {
             Inner::Run(len) => self.runs(len, b.at(s, d)),
             Inner::Strided(a) => for_each_position(&self.outer, s, d, |s, d| {
