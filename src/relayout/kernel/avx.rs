@@ -1,8 +1,9 @@
 //! AVX: 16 x 16 blocks of 4-byte elements as four 8 x 8 transposes; AVX2:
 //! blocks of 1-, 2- and 8-byte elements whose squares go two at a time,
-//! one in each 128-bit lane ([`Pairs`]); and pairs of 2-byte elements
-//! split into two rows 16 at a time ([`split_pairs`]), groups of four
-//! 1-byte elements into four rows likewise ([`split_quads`]).
+//! one in each 128-bit lane ([`Pairs`]); and pairs of 1- and 2-byte
+//! elements split into two rows 32 or 16 at a time ([`split_pairs`]),
+//! groups of four 1-byte elements into four rows 16 at a time
+//! ([`split_quads`]).
 
 use super::Block;
 use super::sse::{Lanes, impl_lanes, load_rows, put, transpose_lanes};
@@ -186,20 +187,20 @@ unsafe fn pair<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize)
     }
 }
 
-/// Splits `n` groups of 16 pairs of 2-byte elements at `pa` (64 bytes a
-/// group) into the first elements of each pair (32 bytes a group at
-/// `p0`) and the second (at `p1`), with non-temporal stores if `NT`: per
-/// group, each 128-bit lane's four firsts and four seconds gathered by
-/// one byte shuffle, the lanes put in order by one permute of 64-bit
-/// pieces, and the two loads' halves joined by one more.
+/// Splits `n` groups of `32 / E` pairs of `E`-byte elements at `pa` (64
+/// bytes a group) into the first elements of each pair (32 bytes a group
+/// at `p0`) and the second (at `p1`), with non-temporal stores if `NT`:
+/// per group, each 128-bit lane's firsts and seconds gathered by one byte
+/// shuffle, the lanes put in order by one permute of 64-bit pieces, and
+/// the two loads' halves joined by one more.
 ///
 /// # Safety
 ///
 /// The `64 * n` bytes at `pa` are readable, the `32 * n` bytes at `p0`
 /// and at `p1` writable and disjoint from them; with `NT`, `p0` and `p1`
-/// are 32-byte aligned; the CPU has AVX2.
+/// are 32-byte aligned; `E` is 1 or 2; the CPU has AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn split_pairs<const NT: bool>(
+pub(super) unsafe fn split_pairs<const E: usize, const NT: bool>(
     pa: *const u8,
     p0: *mut u8,
     p1: *mut u8,
@@ -208,12 +209,20 @@ pub(super) unsafe fn split_pairs<const NT: bool>(
     // SAFETY: the bytes read and written are what the caller vouches
     // for; unaligned loads and stores need no alignment.
     unsafe {
-        // In each lane: bytes 0-1, 4-5, 8-9, 12-13 (the firsts), then
-        // 2-3, 6-7, 10-11, 14-15 (the seconds).
-        let order = _mm256_setr_epi8(
-            0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9, 12, 13, 2, 3,
-            6, 7, 10, 11, 14, 15,
-        );
+        // In each lane, the firsts, then the seconds: bytes 0-1, 4-5,
+        // 8-9, 12-13, then 2-3, 6-7, 10-11, 14-15 (2-byte elements);
+        // the even bytes, then the odd ones (1-byte elements).
+        let order = if E == 2 {
+            _mm256_setr_epi8(
+                0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9, 12, 13, 2,
+                3, 6, 7, 10, 11, 14, 15,
+            )
+        } else {
+            _mm256_setr_epi8(
+                0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12, 14, 1,
+                3, 5, 7, 9, 11, 13, 15,
+            )
+        };
         for k in 0..n {
             let at = |p: *const u8, half: usize| {
                 let v = _mm256_loadu_si256(p.add(64 * k + 32 * half).cast());

@@ -162,38 +162,44 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         self.done += n;
     }
 
-    /// Pairs of 2-byte elements split into two rows (bf16 in `(2,1)`
-    /// sub-tiles): 16 pairs at a time with AVX2 (6-15% faster than SSE2's
-    /// 8), then 8 at a time. (AVX-512 splits of 32 pairs into whole lines
-    /// measured no faster than SSE2 at 16 MiB and slower at 256 MiB:
-    /// 4.6-4.8 against 5.0-5.3 GiB/s.) Streamed when both destination
-    /// rows start on a line: each row is then written in order, 32 or 16
-    /// bytes at a time, two lines open at once.
+    /// Pairs of 1- and 2-byte elements split into two rows (u8 and bf16
+    /// in `(2,1)` sub-tiles): `32 / E` pairs at a time with AVX2 (for
+    /// bf16 6-15% faster than SSE2's 8), then for 2-byte elements 8 at a
+    /// time (1-byte ones: [`split_groups`](Self::split_groups)). (AVX-512
+    /// splits of 32 bf16 pairs into whole lines measured no faster than
+    /// SSE2 at 16 MiB and slower at 256 MiB: 4.6-4.8 against 5.0-5.3
+    /// GiB/s.) Streamed when both destination rows start on a line: each
+    /// row is then written in order, 32 or 16 bytes at a time, two lines
+    /// open at once.
     #[inline(always)]
     fn split_pairs(&mut self, kernel: Kernel) {
-        if !(E == 2 && K == 2 && !self.short_i && self.ls == 4) {
+        if !((E == 1 || E == 2) && K == 2 && !self.short_i && self.ls == (2 * E) as isize) {
             return;
         }
         let (ps, pd, md, nt) = (self.ps, self.pd, self.md, self.nt);
         if matches!(kernel.0, Isa::Avx2 | Isa::Avx512) {
-            let n = self.long / 16;
+            let per = 32 / E;
+            let n = self.long / per;
             let (so, dof) = (self.so, self.dof);
-            // SAFETY: the `16 * n` pairs at `so` (`64 * n` bytes, `ls
-            // == 4`) and the `16 * n` elements at `dof` and `dof + md`
-            // of each row are elements `0 .. 16 * n` of the
+            // SAFETY: the `per * n` pairs at `so` (`64 * n` bytes, `ls
+            // == 2 * E`) and the `per * n` elements at `dof` and `dof +
+            // md` of each row are elements `0 .. per * n` of the
             // transpose, checked by `Tr::new` to lie in the buffers;
             // with `nt`, both destination rows start on a 64-byte
             // line; `Kernel(Avx2)` and `Kernel(Avx512)` are only made
-            // where the CPU has AVX2.
+            // where the CPU has AVX2; `E` is 1 or 2.
             unsafe {
                 let (p0, p1) = (pd.offset(dof), pd.offset(dof + md));
                 if nt {
-                    super::avx::split_pairs::<true>(ps.offset(so), p0, p1, n);
+                    super::avx::split_pairs::<E, true>(ps.offset(so), p0, p1, n);
                 } else {
-                    super::avx::split_pairs::<false>(ps.offset(so), p0, p1, n);
+                    super::avx::split_pairs::<E, false>(ps.offset(so), p0, p1, n);
                 }
             }
-            self.advance(16 * n);
+            self.advance(per * n);
+        }
+        if E != 2 {
+            return;
         }
         for _ in self.done / 8..self.long / 8 {
             let (so, dof) = (self.so, self.dof);
