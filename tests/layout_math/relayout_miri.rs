@@ -5,7 +5,11 @@
 //! non-temporal stores are never used, see `tests/layout_math/relayout.rs`
 //! for those), and XLA's TPU tilings of every width at small sizes
 //! (`relayout_tilings.rs` has the whole set):
-//! `cargo +nightly miri test --test layout_math relayout_miri::`.
+//! `cargo +nightly miri test --test layout_math relayout_miri::`. The
+//! copies only a large destination takes (streamed, and the u8 untilings
+//! through a stage) are checked at small sizes by the library's unit
+//! tests, which ask for them directly:
+//! `cargo +nightly miri test --lib relayout::kernel::staged`.
 
 use xla_shape::relayout::{StridedSource, relayout_strided, relayout_to_vec};
 use xla_shape::{ArrayShape, Layout, PrimitiveType, Tile};

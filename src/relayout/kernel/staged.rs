@@ -1,10 +1,12 @@
 //! Untilings of 1-byte elements in XLA's `(2,1)` and `(4,1)` sub-tiles
-//! through a stage in L1: the box cut into chunks of whole transposes
-//! (the rows of a sub-tile row, split apart) and as many positions of
-//! the axes of the next destination strides as the stage holds (eight
-//! whole rows of a `[R, 2048]` array), each chunk copied into the stage
-//! by the other loops, then written to the destination in runs as long
-//! as the chunk allows, their whole lines with non-temporal stores.
+//! through a stage in the caches: the box cut into chunks of whole
+//! transposes (the rows of a sub-tile row, split apart) and of the axes
+//! of the next destination strides, as many positions as 16 KiB hold or,
+//! up to 64 KiB, until the chunk's source is one run (a whole row of
+//! tiles: eight whole rows of a u8 `[R, 2048]` array in `T(8,128)(2,1)`,
+//! 32 in `T(32,128)(4,1)`); each chunk copied into the stage by the
+//! other loops, then written to the destination in runs as long as the
+//! chunk allows, their whole lines with non-temporal stores.
 //!
 //! Untiling writes many destination rows a few bytes at a time: 32 rows
 //! of 16 bytes for each step of a u8 `T(32,128)(4,1)` untiling, 128
@@ -16,14 +18,13 @@
 //! whole lines wherever the destination starts; only the lines a run
 //! shares with the next chunk's are written with ordinary stores.
 //! Three interleaved runs of each, ratios to a memory copy at 16 and 256
-//! MiB, the batched narrow transposes without the stage and with it:
-//! u8 `T(32,128)(4,1)` 0.38/0.54 and 0.59/0.59, `T(8,128)(2,1)`
-//! 0.34/0.54 and 0.50/0.60, `T(2,128)(2,1)` 0.45/0.66 and 0.57/0.70;
-//! `T(16,128)(2,1)` 0.43/0.56 and 0.40/0.50 (slower in that run; the
-//! same copy as the others, staged all the same). For 2- and 4-byte elements, whose rows take 256 and 512
-//! bytes of each tile, the stage was slower (bf16 `T(32,128)(4,1)` at
-//! 256 MiB 0.46-0.52 against 0.61-0.64, f32 0.29-0.30 against
-//! 0.63-0.67) and is not used.
+//! MiB, without the stage and with it: u8 `T(32,128)(4,1)` 0.38/0.54
+//! and 0.74/0.74, `T(16,128)(2,1)` 0.43/0.56 and 0.50/0.62,
+//! `T(8,128)(2,1)` 0.34/0.54 and 0.50/0.60, `T(2,128)(2,1)` 0.45/0.66
+//! and 0.57/0.79. For 2- and 4-byte elements, whose rows take 256 and
+//! 512 bytes of each tile, the stage (chunks of 16 KiB) was slower (bf16
+//! `T(32,128)(4,1)` at 256 MiB 0.46-0.52 against 0.61-0.64, f32
+//! 0.29-0.30 against 0.63-0.67) and is not used.
 
 use super::narrow::NARROW;
 use super::{Axis, BoxCopy, Buffers, Inner, direct, for_each_position};
