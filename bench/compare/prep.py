@@ -9,7 +9,11 @@ From the crate's golden data (tests/data, made by jaxlib 0.10.2):
   element_type = TUPLE (13), then field 4 tuple_shapes, in field-number
   order as XLA serializes), one record of about 4.3 KB;
 - shapes.txt: XLA's printed form (`xla_str`) of every record that XLA
-  parsed back (`reparse_str` present), one a line.
+  parsed back (`reparse_str` present), one a line;
+- shapes_all.txt: the whole golden corpus of shape strings, errors
+  included: XLA's printed form of every record of shapes.jsonl, then
+  every text input of invalid.jsonl that XLA rejects with an error
+  (`status` "error"; the ones XLA crashes on would end jaxlib's process).
 Every harness checks that it decodes and re-encodes these bytes unchanged.
 """
 
@@ -50,7 +54,13 @@ tuple_bytes = b"\x10\x0d" + (b"\x22" + varint(len(rank4)) + rank4) * 100
 write("tuple.bin", [tuple_bytes])
 texts = [r["xla_str"] for r in records if r.get("reparse_str") is not None]
 (out / "shapes.txt").write_text("".join(t + "\n" for t in texts))
+invalid = [json.loads(line) for line in open(data / "invalid.jsonl")]
+every = [r["xla_str"] for r in records] + [
+    r["input"]["text"] for r in invalid if r["input"]["kind"] == "text" and r["status"] == "error"
+]
+(out / "shapes_all.txt").write_text("".join(t + "\n" for t in every))
 print(
     f"inputs: {len(mixed)} ShapeProtos ({sum(map(len, mixed)) / len(mixed):.1f} B mean), "
-    f"rank-4 {len(rank4)} B, tuple {len(tuple_bytes)} B, {len(texts)} shape strings"
+    f"rank-4 {len(rank4)} B, tuple {len(tuple_bytes)} B, {len(texts)} shape strings "
+    f"({len(every)} with the rest of the corpus and its errors)"
 )

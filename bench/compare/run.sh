@@ -8,7 +8,8 @@
 #
 # COMPARE_ONLY=relayout (a comma-separated list of proto, text, index,
 # transpose, relayout) runs only those rows on every side, without the
-# instruction counts; COMPARE_CASES=untile_bf16,transpose_u8 (parts of the
+# instruction counts (CALLGRIND=1 counts those of the proto and text rows
+# it runs); COMPARE_CASES=untile_bf16,transpose_u8 (parts of the
 # relayout rows' names) only those relayout rows. The relayout rows tile,
 # untile and transpose 16 and 256 MiB on one core and on all
 # (`Relayout::run_parallel`), each beside a memory copy of the same bytes
@@ -113,23 +114,29 @@ if [ "${CALLGRIND:-$([ -z "${COMPARE_ONLY:-}" ] && echo 1 || echo 0)}" = 1 ]; th
 while i < len(b): i += 4 + struct.unpack_from("<I", b, i)[0]; n += 1
 print(n)' "$out/mixed.bin")
   strings=$(wc -l <"$out/shapes.txt")
-  for op in decode encode; do
-    for side in rust cpp; do
-      if [ $side = rust ]; then cmd=("$rust"); else cmd=("$out/harness"); fi
-      instructions $side ${op}_mixed 20 "$records" "${cmd[@]}"
-      instructions $side ${op}_rank4 1000 1 "${cmd[@]}"
-      instructions $side ${op}_tuple 20 1 "${cmd[@]}"
+  every=$(wc -l <"$out/shapes_all.txt")
+  if wanted proto; then
+    for op in decode encode; do
+      for side in rust cpp; do
+        if [ $side = rust ]; then cmd=("$rust"); else cmd=("$out/harness"); fi
+        instructions $side ${op}_mixed 20 "$records" "${cmd[@]}"
+        instructions $side ${op}_rank4 1000 1 "${cmd[@]}"
+        instructions $side ${op}_tuple 20 1 "${cmd[@]}"
+      done
     done
-  done
-  # The crate's decode into a new Shape each time (the rows above decode
-  # into one reused Shape, as C++ parses into one reused message).
-  instructions rust decode_new_mixed 20 "$records" "$rust"
-  instructions rust decode_new_rank4 1000 1 "$rust"
-  instructions rust decode_new_tuple 20 1 "$rust"
-  for op in parse print; do
-    instructions rust $op 20 "$strings" "$rust"
-  done
-  if [ "${CALLGRIND_JAXLIB:-1}" = 1 ]; then
+    # The crate's decode into a new Shape each time (the rows above decode
+    # into one reused Shape, as C++ parses into one reused message).
+    instructions rust decode_new_mixed 20 "$records" "$rust"
+    instructions rust decode_new_rank4 1000 1 "$rust"
+    instructions rust decode_new_tuple 20 1 "$rust"
+  fi
+  if wanted text; then
+    for op in parse print; do
+      instructions rust $op 20 "$strings" "$rust"
+    done
+    instructions rust parse_all 20 "$every" "$rust"
+  fi
+  if wanted text && [ "${CALLGRIND_JAXLIB:-1}" = 1 ]; then
     # Python itself under valgrind (through `env`, valgrind would follow
     # only `env`, not the program it runs), with a fixed hash seed: a
     # random one moves Python's own counts by thousands between runs.
@@ -137,6 +144,8 @@ print(n)' "$out/mixed.bin")
       (unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE; export PYTHONHASHSEED=0
        instructions jaxlib $op 20 "$strings" "$py" "$here/jaxlib_peer.py")
     done
+    (unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE; export PYTHONHASHSEED=0
+     instructions jaxlib parse_all 20 "$every" "$py" "$here/jaxlib_peer.py")
   fi
 else
   rm -f "$out/callgrind.txt"

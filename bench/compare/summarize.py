@@ -77,6 +77,11 @@ for work, target in [("parse", 1 / 20), ("print", 1 / 5)]:
     print(f"| HLO shape {work} | golden strings, per string | {fmt_ns(med(('rust', work, 'golden')))} | "
           f"jaxlib (with Python's call) | {fmt_ns(med(('jaxlib', work, 'golden')))} | {fmt_ratio(st)} | "
           f"≤ {target:.2f}x | {verdict(st, target)} |")
+st = ratio_stats(("rust", "parse", "all"), ("jaxlib", "parse", "all"))
+if st is not None:
+    print(f"| HLO shape parse | whole golden corpus, errors included, per string | "
+          f"{fmt_ns(med(('rust', 'parse', 'all')))} | jaxlib (with Python's call) | "
+          f"{fmt_ns(med(('jaxlib', 'parse', 'all')))} | {fmt_ratio(st)} | ≤ 0.05x | {verdict(st, 1 / 20)} |")
 for case, label in [("noop", "an empty Python function"), ("binding", "a jaxlib method, no arguments")]:
     print(f"| Python call overhead | {label} | — | jaxlib's Python | {fmt_ns(med(('jaxlib', 'call', case)))} | — | — | — |")
 for work, label in [("unravel", "unravel"), ("ravel", "ravel"),
@@ -142,7 +147,7 @@ if cg.exists():
     for op, peer in [("decode_mixed", "cpp"), ("decode_rank4", "cpp"), ("decode_tuple", "cpp"),
                      ("decode_new_mixed", "cpp"), ("decode_new_rank4", "cpp"), ("decode_new_tuple", "cpp"),
                      ("encode_mixed", "cpp"), ("encode_rank4", "cpp"), ("encode_tuple", "cpp"),
-                     ("parse", "jaxlib"), ("print", "jaxlib")]:
+                     ("parse", "jaxlib"), ("parse_all", "jaxlib"), ("print", "jaxlib")]:
         # The new-Shape decode is compared with C++'s one decode.
         a, b = counts.get(("rust", op)), counts.get((peer, op.replace("decode_new", "decode")))
         r = f"{a / b:.3f}x" if a and b else "—"

@@ -40,6 +40,25 @@ fn text_that_is_not_a_file_is_still_text() {
 }
 
 #[test]
+fn a_missing_file_is_a_missing_file() {
+    // A plain argument with no white space, bracket or brace cannot be a
+    // module, a log or a shape: a mistyped path fails as the file it
+    // names, as `@FILE` does, not as text that does not parse.
+    let missing = format!("{}/no-such-module.pb", data_path("hlo"));
+    for command in ["report", "scan", "memory", "signature", "padding"] {
+        let plain = support::fails(&[command, &missing], b"", 1);
+        let at = support::fails(&[command, &format!("@{missing}")], b"", 1);
+        assert_eq!(plain, at, "{command}");
+        assert!(
+            plain.contains(&format!("{missing}: ")),
+            "{command}: {plain}"
+        );
+    }
+    // A shape is still a shape for `padding`.
+    assert!(!ok(&["padding", "f32[2,3]"], b"").is_empty());
+}
+
+#[test]
 fn an_empty_line_in_hex_or_text_format_is_the_empty_message() {
     // The empty ShapeProto: XLA reads it as `primitive_type_invalid[]`,
     // JSON `{}` (golden record proto/0358, jaxlib 0.10.2), which this crate

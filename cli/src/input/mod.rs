@@ -64,11 +64,17 @@ impl<'a> Source<'a> {
     /// The source of a module argument (`report`, `scan`, `memory`,
     /// `signature`, and `padding`'s log): as [`of`](Self::of), and a plain
     /// argument that names an existing file is that file (`report
-    /// model.pb`), since no module or log text is a file name. `@FILE` and
-    /// `-` keep their meaning.
+    /// model.pb`), since no module or log text is a file name. A plain
+    /// argument with no white space, bracket or brace is a file name too,
+    /// existing or not (so a mistyped path fails as a missing file): HLO
+    /// text needs a space after `HloModule`, StableHLO text a region in
+    /// braces, a log line its words, `padding`'s shape its brackets.
+    /// `@FILE` and `-` keep their meaning.
     pub fn module(arg: Option<&'a str>) -> Self {
         match Self::of(arg) {
-            Source::Literal(text) if std::path::Path::new(text).is_file() => Source::File(text),
+            Source::Literal(text) if std::path::Path::new(text).is_file() || is_file_name(text) => {
+                Source::File(text)
+            }
             source => source,
         }
     }
@@ -91,6 +97,12 @@ impl<'a> Source<'a> {
             Source::Stdin => Box::new(io::stdin().lock()),
         })
     }
+}
+
+/// Whether a plain module argument can only be a file name: not empty, no
+/// white space, bracket or brace (see [`Source::module`]).
+fn is_file_name(arg: &str) -> bool {
+    !arg.is_empty() && !arg.contains(|c: char| c.is_whitespace() || "[]{}".contains(c))
 }
 
 fn file_problem(path: &str, e: &io::Error) -> Failure {

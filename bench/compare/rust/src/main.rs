@@ -37,11 +37,24 @@ fn read_records(path: &Path) -> Vec<Vec<u8>> {
 }
 
 fn read_texts(dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join("shapes.txt"))
-        .expect("shapes.txt")
+    read_lines(dir, "shapes.txt")
+}
+
+fn read_lines(dir: &Path, name: &str) -> Vec<String> {
+    std::fs::read_to_string(dir.join(name))
+        .expect(name)
         .lines()
         .map(str::to_owned)
         .collect()
+}
+
+/// Parses every string of the whole corpus (`shapes_all.txt`), the ones
+/// it refuses included (their errors built and dropped), as the jaxlib
+/// side catches XLA's.
+fn parse_every(texts: &[String]) {
+    for t in texts {
+        let _ = black_box(black_box(t.as_str()).parse::<Shape>());
+    }
 }
 
 /// Nanoseconds per item of `passes` calls of `f`, each doing `items` items,
@@ -235,6 +248,12 @@ fn bench_text(dir: &Path) {
                 black_box(black_box(t.as_str()).parse::<Shape>().unwrap());
             }
         }),
+    );
+    let every = read_lines(dir, "shapes_all.txt");
+    report(
+        "parse",
+        "all",
+        time(2_000, every.len() as u64, || parse_every(&every)),
     );
     let shapes: Vec<Shape> = texts.iter().map(|t| t.parse().unwrap()).collect();
     let mut buf = String::new();
@@ -543,6 +562,12 @@ fn once(op: &str, n: u64, dir: &Path) {
                 for t in &texts {
                     black_box(black_box(t.as_str()).parse::<Shape>().unwrap());
                 }
+            }
+        }
+        "parse_all" => {
+            let every = read_lines(dir, "shapes_all.txt");
+            for _ in 0..n {
+                parse_every(&every);
             }
         }
         "print" => {
