@@ -84,7 +84,7 @@ pub(crate) fn transpose<const E: usize>(
     batch: Batch,
     b: Buffers,
 ) -> bool {
-    let (s, d, stream) = (b.s, b.d, b.stream);
+    let (d, stream) = (b.d, b.stream);
     let block = 64 / E;
     // A narrow transpose (a few planes interleaved or split apart) has
     // no square blocks: element by element, one side read or written in
@@ -105,11 +105,11 @@ pub(crate) fn transpose<const E: usize>(
         return false;
     };
     if narrow {
-        tr.narrow(kernel, stream, batch, s, d);
+        tr.narrow(kernel, stream);
     } else {
         for x in 0..batch[0].n {
             for y in 0..batch[1].n {
-                tr.to(batch, s, d, (x, y));
+                tr.to((x, y));
                 tr.blocks(kernel, stream);
             }
         }

@@ -5,7 +5,6 @@
 
 use std::marker::PhantomData;
 
-use super::Batch;
 use super::cpu::{Isa, Kernel};
 use super::transposer::Tr;
 
@@ -29,25 +28,19 @@ impl<const E: usize> Tr<'_, E> {
     /// interleaved at 16 MiB, 6.3-7.7 GiB/s against 8.5-9.6) when that
     /// function grew.
     ///
-    /// One call copies the transpose at every position of `batch` from
-    /// `s`, `d` ([`Tr::to`]): the transposes of XLA's sub-tiles are
-    /// small (a row of a `T(32,128)(4,1)` u8 tile, 512 bytes; of a
-    /// `T(8,128)(2,1)` one, 256), and a call and a walk's set-up for
-    /// each took 40% of the time of untiling the first (perf, 16 MiB).
+    /// One call copies the transpose at every position of its batch
+    /// ([`Tr::to`]): the transposes of XLA's sub-tiles are small (a row
+    /// of a `T(32,128)(4,1)` u8 tile, 512 bytes; of a `T(8,128)(2,1)`
+    /// one, 256), and a call and a walk's set-up for each took 40% of
+    /// the time of untiling the first (perf, 16 MiB). (With the choice
+    /// of `K` inside the loop over the batch, 5-23% more instructions.)
     #[inline(never)]
-    pub(super) fn narrow(
-        &mut self,
-        kernel: Kernel,
-        stream: bool,
-        batch: Batch,
-        s: isize,
-        d: isize,
-    ) {
+    pub(super) fn narrow(&mut self, kernel: Kernel, stream: bool) {
         match self.i.n.min(self.j.n) {
-            2 => self.narrow_k::<2>(kernel, stream, batch, s, d),
-            3 => self.narrow_k::<3>(kernel, false, batch, s, d),
-            4 => self.narrow_k::<4>(kernel, stream, batch, s, d),
-            _ => self.narrow_k::<0>(kernel, false, batch, s, d),
+            2 => self.narrow_k::<2>(kernel, stream),
+            3 => self.narrow_k::<3>(kernel, false),
+            4 => self.narrow_k::<4>(kernel, stream),
+            _ => self.narrow_k::<0>(kernel, false),
         }
     }
 
@@ -55,19 +48,13 @@ impl<const E: usize> Tr<'_, E> {
     /// (`0`: any number): the steps of a [`Walk`] along the long side,
     /// each of which copies what it can of the positions left (the first
     /// four only for the shapes and instruction sets they are for), the
-    /// last element by element; at every position of `batch`.
+    /// last element by element; at every position of the batch.
     #[inline(always)]
-    fn narrow_k<const K: usize>(
-        &mut self,
-        kernel: Kernel,
-        stream: bool,
-        batch: Batch,
-        s: isize,
-        d: isize,
-    ) {
-        for x in 0..batch[0].n {
-            for y in 0..batch[1].n {
-                self.to(batch, s, d, (x, y));
+    fn narrow_k<const K: usize>(&mut self, kernel: Kernel, stream: bool) {
+        let [xs, ys] = self.batch.map(|a| a.n);
+        for x in 0..xs {
+            for y in 0..ys {
+                self.to((x, y));
                 let mut walk = Walk::<E, K>::new(self, stream);
                 walk.split_pairs(kernel);
                 walk.split_quads(kernel);

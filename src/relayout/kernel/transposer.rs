@@ -79,7 +79,7 @@ pub(super) enum Order {
 /// A transpose `dst[d + ii*E + jj*j.d] = src[s + ii*i.s + jj*E]` of
 /// `E`-byte elements for `ii < i.n`, `jj < j.n` whose every byte lies in
 /// `src` and `dst` (checked by [`Tr::new`] for every `s`, `d` the
-/// transpose is moved to by [`Tr::to`]).
+/// transpose is moved to by [`Tr::to`]: the positions of its batch).
 pub(super) struct Tr<'a, const E: usize> {
     pub(super) i: Axis,
     pub(super) j: Axis,
@@ -87,6 +87,10 @@ pub(super) struct Tr<'a, const E: usize> {
     pub(super) s: isize,
     pub(super) dst: &'a mut [u8],
     pub(super) d: isize,
+    /// The two axes of the batch of equal transposes, and where its
+    /// first is.
+    pub(super) batch: Batch,
+    origin: (isize, isize),
     /// Whether `src` is likely held in the last-level cache
     /// ([`in_last_level_cache`]).
     pub(super) cached: bool,
@@ -152,16 +156,19 @@ impl<'a, const E: usize> Tr<'a, E> {
             s,
             dst,
             d,
+            batch,
+            origin: (s, d),
             cached: in_last_level_cache(src.len()),
         })
     }
 
-    /// Moves the transpose to the one at batch position `(x, y)` from
-    /// `(s, d)` (`x < batch[0].n`, `y < batch[1].n`, the batch
-    /// [`new`](Self::new) checked).
-    pub(super) fn to(&mut self, batch: Batch, s: isize, d: isize, (x, y): (usize, usize)) {
-        self.s = s + x as isize * batch[0].s + y as isize * batch[1].s;
-        self.d = d + x as isize * batch[0].d + y as isize * batch[1].d;
+    /// Moves the transpose to the one at batch position `(x, y)` (`x <
+    /// batch[0].n`, `y < batch[1].n`, the batch [`new`](Self::new)
+    /// checked).
+    pub(super) fn to(&mut self, (x, y): (usize, usize)) {
+        let ([a, b], (s, d)) = (self.batch, self.origin);
+        self.s = s + x as isize * a.s + y as isize * b.s;
+        self.d = d + x as isize * a.d + y as isize * b.d;
     }
 
     /// The source and destination offsets of element `(ii, jj)`.
