@@ -500,11 +500,59 @@ impl Shards {
     /// [`devices`](Self::devices). Of devices that hold the same slice,
     /// only the first is read; the padding of cut shards is not read.
     ///
+    /// A shard that is one contiguous range of the global array (a
+    /// sharding of the layout's most major dimension alone, or a
+    /// replicated one) is relaid straight into that range; any other goes
+    /// through a row-major buffer of the tile shape, reused from shard to
+    /// shard, whose box is then copied into place.
+    ///
     /// # Errors
     ///
     /// `BufferSize` when a buffer has another size than its shape takes;
     /// `InvalidArgument` when `shards` does not have one buffer per device.
     pub fn assemble(&self, shards: &[&[u8]], dst: &mut [u8]) -> Result<()> {
+        self.assemble_with(shards, dst, false)
+    }
+
+    /// Like [`assemble`](Self::assemble), on the threads of the current
+    /// rayon pool: each shard in turn is relaid by
+    /// [`Relayout::run_parallel`] (into its range of the global array, or
+    /// into the staging buffer), and a staged shard's box is copied in
+    /// bands of rows of the global array's most major dimension, one band
+    /// per task, so that the threads write disjoint parts of `dst`. The
+    /// bytes written are those of [`assemble`](Self::assemble). Shards
+    /// and boxes under 1 MiB are copied on the calling thread.
+    ///
+    /// ```
+    /// use xla_shape::relayout::Shards;
+    /// use xla_shape::sharding::HloSharding;
+    /// use xla_shape::{ArrayShape, PrimitiveType, Shape};
+    ///
+    /// let global = ArrayShape::new(PrimitiveType::Bf16, [512, 1024])?;
+    /// let sharding: HloSharding = "{devices=[2,2]<=[4]}".parse()?;
+    /// let device: Shape = "bf16[256,512]{1,0:T(8,128)(2,1)}".parse()?;
+    /// let plan = Shards::new(&global, &sharding, device.as_array().unwrap(), 4)?;
+    /// let src: Vec<u8> = (0..plan.global_byte_size()).map(|k| k as u8).collect();
+    /// let shards = plan.run_to_vecs(&src)?;
+    /// let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
+    /// let mut back = vec![0; src.len()];
+    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// pool.install(|| plan.assemble_parallel(&refs, &mut back))?;
+    /// assert_eq!(back, src);
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`assemble`](Self::assemble).
+    #[cfg(feature = "rayon")]
+    pub fn assemble_parallel(&self, shards: &[&[u8]], dst: &mut [u8]) -> Result<()> {
+        self.assemble_with(shards, dst, true)
+    }
+
+    /// [`assemble`](Self::assemble), each step on the rayon pool when
+    /// `parallel` (only with the `rayon` feature).
+    fn assemble_with(&self, shards: &[&[u8]], dst: &mut [u8], parallel: bool) -> Result<()> {
         self.check_shards(shards.iter().map(|s| s.len()), "shard")?;
         if dst.len() != self.out_size {
             return Err(Error::new(
@@ -517,6 +565,15 @@ impl Shards {
                 ),
             ));
         }
+        #[cfg(not(feature = "rayon"))]
+        let _ = parallel;
+        let relay = |plan: &Relayout, src: &[u8], dst: &mut [u8]| {
+            #[cfg(feature = "rayon")]
+            if parallel {
+                return plan.run_parallel(src, dst);
+            }
+            plan.run(src, dst)
+        };
         let e = byte_width(self.element_type);
         let rows = row_major(self.element_type, &self.tile)?;
         let untile = Relayout::new(&self.device_shape, &rows)?;
@@ -546,31 +603,99 @@ impl Shards {
                     to_usize(range.start * e, "a shard")?,
                     to_usize(range.end * e, "a shard")?,
                 );
-                plan.run(shards[k], &mut dst[lo..hi])?;
+                relay(plan, shards[k], &mut dst[lo..hi])?;
                 continue;
             }
             if staging.is_empty() {
                 staging = zeroed(untile.dst_byte_size())?;
             }
-            untile.run(shards[k], &mut staging)?;
-            let base = s
-                .offsets
-                .iter()
-                .zip(&self.out_strides)
-                .map(|(&o, &st)| o * st)
-                .sum::<i64>();
-            copy_box(
-                &staging,
-                0,
-                &tile_strides,
-                dst,
-                base as usize,
-                &self.out_strides,
-                &s.shape(),
-                e as usize,
-            );
+            relay(&untile, shards[k], &mut staging)?;
+            let placed = Placed {
+                src: &staging,
+                src_strides: &tile_strides,
+                offsets: &s.offsets,
+                dims: s.shape(),
+            };
+            #[cfg(feature = "rayon")]
+            if parallel {
+                self.place_parallel(&placed, dst);
+                continue;
+            }
+            self.place(&placed, dst, 0);
         }
         Ok(())
+    }
+
+    /// Copies the staged box `p` to its place in the global array, of which
+    /// `dst` is the part from byte `dst_start` on (the box lies inside it).
+    fn place(&self, p: &Placed<'_>, dst: &mut [u8], dst_start: usize) {
+        let base = p
+            .offsets
+            .iter()
+            .zip(&self.out_strides)
+            .map(|(&o, &st)| o * st)
+            .sum::<i64>() as usize;
+        copy_box(
+            p.src,
+            0,
+            p.src_strides,
+            dst,
+            base - dst_start,
+            &self.out_strides,
+            &p.dims,
+            byte_width(self.element_type) as usize,
+        );
+    }
+
+    /// [`place`](Self::place) in bands of rows of the global array's most
+    /// major dimension, one task each: every band is its own contiguous
+    /// part of `dst`.
+    #[cfg(feature = "rayon")]
+    fn place_parallel(&self, p: &Placed<'_>, dst: &mut [u8]) {
+        use rayon::prelude::*;
+        // The layout's most major dimension: each of its indices is one
+        // contiguous run of `stride` bytes of the (untiled, dense) global
+        // array.
+        let major = self
+            .out_shape
+            .layout()
+            .and_then(|l| l.minor_to_major().last())
+            .map_or(0, |&d| d as usize);
+        let e = byte_width(self.element_type);
+        let box_bytes = p.dims.iter().product::<i64>() * e;
+        let threads = rayon::current_num_threads();
+        let (Some(&stride), Some(&n)) = (self.out_strides.get(major), self.dims.get(major)) else {
+            return self.place(p, dst, 0);
+        };
+        let rows = p.dims[major];
+        if threads < 2
+            || box_bytes < super::PARALLEL_MIN_BYTES as i64
+            || rows < 2
+            || stride.checked_mul(n) != Some(self.out_size as i64)
+        {
+            return self.place(p, dst, 0);
+        }
+        let (stride, first) = (stride as usize, p.offsets[major]);
+        let band = (rows as usize).div_ceil(4 * threads);
+        let start = first as usize * stride;
+        dst[start..start + rows as usize * stride]
+            .par_chunks_mut(band * stride)
+            .enumerate()
+            .for_each(|(j, part)| {
+                let r0 = (j * band) as i64;
+                let mut offsets = p.offsets.to_vec();
+                offsets[major] = first + r0;
+                let mut dims = p.dims.clone();
+                dims[major] = (part.len() / stride) as i64;
+                let src = &p.src[(r0 * p.src_strides[major]) as usize..];
+                let piece = Placed {
+                    src,
+                    src_strides: p.src_strides,
+                    offsets: &offsets,
+                    dims,
+                };
+                self.place(&piece, part, start + j * band * stride);
+            });
     }
 
     /// Like [`assemble`](Self::assemble), into a new buffer.
@@ -584,6 +709,15 @@ impl Shards {
         self.assemble(shards, &mut out)?;
         Ok(out)
     }
+}
+
+/// A shard's box staged row-major (`src`, with `src_strides`), to be
+/// copied to `offsets` of the global array.
+struct Placed<'a> {
+    src: &'a [u8],
+    src_strides: &'a [i64],
+    offsets: &'a [i64],
+    dims: Vec<i64>,
 }
 
 /// `n` zero bytes, or an error when memory cannot hold them (a tile's
