@@ -585,6 +585,8 @@ impl Shards {
             .with_layout(self.out_shape.layout().cloned())?;
         let mut direct: Option<Relayout> = None;
         let mut staging = Vec::new();
+        // Planned at the first shard that needs staging.
+        let mut bands: Option<Option<Bands>> = None;
         for (k, s) in self.slices.iter().enumerate() {
             if self.first[k] != k || s.shape().contains(&0) {
                 continue;
@@ -604,6 +606,18 @@ impl Shards {
                     to_usize(range.end * e, "a shard")?,
                 );
                 relay(plan, shards[k], &mut dst[lo..hi])?;
+                continue;
+            }
+            if bands.is_none() {
+                bands = Some(Bands::new(self).ok());
+            }
+            if let Some(Some(b)) = &bands {
+                #[cfg(feature = "rayon")]
+                if parallel {
+                    b.place_parallel(self, shards[k], s, dst)?;
+                    continue;
+                }
+                b.place(self, shards[k], s, dst)?;
                 continue;
             }
             if staging.is_empty() {
@@ -708,6 +722,187 @@ impl Shards {
         let mut out = zeroed(self.out_size)?;
         self.assemble(shards, &mut out)?;
         Ok(out)
+    }
+}
+
+/// How a shard is untiled a band of rows at a time into a staging buffer
+/// that stays in the caches, and its rows placed in the global array.
+///
+/// The rows are those of the device layout's most major dimension, when
+/// it is the global array's too. XLA's tiled-layout document
+/// (`xla/g3doc/tiled_layout.md`) lays a tiled buffer out tile by tile in
+/// the order of the tiled shape's dimensions, the most major first, so
+/// with the first tile `t` rows tall along that dimension (1 when the tile
+/// does not reach it) the rows `r..r + h` of the buffer, `r` a multiple of
+/// `t`, are one contiguous range laid out as a buffer of the band's own
+/// shape (`h` rows, the same layout). The plan checks that the bands
+/// found so abut and fit the device buffer; where they do not, or the
+/// dimensions differ, [`Shards::assemble`] stages whole shards.
+#[derive(Debug)]
+struct Bands {
+    /// The dimension the bands cut.
+    major: usize,
+    /// Rows per band (the last band of the tile may have fewer).
+    height: i64,
+    /// Bytes of one index of `major` in the global array.
+    stride: usize,
+    /// For each band of the device buffer: its byte offset, and which
+    /// plan of `plans` untiles it.
+    starts: Vec<(usize, usize)>,
+    /// The untiling of a whole band and of a shorter last one, each with
+    /// its staging buffer's byte strides.
+    plans: Vec<(Relayout, Vec<i64>)>,
+}
+
+/// The rows a band's staging buffer holds at most, in bytes.
+const BAND_BYTES: i64 = 256 << 10;
+
+impl Bands {
+    fn new(sh: &Shards) -> Result<Bands> {
+        let none = || Error::invalid_argument("no bands");
+        let device_layout = sh.device_shape.layout().ok_or_else(none)?;
+        let out_layout = sh.out_shape.layout().ok_or_else(none)?;
+        let major = *device_layout.minor_to_major().last().ok_or_else(none)?;
+        if out_layout.minor_to_major().last() != Some(&major) {
+            return Err(none());
+        }
+        let major = usize::try_from(major).map_err(|_| none())?;
+        let rank = sh.tile.len();
+        // The first tile's extent along `major`, the first physical
+        // dimension: a tile covers the most minor ones.
+        let t = match device_layout.tiles().first() {
+            None => 1,
+            Some(tile) => match tile.dimensions().len() {
+                k if k == rank => tile.dimensions()[0],
+                k if k < rank => 1,
+                _ => return Err(none()),
+            },
+        };
+        let rows = sh.tile[major];
+        let stride = sh.out_strides[major];
+        if t <= 0 || rows <= 0 || stride.checked_mul(sh.dims[major]) != Some(sh.out_size as i64) {
+            return Err(none());
+        }
+        // One row of the staging buffer: the tile's other dimensions.
+        let row_bytes = sh
+            .tile
+            .iter()
+            .enumerate()
+            .filter(|&(d, _)| d != major)
+            .try_fold(byte_width(sh.element_type), |acc, (_, &n)| {
+                acc.checked_mul(n)
+            })
+            .ok_or_else(none)?;
+        let height = ((BAND_BYTES / row_bytes.max(1)).max(1) + t - 1) / t * t;
+        let device = TiledLayout::new(&sh.device_shape)?;
+        let bits = device.element_size_in_bits();
+        let mut plans: Vec<(i64, Relayout, Vec<i64>)> = Vec::new();
+        let mut starts = Vec::new();
+        let mut expect = 0usize;
+        let mut index = vec![0i64; rank];
+        for r in (0..rows).step_by(height as usize) {
+            let h = height.min(rows - r);
+            let which = match plans.iter().position(|p| p.0 == h) {
+                Some(w) => w,
+                None => {
+                    let mut dims = sh.tile.clone();
+                    dims[major] = h;
+                    let band = ArrayShape::new(sh.element_type, dims.clone())?
+                        .with_layout(Some(device_layout.clone()))?;
+                    let staged = ArrayShape::new(sh.element_type, dims)?
+                        .with_layout(Some(out_layout.clone()))?;
+                    let strides = crate::strides::byte_strides(&staged)?;
+                    plans.push((h, Relayout::new(&band, &staged)?, strides));
+                    plans.len() - 1
+                }
+            };
+            index[major] = r;
+            let slot = device.offset(&index)?;
+            let start = usize::try_from(slot.checked_mul(bits).ok_or_else(none)? / 8)
+                .map_err(|_| none())?;
+            let end = start + plans[which].1.src_byte_size();
+            if slot * bits % 8 != 0 || start != expect || end > sh.device_size {
+                return Err(none());
+            }
+            expect = end;
+            starts.push((start, which));
+        }
+        Ok(Bands {
+            major,
+            height,
+            stride: stride as usize,
+            starts,
+            plans: plans.into_iter().map(|(_, r, s)| (r, s)).collect(),
+        })
+    }
+
+    /// Band `j` of the distinct shard `s` (its buffer `shard`) placed in
+    /// `dst`, the rows of the global array that band covers; `staging` is
+    /// reused from band to band.
+    fn place_band(
+        &self,
+        sh: &Shards,
+        shard: &[u8],
+        s: &DeviceSlice,
+        j: usize,
+        staging: &mut Vec<u8>,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let (start, which) = self.starts[j];
+        let (plan, strides) = &self.plans[which];
+        staging.resize(plan.dst_byte_size(), 0);
+        plan.run(&shard[start..start + plan.src_byte_size()], staging)?;
+        let first = s.offsets[self.major] + j as i64 * self.height;
+        let mut offsets = s.offsets.clone();
+        offsets[self.major] = first;
+        let mut dims = s.shape();
+        dims[self.major] = (dst.len() / self.stride) as i64;
+        let placed = Placed {
+            src: staging,
+            src_strides: strides,
+            offsets: &offsets,
+            dims,
+        };
+        sh.place(&placed, dst, first as usize * self.stride);
+        Ok(())
+    }
+
+    /// The rows of the global array that shard `s` covers.
+    fn rows<'a>(&self, s: &DeviceSlice, dst: &'a mut [u8]) -> &'a mut [u8] {
+        let first = s.offsets[self.major] as usize * self.stride;
+        let n = s.shape()[self.major] as usize * self.stride;
+        &mut dst[first..first + n]
+    }
+
+    /// Every band of `shard` placed, one after the other.
+    fn place(&self, sh: &Shards, shard: &[u8], s: &DeviceSlice, dst: &mut [u8]) -> Result<()> {
+        let mut staging = Vec::new();
+        for (j, rows) in self
+            .rows(s, dst)
+            .chunks_mut(self.height as usize * self.stride)
+            .enumerate()
+        {
+            self.place_band(sh, shard, s, j, &mut staging, rows)?;
+        }
+        Ok(())
+    }
+
+    /// Every band of `shard` placed, one task each.
+    #[cfg(feature = "rayon")]
+    fn place_parallel(
+        &self,
+        sh: &Shards,
+        shard: &[u8],
+        s: &DeviceSlice,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        use rayon::prelude::*;
+        self.rows(s, dst)
+            .par_chunks_mut(self.height as usize * self.stride)
+            .enumerate()
+            .try_for_each_init(Vec::new, |staging, (j, rows)| {
+                self.place_band(sh, shard, s, j, staging, rows)
+            })
     }
 }
 
