@@ -502,9 +502,12 @@ impl Shards {
     ///
     /// A shard that is one contiguous range of the global array (a
     /// sharding of the layout's most major dimension alone, or a
-    /// replicated one) is relaid straight into that range; any other goes
-    /// through a row-major buffer of the tile shape, reused from shard to
-    /// shard, whose box is then copied into place.
+    /// replicated one) is relaid straight into that range. Any other is
+    /// untiled into a staging buffer, whose box is then copied into place:
+    /// a band of rows at a time (a buffer that stays in the caches) when
+    /// the device layout's most major dimension is the global array's and
+    /// its rows of tiles are buffers of their own shape, else the whole
+    /// tile.
     ///
     /// # Errors
     ///
@@ -515,13 +518,15 @@ impl Shards {
     }
 
     /// Like [`assemble`](Self::assemble), on the threads of the current
-    /// rayon pool: each shard in turn is relaid by
-    /// [`Relayout::run_parallel`] (into its range of the global array, or
-    /// into the staging buffer), and a staged shard's box is copied in
-    /// bands of rows of the global array's most major dimension, one band
-    /// per task, so that the threads write disjoint parts of `dst`. The
-    /// bytes written are those of [`assemble`](Self::assemble). Shards
-    /// and boxes under 1 MiB are copied on the calling thread.
+    /// rayon pool, one shard after the other and each shard's copy cut so
+    /// that the threads write disjoint parts of `dst`: a shard that is one
+    /// range of the global array by [`Relayout::run_parallel`], a staged
+    /// one in bands of rows of the global array's most major dimension,
+    /// one task per band (untiled into the task's own staging buffer when
+    /// the layouts allow, else untiled whole by
+    /// [`Relayout::run_parallel`] first). The bytes written are those of
+    /// [`assemble`](Self::assemble). Shards and boxes under 1 MiB are
+    /// copied on the calling thread.
     ///
     /// ```
     /// use xla_shape::relayout::Shards;
@@ -609,7 +614,7 @@ impl Shards {
                 continue;
             }
             if bands.is_none() {
-                bands = Some(Bands::new(self).ok());
+                bands = Some(Bands::new(self));
             }
             if let Some(Some(b)) = &bands {
                 #[cfg(feature = "rayon")]
@@ -617,7 +622,7 @@ impl Shards {
                     b.place_parallel(self, shards[k], s, dst)?;
                     continue;
                 }
-                b.place(self, shards[k], s, dst)?;
+                b.place(self, shards[k], s, b.rows(s, dst))?;
                 continue;
             }
             if staging.is_empty() {
@@ -758,30 +763,33 @@ struct Bands {
 const BAND_BYTES: i64 = 256 << 10;
 
 impl Bands {
-    fn new(sh: &Shards) -> Result<Bands> {
-        let none = || Error::invalid_argument("no bands");
-        let device_layout = sh.device_shape.layout().ok_or_else(none)?;
-        let out_layout = sh.out_shape.layout().ok_or_else(none)?;
-        let major = *device_layout.minor_to_major().last().ok_or_else(none)?;
+    /// The bands of `sh`'s device buffers, or `None` when the device
+    /// layout does not cut into them.
+    fn new(sh: &Shards) -> Option<Bands> {
+        let device_layout = sh.device_shape.layout()?;
+        let out_layout = sh.out_shape.layout()?;
+        let major = *device_layout.minor_to_major().last()?;
         if out_layout.minor_to_major().last() != Some(&major) {
-            return Err(none());
+            return None;
         }
-        let major = usize::try_from(major).map_err(|_| none())?;
+        let major = usize::try_from(major).ok()?;
         let rank = sh.tile.len();
         // The first tile's extent along `major`, the first physical
         // dimension: a tile covers the most minor ones.
         let t = match device_layout.tiles().first() {
             None => 1,
-            Some(tile) => match tile.dimensions().len() {
-                k if k == rank => tile.dimensions()[0],
-                k if k < rank => 1,
-                _ => return Err(none()),
-            },
+            Some(tile) if tile.dimensions().len() == rank => tile.dimensions()[0],
+            Some(tile) if tile.dimensions().len() < rank => 1,
+            Some(_) => return None,
         };
         let rows = sh.tile[major];
         let stride = sh.out_strides[major];
-        if t <= 0 || rows <= 0 || stride.checked_mul(sh.dims[major]) != Some(sh.out_size as i64) {
-            return Err(none());
+        if t <= 0
+            || rows <= 0
+            || stride <= 0
+            || stride.checked_mul(sh.dims[major])? != sh.out_size as i64
+        {
+            return None;
         }
         // One row of the staging buffer: the tile's other dimensions.
         let row_bytes = sh
@@ -791,43 +799,43 @@ impl Bands {
             .filter(|&(d, _)| d != major)
             .try_fold(byte_width(sh.element_type), |acc, (_, &n)| {
                 acc.checked_mul(n)
-            })
-            .ok_or_else(none)?;
+            })?;
         let height = ((BAND_BYTES / row_bytes.max(1)).max(1) + t - 1) / t * t;
-        let device = TiledLayout::new(&sh.device_shape)?;
+        let device = TiledLayout::new(&sh.device_shape).ok()?;
         let bits = device.element_size_in_bits();
         let mut plans: Vec<(i64, Relayout, Vec<i64>)> = Vec::new();
         let mut starts = Vec::new();
         let mut expect = 0usize;
         let mut index = vec![0i64; rank];
-        for r in (0..rows).step_by(height as usize) {
+        for r in (0..rows).step_by(usize::try_from(height).ok()?) {
             let h = height.min(rows - r);
             let which = match plans.iter().position(|p| p.0 == h) {
                 Some(w) => w,
                 None => {
                     let mut dims = sh.tile.clone();
                     dims[major] = h;
-                    let band = ArrayShape::new(sh.element_type, dims.clone())?
-                        .with_layout(Some(device_layout.clone()))?;
-                    let staged = ArrayShape::new(sh.element_type, dims)?
-                        .with_layout(Some(out_layout.clone()))?;
-                    let strides = crate::strides::byte_strides(&staged)?;
-                    plans.push((h, Relayout::new(&band, &staged)?, strides));
+                    let band = ArrayShape::new(sh.element_type, dims.clone())
+                        .and_then(|a| a.with_layout(Some(device_layout.clone())))
+                        .ok()?;
+                    let staged = ArrayShape::new(sh.element_type, dims)
+                        .and_then(|a| a.with_layout(Some(out_layout.clone())))
+                        .ok()?;
+                    let strides = crate::strides::byte_strides(&staged).ok()?;
+                    plans.push((h, Relayout::new(&band, &staged).ok()?, strides));
                     plans.len() - 1
                 }
             };
             index[major] = r;
-            let slot = device.offset(&index)?;
-            let start = usize::try_from(slot.checked_mul(bits).ok_or_else(none)? / 8)
-                .map_err(|_| none())?;
-            let end = start + plans[which].1.src_byte_size();
-            if slot * bits % 8 != 0 || start != expect || end > sh.device_size {
-                return Err(none());
+            let bit = device.offset(&index).ok()?.checked_mul(bits)?;
+            let start = usize::try_from(bit / 8).ok()?;
+            let end = start.checked_add(plans[which].1.src_byte_size())?;
+            if bit % 8 != 0 || start != expect || end > sh.device_size {
+                return None;
             }
             expect = end;
             starts.push((start, which));
         }
-        Ok(Bands {
+        Some(Bands {
             major,
             height,
             stride: stride as usize,
@@ -874,11 +882,11 @@ impl Bands {
         &mut dst[first..first + n]
     }
 
-    /// Every band of `shard` placed, one after the other.
-    fn place(&self, sh: &Shards, shard: &[u8], s: &DeviceSlice, dst: &mut [u8]) -> Result<()> {
+    /// Every band of `shard` placed, one after the other, into `rows`
+    /// (what [`rows`](Self::rows) gives).
+    fn place(&self, sh: &Shards, shard: &[u8], s: &DeviceSlice, rows: &mut [u8]) -> Result<()> {
         let mut staging = Vec::new();
-        for (j, rows) in self
-            .rows(s, dst)
+        for (j, rows) in rows
             .chunks_mut(self.height as usize * self.stride)
             .enumerate()
         {
@@ -897,8 +905,12 @@ impl Bands {
         dst: &mut [u8],
     ) -> Result<()> {
         use rayon::prelude::*;
-        self.rows(s, dst)
-            .par_chunks_mut(self.height as usize * self.stride)
+        let rows = self.rows(s, dst);
+        let box_bytes = s.shape().iter().product::<i64>() * byte_width(sh.element_type);
+        if box_bytes < super::PARALLEL_MIN_BYTES as i64 || rayon::current_num_threads() < 2 {
+            return self.place(sh, shard, s, rows);
+        }
+        rows.par_chunks_mut(self.height as usize * self.stride)
             .enumerate()
             .try_for_each_init(Vec::new, |staging, (j, rows)| {
                 self.place_band(sh, shard, s, j, staging, rows)
