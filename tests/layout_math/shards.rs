@@ -371,6 +371,15 @@ fn parallel_assemble_is_assemble() {
         .unwrap();
     check_parallel_assemble(&cm, "{devices=[2,2]<=[4]}", "{1,0:T(8,128)}", 4);
     check_parallel_assemble(&cm, "{devices=[1,2]<=[2]}", "{0,1}", 2);
+    check_parallel_assemble(&cm, "{devices=[2,2]<=[4]}", "{0,1:T(8,128)}", 4);
+    // A tile of lower rank than the array: bands of the untiled major
+    // dimension.
+    check_parallel_assemble(
+        &rm(F32, &[6, 300, 700]),
+        "{devices=[2,1,2]<=[4]}",
+        "{2,1,0:T(8,128)}",
+        4,
+    );
     check_parallel_assemble(
         &rm(S8, &[5, 1200, 1100]),
         "{devices=[2,1,3,2]<=[3,2,2]T(2,1,0) last_tile_dim_replicate}",
