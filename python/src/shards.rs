@@ -138,29 +138,30 @@ pub fn shard<'py>(
             ),
         )));
     }
-    let np = py.import("numpy")?;
-    let out_given = out.is_some();
-    let outs = match out {
+    // New NumPy buffers (and the module, for their typed views) unless the
+    // caller gives the buffers.
+    let (outs, np) = match out {
         Some(given) => {
             for (k, o) in given.iter().enumerate() {
                 dtype::check_array_dtype(o, &device, &format!("out[{k}]"))?;
             }
-            given.0
+            (given.0, None)
         }
         None => {
+            let np = py.import("numpy")?;
             let mut fresh = Vec::with_capacity(plan.devices().len());
             for _ in plan.devices() {
                 fresh.push(np.call_method1("empty", (plan.device_byte_size(), "uint8"))?);
             }
-            fresh
+            (fresh, Some(np))
         }
     };
     let mut buffers = outs
         .iter()
         .map(|o| Buffer::get(o, true))
         .collect::<PyResult<Vec<_>>>()?;
-    // Two `&mut [u8]` over one byte would be undefined behaviour: refused
-    // before any slice is made.
+    // A `&mut [u8]` over a byte that another slice also covers would be
+    // undefined behaviour: refused before any slice is made.
     if let Some(k) = buffers.iter().position(|b| b.overlaps(&src)) {
         return Err(invalid_argument(format!(
             "out[{k}] and the array overlap: the shards cannot be written over their source"
@@ -183,15 +184,13 @@ pub fn shard<'py>(
     .py()?;
     drop(dst);
     drop(buffers);
-    let given = out_given;
     plan.devices()
         .iter()
         .zip(&outs)
         .map(|(d, o)| {
-            let buffer = if given {
-                o.clone()
-            } else {
-                utils::typed_view(py, &np, o, &device)?
+            let buffer = match &np {
+                Some(np) => utils::typed_view(py, np, o, &device)?,
+                None => o.clone(),
             };
             Ok((d.device, buffer))
         })
