@@ -169,6 +169,8 @@ fn paired(rounds: usize, filter: &str) {
             let (src, dst) = (&src[..sn], &mut dst[..dn]);
             let copy_src = &src[..dn.min(sn)];
             type Run<'a> = Box<dyn Fn(&[u8], &mut [u8]) + 'a>;
+            // `mut` only for the parallel row of the `rayon` feature.
+            #[cfg_attr(not(feature = "rayon"), allow(unused_mut))]
             let mut runs: Vec<(String, Run<'_>)> = vec![(
                 name.clone(),
                 Box::new(|s: &[u8], d: &mut [u8]| plan.run(s, d).unwrap()),

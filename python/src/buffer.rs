@@ -84,6 +84,12 @@ impl<'py> Buffer<'py> {
         if rc != 0 {
             let py = obj.py();
             let err = PyErr::fetch(py);
+            // An object that refuses a writable buffer but gives a
+            // read-only one (`bytes`, a NumPy array whose `writeable` flag
+            // is off: NumPy says so with a ValueError) is read-only.
+            if writable && Self::get(obj, false).is_ok() {
+                return Err(read_only());
+            }
             // NumPy refuses a strided view with a ValueError.
             if err.is_instance_of::<pyo3::exceptions::PyValueError>(py) {
                 return Err(invalid_argument(format!(
@@ -104,9 +110,7 @@ impl<'py> Buffer<'py> {
             ));
         }
         if writable && buffer.raw.readonly != 0 {
-            return Err(pyo3::exceptions::PyBufferError::new_err(
-                "the output buffer is read-only",
-            ));
+            return Err(read_only());
         }
         Ok(buffer)
     }
@@ -121,6 +125,18 @@ impl<'py> Buffer<'py> {
     pub fn overlaps(&self, other: &Buffer<'_>) -> bool {
         let (a, b) = (self.raw.buf as usize, other.raw.buf as usize);
         self.len() != 0 && other.len() != 0 && a < b + other.len() && b < a + self.len()
+    }
+
+    /// The first two of `buffers` (by position) that share a byte, if any
+    /// do: after sorting by address only neighbours need comparing.
+    pub fn overlapping_pair(buffers: &[Buffer<'_>]) -> Option<(usize, usize)> {
+        let mut order: Vec<usize> = (0..buffers.len()).collect();
+        order.sort_by_key(|&k| buffers[k].raw.buf as usize);
+        order
+            .windows(2)
+            .filter(|w| buffers[w[0]].overlaps(&buffers[w[1]]))
+            .map(|w| (w[0].min(w[1]), w[0].max(w[1])))
+            .min()
     }
 
     /// The bytes.
@@ -142,6 +158,11 @@ impl<'py> Buffer<'py> {
         // exporter did not mark it read-only.
         unsafe { std::slice::from_raw_parts_mut(self.raw.buf as *mut u8, self.len()) }
     }
+}
+
+/// The `BufferError` of a read-only object given for writing.
+fn read_only() -> PyErr {
+    pyo3::exceptions::PyBufferError::new_err("the output buffer is read-only")
 }
 
 impl Drop for Buffer<'_> {

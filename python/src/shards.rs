@@ -100,9 +100,21 @@ fn plan(
 /// to `num_devices` devices. Returns a list of `(device, buffer)`: each
 /// buffer a new NumPy array whose C-order memory is the device's bytes (of
 /// the element type's dtype when `device_shape` is untiled, else `uint8`).
+///
+/// With `out`, a sequence of one writable buffer per device in that
+/// order (staging buffers already at hand: pinned host memory, the
+/// buffers of `jax.Array.addressable_shards`), the shards are written
+/// into them and the list holds those objects. As for `assemble`'s `out`,
+/// each must be contiguous (C or Fortran order) and hold exactly
+/// `device_shape`'s bytes (`TiledLayout(device_shape).byte_size()`), and
+/// an array's dtype must be the element type's or `uint8` (objects
+/// without a dtype, such as `bytearray` or `memoryview`, are bytes); no
+/// two may share memory, nor any with `array`.
+///
 /// The copies run without the GIL, on all cores with `parallel=True`.
 #[pyfunction]
-#[pyo3(signature = (array, global_shape, sharding, device_shape, num_devices=None, parallel=false))]
+#[pyo3(signature = (array, global_shape, sharding, device_shape, num_devices=None, parallel=false, out=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn shard<'py>(
     py: Python<'py>,
     array: &Bound<'py, PyAny>,
@@ -111,6 +123,7 @@ pub fn shard<'py>(
     device_shape: PyRef<'py, PyShape>,
     num_devices: Option<i64>,
     parallel: bool,
+    out: Option<Seq<Bound<'py, PyAny>>>,
 ) -> PyResult<Vec<(i64, Bound<'py, PyAny>)>> {
     let (plan, global, device) = plan(&global_shape, &sharding, &device_shape, num_devices)?;
     dtype::check_array_dtype(array, &global, "the array")?;
@@ -125,15 +138,40 @@ pub fn shard<'py>(
             ),
         )));
     }
-    let np = py.import("numpy")?;
-    let mut outs = Vec::with_capacity(plan.devices().len());
-    for _ in plan.devices() {
-        outs.push(np.call_method1("empty", (plan.device_byte_size(), "uint8"))?);
-    }
+    // New NumPy buffers (and the module, for their typed views) unless the
+    // caller gives the buffers.
+    let (outs, np) = match out {
+        Some(given) => {
+            for (k, o) in given.iter().enumerate() {
+                dtype::check_array_dtype(o, &device, &format!("out[{k}]"))?;
+            }
+            (given.0, None)
+        }
+        None => {
+            let np = py.import("numpy")?;
+            let mut fresh = Vec::with_capacity(plan.devices().len());
+            for _ in plan.devices() {
+                fresh.push(np.call_method1("empty", (plan.device_byte_size(), "uint8"))?);
+            }
+            (fresh, Some(np))
+        }
+    };
     let mut buffers = outs
         .iter()
         .map(|o| Buffer::get(o, true))
         .collect::<PyResult<Vec<_>>>()?;
+    // A `&mut [u8]` over a byte that another slice also covers would be
+    // undefined behaviour: refused before any slice is made.
+    if let Some(k) = buffers.iter().position(|b| b.overlaps(&src)) {
+        return Err(invalid_argument(format!(
+            "out[{k}] and the array overlap: the shards cannot be written over their source"
+        )));
+    }
+    if let Some((a, b)) = Buffer::overlapping_pair(&buffers) {
+        return Err(invalid_argument(format!(
+            "out[{a}] and out[{b}] overlap: each device needs a buffer of its own"
+        )));
+    }
     let s = src.as_slice();
     let mut dst: Vec<&mut [u8]> = buffers.iter_mut().map(Buffer::as_mut_slice).collect();
     py.allow_threads(|| {
@@ -149,7 +187,13 @@ pub fn shard<'py>(
     plan.devices()
         .iter()
         .zip(&outs)
-        .map(|(d, o)| Ok((d.device, utils::typed_view(py, &np, o, &device)?)))
+        .map(|(d, o)| {
+            let buffer = match &np {
+                Some(np) => utils::typed_view(py, np, o, &device)?,
+                None => o.clone(),
+            };
+            Ok((d.device, buffer))
+        })
         .collect()
 }
 
@@ -158,10 +202,13 @@ pub fn shard<'py>(
 /// objects with the buffer protocol, each exactly the bytes of
 /// `device_shape`). Of devices that hold the same slice only the first is
 /// read. Returns a new NumPy array of the global shape (its memory in the
-/// layout of `global_shape`), or writes into `out` and returns it. Runs
-/// without the GIL.
+/// layout of `global_shape`), or writes into `out` (contiguous, exactly
+/// the bytes of `global_shape`, of the element type's dtype or `uint8`,
+/// sharing no memory with a shard) and returns it. Runs without the GIL,
+/// on all cores with `parallel=True`.
 #[pyfunction]
-#[pyo3(signature = (shards, global_shape, sharding, device_shape, num_devices=None, out=None))]
+#[pyo3(signature = (shards, global_shape, sharding, device_shape, num_devices=None, out=None, parallel=false))]
+#[allow(clippy::too_many_arguments)]
 pub fn assemble<'py>(
     py: Python<'py>,
     shards: Seq<Bound<'py, PyAny>>,
@@ -170,6 +217,7 @@ pub fn assemble<'py>(
     device_shape: PyRef<'py, PyShape>,
     num_devices: Option<i64>,
     out: Option<&Bound<'py, PyAny>>,
+    parallel: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (plan, global, device) = plan(&global_shape, &sharding, &device_shape, num_devices)?;
     for s in shards.iter() {
@@ -199,6 +247,13 @@ pub fn assemble<'py>(
     }
     let srcs: Vec<&[u8]> = inputs.iter().map(Buffer::as_slice).collect();
     let d = dst.as_mut_slice();
-    py.allow_threads(|| plan.assemble(&srcs, d)).py()?;
+    py.allow_threads(|| {
+        if parallel {
+            plan.assemble_parallel(&srcs, d)
+        } else {
+            plan.assemble(&srcs, d)
+        }
+    })
+    .py()?;
     Ok(result)
 }

@@ -203,3 +203,138 @@ def test_sequences_that_lie_about_their_length():
     shards = [b for _, b in xs.shard(x, g, s, device)]
     assert np.array_equal(xs.assemble(LyingList(shards), g, s, device), x)
     assert xs.byte_ranges(g, LyingList([0, 0]), LyingList([1, 6])) == [(0, 24)]
+
+
+def plan_of(dims, sharding, layout, dtype="bfloat16", element="BF16"):
+    s = xs.HloSharding.from_string(sharding)
+    g = xs.Shape.array_shape(element, list(dims))
+    tile = s.tile(g)
+    device = xs.Shape(f"{element.lower()}[{','.join(map(str, tile.dimensions()))}]{layout}")
+    return global_array(dims, dtype), g, s, device
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize(
+    "dims,sharding,layout",
+    [
+        ((17, 257), "{devices=[2,2]<=[4]}", "{1,0:T(8,128)(2,1)}"),
+        ((24, 384), "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}", "{1,0}"),
+        ((16, 256), "{devices=[4,1]<=[4]}", "{0,1}"),
+    ],
+)
+def test_shard_into_out_is_the_fresh_shards(dims, sharding, layout, parallel):
+    x, g, s, device = plan_of(dims, sharding, layout)
+    fresh = xs.shard(x, g, s, device, parallel=parallel)
+    size = xs.TiledLayout(device).byte_size()
+    # Buffers that held other bytes, of every kind the docstring accepts:
+    # uint8 arrays, arrays of the element type, bytearrays, memoryviews.
+    kinds = [
+        lambda: np.full(size, 0xA5, dtype=np.uint8),
+        lambda: np.full(size // 2, 3, dtype=ml_dtypes.bfloat16),
+        lambda: bytearray(b"\x5a" * size),
+        lambda: memoryview(bytearray(b"\x5a" * size)),
+    ]
+    outs = [kinds[k % len(kinds)]() for k in range(len(fresh))]
+    got = xs.shard(x, g, s, device, parallel=parallel, out=outs)
+    assert [d for d, _ in got] == [d for d, _ in fresh]
+    for (_, buf), o, (_, want) in zip(got, outs, fresh):
+        assert buf is o
+        raw = o.tobytes() if isinstance(o, np.ndarray) else bytes(o)
+        assert raw == want.tobytes()
+    # A Fortran-ordered out is one contiguous block too.
+    if layout == "{1,0}":
+        tile = device.dimensions()
+        outs = [np.asfortranarray(np.zeros(tile, dtype=ml_dtypes.bfloat16).T) for _ in fresh]
+        xs.shard(x, g, s, device, out=outs)
+        assert all(np.asarray(o).tobytes("A") == w.tobytes() for o, (_, w) in zip(outs, fresh))
+
+
+def test_shard_out_errors():
+    x, g, s, device = plan_of((16, 256), "{devices=[2,2]<=[4]}", "{1,0:T(8,128)(2,1)}")
+    size = xs.TiledLayout(device).byte_size()
+
+    def outs(n=4):
+        return [np.full(size, 0xA5, dtype=np.uint8) for _ in range(n)]
+
+    for n in (3, 5):
+        with pytest.raises(xs.InvalidArgumentError, match=f"{n} shard buffers given for 4 devices"):
+            xs.shard(x, g, s, device, out=outs(n))
+    wrong = outs()
+    wrong[2] = np.zeros(size - 2, dtype=np.uint8)
+    with pytest.raises(xs.BufferSizeError, match=rf"\(device 2\) has {size - 2} bytes but .* takes {size} bytes"):
+        xs.shard(x, g, s, device, out=wrong)
+    ro = outs()
+    ro[1].flags.writeable = False
+    with pytest.raises(BufferError, match="read-only"):
+        xs.shard(x, g, s, device, out=ro)
+    with pytest.raises(BufferError, match="read-only"):
+        xs.shard(x, g, s, device, out=outs(3) + [bytes(size)])
+    strided = outs(3) + [np.zeros(2 * size, dtype=np.uint8)[::2]]
+    with pytest.raises(xs.InvalidArgumentError, match="not contiguous"):
+        xs.shard(x, g, s, device, out=strided)
+    with pytest.raises(xs.InvalidArgumentError, match="dtype"):
+        xs.shard(x, g, s, device, out=outs(3) + [np.zeros(size // 4, dtype=np.float32)])
+    # Two outputs sharing memory: the same object twice, or two views of
+    # one buffer that overlap by a byte. Nothing is written.
+    same = outs()
+    same[3] = same[0]
+    big = np.full(2 * size, 0xA5, dtype=np.uint8)
+    halves = outs(2) + [big[: size], big[size - 1 : 2 * size - 1]]
+    for bad, pair in [(same, r"out\[0\] and out\[3\]"), (halves, r"out\[2\] and out\[3\]")]:
+        with pytest.raises(xs.InvalidArgumentError, match=pair + " overlap"):
+            xs.shard(x, g, s, device, out=bad)
+        assert all((np.asarray(o) == 0xA5).all() for o in bad)
+    # Adjacent views that do not overlap are fine.
+    whole = np.zeros(4 * size, dtype=np.uint8)
+    got = xs.shard(x, g, s, device, out=[whole[k * size : (k + 1) * size] for k in range(4)])
+    assert whole.tobytes() == b"".join(b.tobytes() for _, b in xs.shard(x, g, s, device))
+    assert [b.base is whole for _, b in got] == [True] * 4
+    # An output over the input array.
+    raw = np.zeros(x.nbytes + size, dtype=np.uint8)
+    xin = raw[: x.nbytes].view(ml_dtypes.bfloat16).reshape(x.shape)
+    xin[...] = x
+    with pytest.raises(xs.InvalidArgumentError, match=r"out\[1\] and the array overlap"):
+        xs.shard(xin, g, s, device, out=[outs(1)[0], raw[x.nbytes - 1 : x.nbytes - 1 + size]] + outs(2))
+    assert np.array_equal(xin, x)
+    with pytest.raises(TypeError):
+        xs.shard(x, g, s, device, out=7)
+
+
+@pytest.mark.parametrize(
+    "dims,sharding,layout,n",
+    [
+        ((1100, 1300), "{devices=[2,2]<=[4]}", "{1,0:T(8,128)(2,1)}", None),
+        ((1101, 1301), "{devices=[2,2]0,2,3,1}", "{1,0:T(8,128)(2,1)}", None),
+        ((2300, 700), "{devices=[3,1]<=[3]}", "{1,0}", None),
+        ((1200, 1000), "{replicated}", "{1,0:T(8,128)(2,1)}", 3),
+        ((1200, 1000), "{devices=[1,2,2]<=[4] last_tile_dim_replicate}", "{0,1}", None),
+    ],
+)
+def test_parallel_assemble_is_assemble(dims, sharding, layout, n):
+    # Large enough (boxes over 1 MiB) for the copies to be cut for threads.
+    x, g, s, device = plan_of(dims, sharding, layout)
+    shards = [b for _, b in xs.shard(x, g, s, device, num_devices=n, parallel=True)]
+    one = xs.assemble(shards, g, s, device, num_devices=n)
+    many = xs.assemble(shards, g, s, device, num_devices=n, parallel=True)
+    assert many.tobytes() == one.tobytes() and np.array_equal(one, x)
+    out = np.full_like(x, 7)
+    res = xs.assemble(shards, g, s, device, n, out, True)
+    assert res is out and np.array_equal(out, x)
+
+
+def test_shard_from_threads():
+    # Without the GIL, several Python threads shard at once.
+    from concurrent.futures import ThreadPoolExecutor
+
+    x, g, s, device = plan_of((512, 1024), "{devices=[2,4]<=[8]}", "{1,0:T(8,128)(2,1)}")
+    want = [b.tobytes() for _, b in xs.shard(x, g, s, device)]
+    size = xs.TiledLayout(device).byte_size()
+
+    def job(k):
+        outs = [np.empty(size, dtype=np.uint8) for _ in want] if k % 2 else None
+        got = xs.shard(x, g, s, device, parallel=k % 3 == 0, out=outs)
+        back = xs.assemble([b for _, b in got], g, s, device, parallel=k % 4 == 0)
+        return [b.tobytes() for _, b in got] == want and np.array_equal(back, x)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert all(pool.map(job, range(16)))

@@ -504,6 +504,7 @@ def shard(
     device_shape: Shape,
     num_devices: Optional[int] = None,
     parallel: bool = False,
+    out: Optional[Sequence[Any]] = None,
 ) -> List[Tuple[int, Any]]: ...
 def assemble(
     shards: Sequence[Any],
@@ -512,4 +513,5 @@ def assemble(
     device_shape: Shape,
     num_devices: Optional[int] = None,
     out: Any = None,
+    parallel: bool = False,
 ) -> Any: ...

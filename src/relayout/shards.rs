@@ -500,11 +500,64 @@ impl Shards {
     /// [`devices`](Self::devices). Of devices that hold the same slice,
     /// only the first is read; the padding of cut shards is not read.
     ///
+    /// A shard that is one contiguous range of the global array (a
+    /// sharding of the layout's most major dimension alone, or a
+    /// replicated one) is relaid straight into that range. Any other is
+    /// untiled into a staging buffer, whose box is then copied into place:
+    /// a band of rows at a time (a buffer that stays in the caches) when
+    /// the device layout's most major dimension is the global array's and
+    /// its rows of tiles are buffers of their own shape, else the whole
+    /// tile.
+    ///
     /// # Errors
     ///
     /// `BufferSize` when a buffer has another size than its shape takes;
     /// `InvalidArgument` when `shards` does not have one buffer per device.
     pub fn assemble(&self, shards: &[&[u8]], dst: &mut [u8]) -> Result<()> {
+        self.assemble_with(shards, dst, false)
+    }
+
+    /// Like [`assemble`](Self::assemble), on the threads of the current
+    /// rayon pool, one shard after the other and each shard's copy cut so
+    /// that the threads write disjoint parts of `dst`: a shard that is one
+    /// range of the global array by [`Relayout::run_parallel`], a staged
+    /// one in bands of rows of the global array's most major dimension,
+    /// one task per band (untiled into the task's own staging buffer when
+    /// the layouts allow, else untiled whole by
+    /// [`Relayout::run_parallel`] first). The bytes written are those of
+    /// [`assemble`](Self::assemble). Shards and boxes under 1 MiB are
+    /// copied on the calling thread.
+    ///
+    /// ```
+    /// use xla_shape::relayout::Shards;
+    /// use xla_shape::sharding::HloSharding;
+    /// use xla_shape::{ArrayShape, PrimitiveType, Shape};
+    ///
+    /// let global = ArrayShape::new(PrimitiveType::Bf16, [512, 1024])?;
+    /// let sharding: HloSharding = "{devices=[2,2]<=[4]}".parse()?;
+    /// let device: Shape = "bf16[256,512]{1,0:T(8,128)(2,1)}".parse()?;
+    /// let plan = Shards::new(&global, &sharding, device.as_array().unwrap(), 4)?;
+    /// let src: Vec<u8> = (0..plan.global_byte_size()).map(|k| k as u8).collect();
+    /// let shards = plan.run_to_vecs(&src)?;
+    /// let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
+    /// let mut back = vec![0; src.len()];
+    /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// pool.install(|| plan.assemble_parallel(&refs, &mut back))?;
+    /// assert_eq!(back, src);
+    /// # Ok::<(), xla_shape::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`assemble`](Self::assemble).
+    #[cfg(feature = "rayon")]
+    pub fn assemble_parallel(&self, shards: &[&[u8]], dst: &mut [u8]) -> Result<()> {
+        self.assemble_with(shards, dst, true)
+    }
+
+    /// [`assemble`](Self::assemble), each step on the rayon pool when
+    /// `parallel` (only with the `rayon` feature).
+    fn assemble_with(&self, shards: &[&[u8]], dst: &mut [u8], parallel: bool) -> Result<()> {
         self.check_shards(shards.iter().map(|s| s.len()), "shard")?;
         if dst.len() != self.out_size {
             return Err(Error::new(
@@ -517,6 +570,15 @@ impl Shards {
                 ),
             ));
         }
+        #[cfg(not(feature = "rayon"))]
+        let _ = parallel;
+        let relay = |plan: &Relayout, src: &[u8], dst: &mut [u8]| {
+            #[cfg(feature = "rayon")]
+            if parallel {
+                return plan.run_parallel(src, dst);
+            }
+            plan.run(src, dst)
+        };
         let e = byte_width(self.element_type);
         let rows = row_major(self.element_type, &self.tile)?;
         let untile = Relayout::new(&self.device_shape, &rows)?;
@@ -528,6 +590,8 @@ impl Shards {
             .with_layout(self.out_shape.layout().cloned())?;
         let mut direct: Option<Relayout> = None;
         let mut staging = Vec::new();
+        // Planned at the first shard that needs staging.
+        let mut bands: Option<Option<Bands>> = None;
         for (k, s) in self.slices.iter().enumerate() {
             if self.first[k] != k || s.shape().contains(&0) {
                 continue;
@@ -546,31 +610,111 @@ impl Shards {
                     to_usize(range.start * e, "a shard")?,
                     to_usize(range.end * e, "a shard")?,
                 );
-                plan.run(shards[k], &mut dst[lo..hi])?;
+                relay(plan, shards[k], &mut dst[lo..hi])?;
+                continue;
+            }
+            if bands.is_none() {
+                bands = Some(Bands::new(self));
+            }
+            if let Some(Some(b)) = &bands {
+                #[cfg(feature = "rayon")]
+                if parallel {
+                    b.place_parallel(self, shards[k], s, dst)?;
+                    continue;
+                }
+                b.place(self, shards[k], s, b.rows(s, dst))?;
                 continue;
             }
             if staging.is_empty() {
                 staging = zeroed(untile.dst_byte_size())?;
             }
-            untile.run(shards[k], &mut staging)?;
-            let base = s
-                .offsets
-                .iter()
-                .zip(&self.out_strides)
-                .map(|(&o, &st)| o * st)
-                .sum::<i64>();
-            copy_box(
-                &staging,
-                0,
-                &tile_strides,
-                dst,
-                base as usize,
-                &self.out_strides,
-                &s.shape(),
-                e as usize,
-            );
+            relay(&untile, shards[k], &mut staging)?;
+            let placed = Placed {
+                src: &staging,
+                src_strides: &tile_strides,
+                offsets: &s.offsets,
+                dims: s.shape(),
+            };
+            #[cfg(feature = "rayon")]
+            if parallel {
+                self.place_parallel(&placed, dst);
+                continue;
+            }
+            self.place(&placed, dst, 0);
         }
         Ok(())
+    }
+
+    /// Copies the staged box `p` to its place in the global array, of which
+    /// `dst` is the part from byte `dst_start` on (the box lies inside it).
+    fn place(&self, p: &Placed<'_>, dst: &mut [u8], dst_start: usize) {
+        let base = p
+            .offsets
+            .iter()
+            .zip(&self.out_strides)
+            .map(|(&o, &st)| o * st)
+            .sum::<i64>() as usize;
+        copy_box(
+            p.src,
+            0,
+            p.src_strides,
+            dst,
+            base - dst_start,
+            &self.out_strides,
+            &p.dims,
+            byte_width(self.element_type) as usize,
+        );
+    }
+
+    /// [`place`](Self::place) in bands of rows of the global array's most
+    /// major dimension, one task each: every band is its own contiguous
+    /// part of `dst`.
+    #[cfg(feature = "rayon")]
+    fn place_parallel(&self, p: &Placed<'_>, dst: &mut [u8]) {
+        use rayon::prelude::*;
+        // The layout's most major dimension: each of its indices is one
+        // contiguous run of `stride` bytes of the (untiled, dense) global
+        // array.
+        let major = self
+            .out_shape
+            .layout()
+            .and_then(|l| l.minor_to_major().last())
+            .map_or(0, |&d| d as usize);
+        let e = byte_width(self.element_type);
+        let box_bytes = p.dims.iter().product::<i64>() * e;
+        let threads = rayon::current_num_threads();
+        let (Some(&stride), Some(&n)) = (self.out_strides.get(major), self.dims.get(major)) else {
+            return self.place(p, dst, 0);
+        };
+        let rows = p.dims[major];
+        if threads < 2
+            || box_bytes < super::PARALLEL_MIN_BYTES as i64
+            || rows < 2
+            || stride.checked_mul(n) != Some(self.out_size as i64)
+        {
+            return self.place(p, dst, 0);
+        }
+        let (stride, first) = (stride as usize, p.offsets[major]);
+        let band = (rows as usize).div_ceil(4 * threads);
+        let start = first as usize * stride;
+        dst[start..start + rows as usize * stride]
+            .par_chunks_mut(band * stride)
+            .enumerate()
+            .for_each(|(j, part)| {
+                let r0 = (j * band) as i64;
+                let mut offsets = p.offsets.to_vec();
+                offsets[major] = first + r0;
+                let mut dims = p.dims.clone();
+                dims[major] = (part.len() / stride) as i64;
+                let src = &p.src[(r0 * p.src_strides[major]) as usize..];
+                let piece = Placed {
+                    src,
+                    src_strides: p.src_strides,
+                    offsets: &offsets,
+                    dims,
+                };
+                self.place(&piece, part, start + j * band * stride);
+            });
     }
 
     /// Like [`assemble`](Self::assemble), into a new buffer.
@@ -584,6 +728,203 @@ impl Shards {
         self.assemble(shards, &mut out)?;
         Ok(out)
     }
+}
+
+/// How a shard is untiled a band of rows at a time into a staging buffer
+/// that stays in the caches, and its rows placed in the global array.
+///
+/// The rows are those of the device layout's most major dimension, when
+/// it is the global array's too. XLA's tiled-layout document
+/// (`xla/g3doc/tiled_layout.md`) lays a tiled buffer out tile by tile in
+/// the order of the tiled shape's dimensions, the most major first, so
+/// with the first tile `t` rows tall along that dimension (1 when the tile
+/// does not reach it) the rows `r..r + h` of the buffer, `r` a multiple of
+/// `t`, are one contiguous range laid out as a buffer of the band's own
+/// shape (`h` rows, the same layout). The plan checks that the bands
+/// found so abut and fit the device buffer; where they do not, or the
+/// dimensions differ, [`Shards::assemble`] stages whole shards.
+#[derive(Debug)]
+struct Bands {
+    /// The dimension the bands cut.
+    major: usize,
+    /// Rows per band (the last band of the tile may have fewer).
+    height: i64,
+    /// Bytes of one index of `major` in the global array.
+    stride: usize,
+    /// For each band of the device buffer: its byte offset, and which
+    /// plan of `plans` untiles it.
+    starts: Vec<(usize, usize)>,
+    /// The untiling of a whole band and of a shorter last one, each with
+    /// its staging buffer's byte strides.
+    plans: Vec<(Relayout, Vec<i64>)>,
+}
+
+/// The rows a band's staging buffer holds at most, in bytes.
+const BAND_BYTES: i64 = 256 << 10;
+
+impl Bands {
+    /// The bands of `sh`'s device buffers, or `None` when the device
+    /// layout does not cut into them.
+    fn new(sh: &Shards) -> Option<Bands> {
+        let device_layout = sh.device_shape.layout()?;
+        let out_layout = sh.out_shape.layout()?;
+        let major = *device_layout.minor_to_major().last()?;
+        if out_layout.minor_to_major().last() != Some(&major) {
+            return None;
+        }
+        let major = usize::try_from(major).ok()?;
+        let rank = sh.tile.len();
+        // The first tile's extent along `major`, the first physical
+        // dimension: a tile covers the most minor ones.
+        let t = match device_layout.tiles().first() {
+            None => 1,
+            Some(tile) if tile.dimensions().len() == rank => tile.dimensions()[0],
+            Some(tile) if tile.dimensions().len() < rank => 1,
+            Some(_) => return None,
+        };
+        let rows = sh.tile[major];
+        let stride = sh.out_strides[major];
+        if t <= 0
+            || rows <= 0
+            || stride <= 0
+            || stride.checked_mul(sh.dims[major])? != sh.out_size as i64
+        {
+            return None;
+        }
+        // One row of the staging buffer: the tile's other dimensions.
+        let row_bytes = sh
+            .tile
+            .iter()
+            .enumerate()
+            .filter(|&(d, _)| d != major)
+            .try_fold(byte_width(sh.element_type), |acc, (_, &n)| {
+                acc.checked_mul(n)
+            })?;
+        let height = ((BAND_BYTES / row_bytes.max(1)).max(1) + t - 1) / t * t;
+        let device = TiledLayout::new(&sh.device_shape).ok()?;
+        let bits = device.element_size_in_bits();
+        let mut plans: Vec<(i64, Relayout, Vec<i64>)> = Vec::new();
+        let mut starts = Vec::new();
+        let mut expect = 0usize;
+        let mut index = vec![0i64; rank];
+        for r in (0..rows).step_by(usize::try_from(height).ok()?) {
+            let h = height.min(rows - r);
+            let which = match plans.iter().position(|p| p.0 == h) {
+                Some(w) => w,
+                None => {
+                    let mut dims = sh.tile.clone();
+                    dims[major] = h;
+                    let band = ArrayShape::new(sh.element_type, dims.clone())
+                        .and_then(|a| a.with_layout(Some(device_layout.clone())))
+                        .ok()?;
+                    let staged = ArrayShape::new(sh.element_type, dims)
+                        .and_then(|a| a.with_layout(Some(out_layout.clone())))
+                        .ok()?;
+                    let strides = crate::strides::byte_strides(&staged).ok()?;
+                    plans.push((h, Relayout::new(&band, &staged).ok()?, strides));
+                    plans.len() - 1
+                }
+            };
+            index[major] = r;
+            let bit = device.offset(&index).ok()?.checked_mul(bits)?;
+            let start = usize::try_from(bit / 8).ok()?;
+            let end = start.checked_add(plans[which].1.src_byte_size())?;
+            if bit % 8 != 0 || start != expect || end > sh.device_size {
+                return None;
+            }
+            expect = end;
+            starts.push((start, which));
+        }
+        Some(Bands {
+            major,
+            height,
+            stride: stride as usize,
+            starts,
+            plans: plans.into_iter().map(|(_, r, s)| (r, s)).collect(),
+        })
+    }
+
+    /// Band `j` of the distinct shard `s` (its buffer `shard`) placed in
+    /// `dst`, the rows of the global array that band covers; `staging` is
+    /// reused from band to band.
+    fn place_band(
+        &self,
+        sh: &Shards,
+        shard: &[u8],
+        s: &DeviceSlice,
+        j: usize,
+        staging: &mut Vec<u8>,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let (start, which) = self.starts[j];
+        let (plan, strides) = &self.plans[which];
+        staging.resize(plan.dst_byte_size(), 0);
+        plan.run(&shard[start..start + plan.src_byte_size()], staging)?;
+        let first = s.offsets[self.major] + j as i64 * self.height;
+        let mut offsets = s.offsets.clone();
+        offsets[self.major] = first;
+        let mut dims = s.shape();
+        dims[self.major] = (dst.len() / self.stride) as i64;
+        let placed = Placed {
+            src: staging,
+            src_strides: strides,
+            offsets: &offsets,
+            dims,
+        };
+        sh.place(&placed, dst, first as usize * self.stride);
+        Ok(())
+    }
+
+    /// The rows of the global array that shard `s` covers.
+    fn rows<'a>(&self, s: &DeviceSlice, dst: &'a mut [u8]) -> &'a mut [u8] {
+        let first = s.offsets[self.major] as usize * self.stride;
+        let n = s.shape()[self.major] as usize * self.stride;
+        &mut dst[first..first + n]
+    }
+
+    /// Every band of `shard` placed, one after the other, into `rows`
+    /// (what [`rows`](Self::rows) gives).
+    fn place(&self, sh: &Shards, shard: &[u8], s: &DeviceSlice, rows: &mut [u8]) -> Result<()> {
+        let mut staging = Vec::new();
+        for (j, rows) in rows
+            .chunks_mut(self.height as usize * self.stride)
+            .enumerate()
+        {
+            self.place_band(sh, shard, s, j, &mut staging, rows)?;
+        }
+        Ok(())
+    }
+
+    /// Every band of `shard` placed, one task each.
+    #[cfg(feature = "rayon")]
+    fn place_parallel(
+        &self,
+        sh: &Shards,
+        shard: &[u8],
+        s: &DeviceSlice,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        use rayon::prelude::*;
+        let rows = self.rows(s, dst);
+        let box_bytes = s.shape().iter().product::<i64>() * byte_width(sh.element_type);
+        if box_bytes < super::PARALLEL_MIN_BYTES as i64 || rayon::current_num_threads() < 2 {
+            return self.place(sh, shard, s, rows);
+        }
+        rows.par_chunks_mut(self.height as usize * self.stride)
+            .enumerate()
+            .try_for_each_init(Vec::new, |staging, (j, rows)| {
+                self.place_band(sh, shard, s, j, staging, rows)
+            })
+    }
+}
+
+/// A shard's box staged row-major (`src`, with `src_strides`), to be
+/// copied to `offsets` of the global array.
+struct Placed<'a> {
+    src: &'a [u8],
+    src_strides: &'a [i64],
+    offsets: &'a [i64],
+    dims: Vec<i64>,
 }
 
 /// `n` zero bytes, or an error when memory cannot hold them (a tile's

@@ -289,3 +289,108 @@ fn parallel_shards_are_the_same() {
     pool.install(|| plan.run_parallel(&src, &mut refs)).unwrap();
     assert_eq!(one, many);
 }
+
+/// `assemble_parallel` against `assemble` on a 3-thread pool (uneven
+/// bands), from shards `run` wrote, into buffers that held other bytes:
+/// arrays large enough (boxes over 1 MiB) that the shards are relaid and
+/// placed in parallel.
+#[cfg(feature = "rayon")]
+fn check_parallel_assemble(global: &ArrayShape, sharding: &str, layout: &str, num_devices: i64) {
+    let s: HloSharding = sharding.parse().unwrap();
+    let t = global.element_type();
+    let tile = s.tile_shape(&Shape::from(global.clone())).unwrap();
+    let dims = tile.as_array().unwrap().dimensions().to_vec();
+    let device = array(&format!(
+        "{}[{}]{layout}",
+        t.lowercase_name(),
+        dims.iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    ));
+    let plan = Shards::new(global, &s, &device, num_devices).unwrap();
+    let e = t.byte_width().unwrap();
+    let src = pattern(plan.global_byte_size() as i64 / e, e, 8 * e);
+    let shards = plan.run_to_vecs(&src).unwrap();
+    let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
+    let mut one = vec![0xa5u8; plan.global_byte_size()];
+    plan.assemble(&refs, &mut one).unwrap();
+    assert!(
+        one == src,
+        "assemble of {global} under {sharding} into {device}"
+    );
+    let mut many = vec![0x5au8; plan.global_byte_size()];
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    pool.install(|| plan.assemble_parallel(&refs, &mut many))
+        .unwrap();
+    assert!(
+        one == many,
+        "parallel assemble of {global} under {sharding} into {device}"
+    );
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+#[cfg_attr(miri, ignore = "arrays of several MiB")]
+fn parallel_assemble_is_assemble() {
+    use PrimitiveType::*;
+    let rm = |t, dims: &[i64]| ArrayShape::new(t, dims.to_vec()).unwrap();
+    // Even tiles (boxes of 1.4 MiB), uneven ones cut at the end of the
+    // array, rows only (each shard one range of the global array).
+    for (dims, sharding) in [
+        ([1100, 1300], "{devices=[2,2]<=[4]}"),
+        ([1101, 1301], "{devices=[2,2]0,2,3,1}"),
+        ([2300, 700], "{devices=[3,1]<=[3]}"),
+        ([1100, 2600], "{devices=[1,2]<=[2]}"),
+    ] {
+        for (t, layout) in [
+            (F32, "{1,0:T(8,128)}"),
+            (Bf16, "{1,0:T(8,128)(2,1)}"),
+            (F32, "{1,0}"),
+            (S8, "{0,1}"),
+        ] {
+            check_parallel_assemble(&rm(t, &dims), sharding, layout, 4);
+        }
+    }
+    // Replicated, and partially replicated (two devices per slice).
+    let g = rm(Bf16, &[1200, 1000]);
+    check_parallel_assemble(&g, "{replicated}", "{1,0:T(8,128)(2,1)}", 3);
+    check_parallel_assemble(
+        &g,
+        "{devices=[1,2,2]<=[4] last_tile_dim_replicate}",
+        "{1,0:T(8,128)(2,1)}",
+        4,
+    );
+    // A column-major global array (its most major dimension is 1), and
+    // three dimensions with the device order transposed.
+    let cm = rm(F32, &[1300, 1100])
+        .with_layout(Some(Layout::new([0, 1])))
+        .unwrap();
+    check_parallel_assemble(&cm, "{devices=[2,2]<=[4]}", "{1,0:T(8,128)}", 4);
+    check_parallel_assemble(&cm, "{devices=[1,2]<=[2]}", "{0,1}", 2);
+    check_parallel_assemble(&cm, "{devices=[2,2]<=[4]}", "{0,1:T(8,128)}", 4);
+    // A tile of lower rank than the array: bands of the untiled major
+    // dimension.
+    check_parallel_assemble(
+        &rm(F32, &[6, 300, 700]),
+        "{devices=[2,1,2]<=[4]}",
+        "{2,1,0:T(8,128)}",
+        4,
+    );
+    check_parallel_assemble(
+        &rm(S8, &[5, 1200, 1100]),
+        "{devices=[2,1,3,2]<=[3,2,2]T(2,1,0) last_tile_dim_replicate}",
+        "{2,0,1}",
+        12,
+    );
+    // Small arrays: the calling thread.
+    check_parallel_assemble(
+        &rm(F32, &[17, 257]),
+        "{devices=[2,2]<=[4]}",
+        "{1,0:T(8,128)}",
+        4,
+    );
+}

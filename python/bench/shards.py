@@ -1,0 +1,79 @@
+"""Times, in one run, ``shard`` of a bf16[8192,8192] array over 8 devices in
+TPU's ``T(8,128)(2,1)`` tiling into new buffers against into reused
+``out=`` buffers, and ``assemble`` on one thread against all cores, beside
+one ``numpy.copyto`` of the whole array; prints medians and ratios.
+
+Not a test: timings on a shared machine are noisy, so every ratio compares
+two measurements of the same run, interleaved round by round, each the
+median of the rounds.
+
+    python python/bench/shards.py              # 7 rounds
+    python python/bench/shards.py --rounds 11 --dims 4096,4096
+"""
+
+import argparse
+import statistics
+import time
+
+import ml_dtypes
+import numpy as np
+
+import xla_shape as xs
+
+SHARDINGS = ["{devices=[8,1]<=[8]}", "{devices=[2,4]<=[8]}"]
+LAYOUT = "{1,0:T(8,128)(2,1)}"
+
+
+def timed(f):
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--dims", default="8192,8192")
+    args = ap.parse_args()
+    dims = [int(d) for d in args.dims.split(",")]
+    x = (np.arange(int(np.prod(dims)), dtype=np.uint32) % 251).astype(ml_dtypes.bfloat16).reshape(dims)
+    g = xs.Shape.array_shape("BF16", dims)
+    whole = np.empty_like(x)
+    print(f"bf16{dims} ({x.nbytes / 2**20:.0f} MiB), 8 devices, {LAYOUT}, medians of {args.rounds} rounds")
+    for text in SHARDINGS:
+        s = xs.HloSharding.from_string(text)
+        tile = s.tile(g).dimensions()
+        device = xs.Shape(f"bf16[{','.join(map(str, tile))}]{LAYOUT}")
+        size = xs.TiledLayout(device).byte_size()
+        outs = [np.empty(size, dtype=np.uint8) for _ in range(8)]
+        back = np.empty_like(x)
+        shards = [b for _, b in xs.shard(x, g, s, device, out=outs)]
+        ops = {
+            "numpy.copyto (whole array)": lambda: np.copyto(whole, x),
+            "shard, new buffers": lambda: xs.shard(x, g, s, device),
+            "shard, out=": lambda: xs.shard(x, g, s, device, out=outs),
+            "shard parallel, new buffers": lambda: xs.shard(x, g, s, device, parallel=True),
+            "shard parallel, out=": lambda: xs.shard(x, g, s, device, parallel=True, out=outs),
+            "assemble, out=": lambda: xs.assemble(shards, g, s, device, out=back),
+            "assemble parallel, out=": lambda: xs.assemble(shards, g, s, device, out=back, parallel=True),
+            "assemble parallel, new array": lambda: xs.assemble(shards, g, s, device, parallel=True),
+        }
+        for f in ops.values():  # warm up: every buffer touched once
+            f()
+        times = {name: [] for name in ops}
+        for _ in range(args.rounds):
+            for name, f in ops.items():
+                times[name].append(timed(f))
+        med = {name: statistics.median(t) for name, t in times.items()}
+        assert np.array_equal(back, x)
+        copy = med["numpy.copyto (whole array)"]
+        print(f"\n{text}: each device bf16{list(tile)}")
+        for name, m in med.items():
+            print(f"  {name:30s} {m * 1e3:8.1f} ms  {copy / m:5.2f}x copyto's speed")
+        print(f"  shard: out= is {med['shard, new buffers'] / med['shard, out=']:.2f}x faster than new buffers"
+              f" (parallel: {med['shard parallel, new buffers'] / med['shard parallel, out=']:.2f}x)")
+        print(f"  assemble: parallel is {med['assemble, out='] / med['assemble parallel, out=']:.2f}x faster than serial")
+
+
+if __name__ == "__main__":
+    main()
