@@ -4,16 +4,17 @@
 //! destination line, stored with one non-temporal store ([`Quads`]);
 //! 1-byte transposes in groups of four bands of 64 source rows that go
 //! through a stage in the caches in two passes ([`bands`]); and
-//! quadruples of bytes split into four rows of whole lines
-//! ([`split_quads`]).
+//! groups of two or four elements split into their rows, whole lines
+//! ([`split_lines`]).
 
 use super::Block;
 use super::sse::{Lanes, impl_lanes, stream, transpose_lanes};
 use std::arch::x86_64::{
-    __m512i, _mm_loadu_si128, _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_inserti32x4,
-    _mm512_loadu_si512, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
-    _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
-    _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
+    __m512i, _mm_loadu_si128, _mm512_alignr_epi32, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
+    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_setzero_si512, _mm512_shuffle_epi8,
+    _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16,
+    _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16,
+    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
 };
 
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
@@ -153,43 +154,108 @@ unsafe fn quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
     }
 }
 
-/// Splits `n` groups of 64 quadruples of 1-byte elements at `pa` (256
-/// bytes a group) into the four elements of each quadruple, a whole
-/// 64-byte line a group at each of `p[0]`, `p[1]`, `p[2]` and `p[3]`,
-/// streamed (untiling XLA's `(4,1)` sub-tiles). Per 64 bytes, one byte
-/// shuffle gathers each 128-bit lane's four bytes of each row (row `r`
-/// in 32-bit piece `r` of the lane); [`lanes`] and a 4 x 4 transpose of
-/// 32-bit pieces within the lanes then leave row `r` in order in
-/// register `r`. (Lane-crossing permutes of 32-bit pieces would take
-/// fewer instructions, but Miri does not run them.)
+/// Splits `n` runs of `64 / E` groups of `K` (2 or 4) `E`-byte elements
+/// at `pa` (`64 * K` bytes a run) into the `K` elements of each group,
+/// 64 bytes a run at each of `p[0] .. p[K]` (untiling XLA's `(2,1)` and
+/// `(4,1)` sub-tiles), every whole line of the rows streamed. `K * E` is
+/// at most 16, so that a 128-bit lane holds whole groups, `16 / (K * E)`
+/// of them.
+///
+/// Load `q` of a run holds the groups of blocks `4q .. 4q + 4`, one
+/// block (`16 / K` bytes of each row) per lane. One byte shuffle per load
+/// puts each lane's elements of row `r` together, in its piece `r` of
+/// `16 / K` bytes; line `r` then takes, in lane `L`, piece `r` of blocks
+/// `KL .. KL + K`. For `K = 4`, a 4 x 4 transpose of the loads' lanes
+/// ([`lanes`]) and one of 4-byte pieces within the lanes; for `K = 2`,
+/// two lane shuffles (the even lanes of both loads, the odd ones) and one
+/// 8-byte unpack. (Lane-crossing permutes of pieces would take fewer
+/// instructions, but Miri does not run them.)
+///
+/// Rows that start `M` bytes past a line (a buffer from `malloc` starts
+/// 16 bytes past one) get their lines whole too: each line streamed is
+/// the last `M` bytes of one run's register and the first `64 - M` of the
+/// next one's (one `valignd`); the first `64 - M` bytes of each row and
+/// its last `M` are written with ordinary stores.
 ///
 /// # Safety
 ///
-/// The `256 * n` bytes at `pa` are readable, the `64 * n` bytes at each
-/// `p[r]` writable and disjoint from them and from each other; each
-/// `p[r]` is 64-byte aligned; the CPU has AVX-512 F and BW.
+/// The `64 * K * n` bytes at `pa` are readable, the `64 * n` bytes at
+/// each `p[r]` (`r < K`) writable and disjoint from them and from each
+/// other; each `p[r]` is `M` bytes past a 64-byte line, `M` 0, 16, 32 or
+/// 48; `K` is 2 or 4 and `K * E` at most 16; the CPU has AVX-512 F and
+/// BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(super) unsafe fn split_quads(pa: *const u8, p: [*mut u8; 4], n: usize) {
+pub(super) unsafe fn split_lines<const E: usize, const K: usize, const M: usize>(
+    pa: *const u8,
+    p: [*mut u8; 4],
+    n: usize,
+) {
+    // Byte `r * 16 / K + g * E + t` of a lane after the shuffle: byte `t`
+    // of row `r`'s element of group `g`, byte `g * K * E + r * E + t`
+    // before it.
+    let mut bytes = [0u8; 16];
+    for (k, b) in bytes.iter_mut().enumerate() {
+        let (r, g, t) = (k / (16 / K), k % (16 / K) / E, k % E);
+        *b = (g * K * E + r * E + t) as u8;
+    }
+    // The last `M` bytes of `prev` and the first `64 - M` of `next`.
+    let join = |next: __m512i, prev: __m512i| match M {
+        16 => _mm512_alignr_epi32::<12>(next, prev),
+        32 => _mm512_alignr_epi32::<8>(next, prev),
+        _ => _mm512_alignr_epi32::<4>(next, prev),
+    };
     // SAFETY: the bytes read and written are what the caller vouches
-    // for; unaligned loads need no alignment, the streamed lines are
-    // aligned.
+    // for: run `k` writes bytes `64k - M .. 64k + 64 - M` of each row
+    // (from its first byte for the first run), the end of the last run
+    // its last `M` bytes; the streamed lines are aligned, the other
+    // stores and the loads unaligned.
     unsafe {
-        let order = _mm512_broadcast_i32x4(super::sse::quad_order());
+        let order = _mm512_broadcast_i32x4(_mm_loadu_si128(bytes.as_ptr().cast()));
+        let run = |k: usize| {
+            let at = pa.add(64 * K * k);
+            let x =
+                |q: usize| _mm512_shuffle_epi8(_mm512_loadu_si512(at.add(64 * q).cast()), order);
+            if K == 2 {
+                // Lane `L` of `y0`: block `2L`, of `y1`: block `2L + 1`.
+                let (x0, x1) = (x(0), x(1));
+                let y0 = _mm512_shuffle_i64x2::<0x88>(x0, x1);
+                let y1 = _mm512_shuffle_i64x2::<0xDD>(x0, x1);
+                let (r0, r1) = __m512i::unpack::<8>(y0, y1);
+                [r0, r1, r0, r1]
+            } else {
+                // Lane `L` of `y[m]`: block `4L + m`.
+                let y = lanes([0, 1, 2, 3].map(x));
+                let (a, b) = __m512i::unpack::<4>(y[0], y[1]);
+                let (c, d) = __m512i::unpack::<4>(y[2], y[3]);
+                let (r0, r1) = __m512i::unpack::<8>(a, c);
+                let (r2, r3) = __m512i::unpack::<8>(b, d);
+                [r0, r1, r2, r3]
+            }
+        };
+        // Bytes `from .. to` of `v` to `at`, with an ordinary store.
+        let part = |at: *mut u8, v: __m512i, from: usize, to: usize| {
+            let mut line = [0u8; 64];
+            _mm512_storeu_si512(line.as_mut_ptr().cast(), v);
+            std::ptr::copy_nonoverlapping(line.as_ptr().add(from), at, to - from);
+        };
+        let mut prev = [__m512i::zero(); 4];
         for k in 0..n {
-            let x = [0, 1, 2, 3].map(|q| {
-                _mm512_shuffle_epi8(_mm512_loadu_si512(pa.add(256 * k + 64 * q).cast()), order)
-            });
-            // Lane `l` of `y[m]`: lane `m` of `x[l]`, whose 32-bit pieces
-            // are rows 0 to 3 of quadruples `16l + 4m ..`; transposed
-            // within the lanes, lane `l` of row `r` is row `r` of
-            // quadruples `16l ..`.
-            let y = lanes(x);
-            let (a, b) = __m512i::unpack::<4>(y[0], y[1]);
-            let (c, d) = __m512i::unpack::<4>(y[2], y[3]);
-            let (r0, r1) = __m512i::unpack::<8>(a, c);
-            let (r2, r3) = __m512i::unpack::<8>(b, d);
-            for (q, v) in p.into_iter().zip([r0, r1, r2, r3]) {
-                stream(q.add(64 * k), v);
+            let rows = run(k);
+            for r in 0..K {
+                let at = p[r].add(64 * k);
+                if M == 0 {
+                    stream(at, rows[r]);
+                } else if k == 0 {
+                    part(at, rows[r], 0, 64 - M);
+                } else {
+                    stream(at.sub(M), join(rows[r], prev[r]));
+                }
+            }
+            prev = rows;
+        }
+        if M != 0 && n > 0 {
+            for r in 0..K {
+                part(p[r].add(64 * n - M), prev[r], 64 - M, 64);
             }
         }
     }

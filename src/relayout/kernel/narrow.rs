@@ -56,6 +56,7 @@ impl<const E: usize> Tr<'_, E> {
             for y in 0..ys {
                 self.to((x, y));
                 let mut walk = Walk::<E, K>::new(self, stream);
+                walk.split_lines(kernel);
                 walk.split_pairs(kernel);
                 walk.split_quads(kernel);
                 walk.split_groups();
@@ -92,6 +93,9 @@ struct Walk<'a, const E: usize, const K: usize> {
     /// The destination rows are streamed: asked for, and every one
     /// starts on a line.
     nt: bool,
+    /// How far past a line every row starts (0, 16, 32 or 48 bytes), if
+    /// the rows may be streamed and all start as far past one.
+    shift: Option<usize>,
     so: isize,
     dof: isize,
     done: usize,
@@ -126,6 +130,7 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
             ms,
             md,
             nt: stream && first.is_multiple_of(64) && md % 64 == 0,
+            shift: (stream && first.is_multiple_of(16) && md % 64 == 0).then_some(first % 64),
             so: tr.s,
             dof: tr.d,
             done: 0,
@@ -149,15 +154,71 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         self.done += n;
     }
 
+    /// Groups of 2 or 4 elements split into their rows with AVX-512
+    /// ([`split_lines`](super::avx512::split_lines)), `64 / E` groups
+    /// at a time, where the rows are streamed and all start as far past a
+    /// line (a multiple of 16 bytes): every whole line of the rows is
+    /// written with one non-temporal store, where the steps below write a
+    /// line in two or four pieces, or, for rows that do not start on a
+    /// line, with ordinary stores. CPU time a pass at 16 MiB / 256 MiB,
+    /// the buffers from `malloc` (rows 16 bytes past a line), best of
+    /// three or four runs, before and after: f64 `T(8,128)(2,1)` untiling
+    /// 1.48 / 28.0 ms -> 0.62 / 17.3, f32 `T(16,128)(2,1)` 2.11 / 31.5 ->
+    /// 0.78 / 16.7, f32 `T(32,128)(4,1)` 1.85 / 34.3 -> 0.86 / 17.7,
+    /// bf16 `T(8,128)(2,1)` 1.66 / 37.3 -> 1.03 / 27.3, bf16
+    /// `T(32,128)(4,1)` 2.26 / 40.2 -> 1.20 / 18.0.
+    #[inline(always)]
+    fn split_lines(&mut self, kernel: Kernel) {
+        let Some(shift) = self.shift else {
+            return;
+        };
+        // Pairs of 1- and 2-byte elements in rows that start on a line:
+        // see `split_pairs`.
+        let pairs_on_lines = K == 2 && E <= 2 && shift == 0;
+        if !((K == 2 || K == 4)
+            && K * E <= 16
+            && !pairs_on_lines
+            && kernel.0 == Isa::Avx512
+            && !self.short_i
+            && self.ls == (K * E) as isize)
+        {
+            return;
+        }
+        let n = (self.long - self.done) / (64 / E);
+        let (so, dof) = (self.so, self.dof);
+        // SAFETY: the `64 / E * n` groups at `so` (`64 * K * n` bytes,
+        // `ls == K * E`) and the `64 / E * n` elements at `dof + m * md`
+        // of each of the `K` rows are elements `done .. done + 64 / E *
+        // n` of the transpose, checked by `Tr::new` to lie in the buffers
+        // (the rows, elements of distinct positions, do not overlap);
+        // every row starts `shift` bytes past a 64-byte line (`Walk::new`
+        // checked it for the first position, `done`, as this is the
+        // walk's first step; `md` is a multiple of 64); `K` is 2 or 4 and
+        // `K * E` at most 16; `Kernel(Avx512)` is only made where the CPU
+        // has AVX-512 F and BW.
+        unsafe {
+            let p = Self::rows(dof, self.md).map(|o| self.pd.offset(o));
+            let pa = self.ps.offset(so);
+            match shift {
+                0 => super::avx512::split_lines::<E, K, 0>(pa, p, n),
+                16 => super::avx512::split_lines::<E, K, 16>(pa, p, n),
+                32 => super::avx512::split_lines::<E, K, 32>(pa, p, n),
+                _ => super::avx512::split_lines::<E, K, 48>(pa, p, n),
+            }
+        }
+        self.advance(64 / E * n);
+    }
+
     /// Pairs of 1- and 2-byte elements split into two rows (u8 and bf16
     /// in `(2,1)` sub-tiles): `32 / E` pairs at a time with AVX2 (for
     /// bf16 6-15% faster than SSE2's 8), then for 2-byte elements 8 at a
-    /// time (1-byte ones: [`split_groups`](Self::split_groups)). (AVX-512
-    /// splits of 32 bf16 pairs into whole lines measured no faster than
-    /// SSE2 at 16 MiB and slower at 256 MiB: 4.6-4.8 against 5.0-5.3
-    /// GiB/s.) Streamed when both destination rows start on a line: each
-    /// row is then written in order, 32 or 16 bytes at a time, two lines
-    /// open at once.
+    /// time (1-byte ones: [`split_groups`](Self::split_groups)). Streamed
+    /// when both destination rows start on a line: each row is then
+    /// written in order, 32 or 16 bytes at a time, two lines open at
+    /// once. (There, AVX-512 splits of 32 bf16 pairs into whole lines
+    /// measured no faster than SSE2 at 16 MiB and slower at 256 MiB:
+    /// 4.6-4.8 against 5.0-5.3 GiB/s; rows that start past a line go
+    /// through [`split_lines`](Self::split_lines), unstreamed here.)
     #[inline(always)]
     fn split_pairs(&mut self, kernel: Kernel) {
         if !((E == 1 || E == 2) && K == 2 && !self.short_i && self.ls == (2 * E) as isize) {
@@ -166,7 +227,7 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         let (ps, pd, md, nt) = (self.ps, self.pd, self.md, self.nt);
         if matches!(kernel.0, Isa::Avx2 | Isa::Avx512) {
             let per = 32 / E;
-            let n = self.long / per;
+            let n = (self.long - self.done) / per;
             let (so, dof) = (self.so, self.dof);
             // SAFETY: the `per * n` pairs at `so` (`64 * n` bytes, `ls
             // == 2 * E`) and the `per * n` elements at `dof` and `dof +
@@ -208,13 +269,13 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
     }
 
     /// Groups of four 1-byte elements split into four rows (8-bit types
-    /// in `(4,1)` sub-tiles), with AVX2 or AVX-512: streamed when the
-    /// rows start on a line, with AVX-512 64 groups at a time, whole lines
-    /// (at 256 MiB, 16.5-17.8 GiB/s against 7.5-8.6 with AVX2, best of
-    /// three runs); then 16 at a time with AVX2. (Rows 16 bytes past a
-    /// line, their whole lines streamed and the rest written with
-    /// ordinary stores, ran slower than all with ordinary stores: 5.3-5.5
-    /// against 5.8-6.1.)
+    /// in `(4,1)` sub-tiles) 16 at a time with AVX2, what
+    /// [`split_lines`](Self::split_lines) left (with AVX-512, whole
+    /// lines: at 256 MiB, 16.5-17.8 GiB/s against 7.5-8.6 with AVX2, best
+    /// of three runs); streamed when the rows start on a line. (Rows 16
+    /// bytes past a line, their whole lines streamed and the rest written
+    /// with ordinary stores, ran slower than all with ordinary stores:
+    /// 5.3-5.5 against 5.8-6.1.)
     #[inline(always)]
     fn split_quads(&mut self, kernel: Kernel) {
         if !(E == 1
@@ -226,23 +287,6 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
             return;
         }
         let (ps, pd, md, nt) = (self.ps, self.pd, self.md, self.nt);
-        if nt && kernel.0 == Isa::Avx512 {
-            let n = self.long / 64;
-            let (so, dof) = (self.so, self.dof);
-            // SAFETY: the `64 * n` groups at `so` (`256 * n` bytes,
-            // `ls == 4`) and the `64 * n` elements at `dof + m * md`
-            // of each of the four rows are elements `0 .. 64 * n` of
-            // the transpose, checked by `Tr::new` to lie in the
-            // buffers (the rows, elements of distinct columns, do not
-            // overlap); with `nt`, every row starts on a 64-byte
-            // line; `Kernel(Avx512)` is only made where the CPU has
-            // AVX-512 F and BW.
-            unsafe {
-                let p = Self::rows(dof, md).map(|o| pd.offset(o));
-                super::avx512::split_quads(ps.offset(so), p, n);
-            }
-            self.advance(64 * n);
-        }
         let n = (self.long - self.done) / 16;
         let (so, dof) = (self.so, self.dof);
         // SAFETY: the `16 * n` groups at `so` (`64 * n` bytes, `ls ==
