@@ -14,7 +14,8 @@
 //! it), `avx` (8 x 8 blocks of 4-byte elements with AVX, the squares
 //! of other sizes two at a time with AVX2) and `avx512` (streamed blocks
 //! whose squares go four at a time, each register a whole destination
-//! line, and the bands of 1-byte transposes). [`direct`] chooses between
+//! line, the bands of 1-byte transposes, and the sub-tiles' groups split
+//! into whole lines of their rows). [`direct`] chooses between
 //! them for each transpose, by what the CPU has (`cpu`): blocks laid over
 //! the transpose by the transposer (`transposer`), or, for a transpose
 //! with a short side, a copy position by position (`narrow`). A large
