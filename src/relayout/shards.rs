@@ -380,7 +380,7 @@ impl Shards {
         self.check_src(src)?;
         for (cut, d) in self.cuts.iter().zip(dst.iter_mut()) {
             if let Some(cut) = cut {
-                self.write(cut, src, d)?;
+                self.write(cut, src, d, false)?;
             }
         }
         self.copy_replicas(dst);
@@ -388,7 +388,13 @@ impl Shards {
     }
 
     /// Like [`run`](Self::run), the distinct shards written on the threads
-    /// of the current rayon pool, one device per task.
+    /// of the current rayon pool, one device per task (each device's
+    /// buffer is its own: the tasks write disjoint memory). Many small
+    /// shards spread over the threads whole; a large one's copy is cut
+    /// further ([`Relayout::run_parallel`]), so that a few shards, or a
+    /// single one, still use every thread. The replicas are then copied
+    /// from their first device's buffer, one task each. The bytes written
+    /// are those of [`run`](Self::run).
     ///
     /// # Errors
     ///
@@ -402,10 +408,10 @@ impl Shards {
             .par_iter()
             .zip(dst.par_iter_mut())
             .try_for_each(|(cut, d)| match cut {
-                Some(cut) => self.write(cut, src, d),
+                Some(cut) => self.write(cut, src, d, true),
                 None => Ok(()),
             })?;
-        self.copy_replicas(dst);
+        self.copy_replicas_parallel(dst);
         Ok(())
     }
 
@@ -449,16 +455,26 @@ impl Shards {
         Ok(())
     }
 
-    /// One distinct shard, `src` and `dst` checked.
-    fn write(&self, cut: &Cut, src: &[u8], dst: &mut [u8]) -> Result<()> {
+    /// One distinct shard, `src` and `dst` checked; with `parallel`, its
+    /// copies cut across the rayon pool ([`Relayout::run_parallel`]).
+    fn write(&self, cut: &Cut, src: &[u8], dst: &mut [u8], parallel: bool) -> Result<()> {
+        #[cfg(not(feature = "rayon"))]
+        let _ = parallel;
+        let relay = |plan: &Relayout, src: &[u8], dst: &mut [u8]| {
+            #[cfg(feature = "rayon")]
+            if parallel {
+                return plan.run_parallel(src, dst);
+            }
+            plan.run(src, dst)
+        };
         match cut {
-            Cut::Whole(r) => r.run(src, dst),
+            Cut::Whole(r) => relay(r, src, dst),
             Cut::Part {
                 to_rows,
                 from_staging,
             } => {
                 let mut rows = zeroed(to_rows.dst_byte_size())?;
-                to_rows.run(src, &mut rows)?;
+                relay(to_rows, src, &mut rows)?;
                 let e = byte_width(self.element_type);
                 // The cut shard's dimensions: those of the rows it was copied into.
                 let part = to_rows.dst.dimensions();
@@ -473,7 +489,7 @@ impl Shards {
                     part,
                     e as usize,
                 );
-                from_staging.run(&staging, dst)
+                relay(from_staging, &staging, dst)
             }
             Cut::Empty => {
                 dst.fill(0);
@@ -491,6 +507,29 @@ impl Shards {
                 tail[0].copy_from_slice(head[f]);
             }
         }
+    }
+
+    /// [`copy_replicas`](Self::copy_replicas) on the rayon pool: the
+    /// replicas one task each, a large one in pieces of 1 MiB.
+    #[cfg(feature = "rayon")]
+    fn copy_replicas_parallel(&self, dst: &mut [&mut [u8]]) {
+        use rayon::prelude::*;
+        let mut firsts: Vec<Option<&[u8]>> = vec![None; dst.len()];
+        let mut replicas = Vec::new();
+        for (k, d) in dst.iter_mut().enumerate() {
+            if self.first[k] == k {
+                firsts[k] = Some(&**d);
+            } else {
+                replicas.push((self.first[k], &mut **d));
+            }
+        }
+        replicas.into_par_iter().for_each(|(f, d)| {
+            if let Some(src) = firsts[f] {
+                d.par_chunks_mut(super::PARALLEL_MIN_BYTES)
+                    .zip(src.par_chunks(super::PARALLEL_MIN_BYTES))
+                    .for_each(|(d, s)| d.copy_from_slice(s));
+            }
+        });
     }
 
     /// Writes the global array into `dst` (in the layout of the global
@@ -518,15 +557,32 @@ impl Shards {
     }
 
     /// Like [`assemble`](Self::assemble), on the threads of the current
-    /// rayon pool, one shard after the other and each shard's copy cut so
-    /// that the threads write disjoint parts of `dst`: a shard that is one
-    /// range of the global array by [`Relayout::run_parallel`], a staged
-    /// one in bands of rows of the global array's most major dimension,
-    /// one task per band (untiled into the task's own staging buffer when
-    /// the layouts allow, else untiled whole by
-    /// [`Relayout::run_parallel`] first). The bytes written are those of
-    /// [`assemble`](Self::assemble). Shards and boxes under 1 MiB are
-    /// copied on the calling thread.
+    /// rayon pool. The bytes written are those of
+    /// [`assemble`](Self::assemble).
+    ///
+    /// The global array is cut into parts that the threads write at the
+    /// same time, each part a contiguous range of `dst` of its own (safe
+    /// `split_at_mut` pieces, no shared pointer): the rows of the global
+    /// array's most major dimension that a group of distinct shards
+    /// covers. A tiled sharding cuts every dimension at the same places
+    /// for every device, so two shards cover the same rows or disjoint
+    /// ones, and the shards of one group (those side by side along the
+    /// other dimensions) write only their rows. The boxes of the shards
+    /// are disjoint but not contiguous in `dst`, and the rows are the cut
+    /// that keeps every task's writes in one range for every tiled,
+    /// uneven and replicated sharding, of any layout of the global array
+    /// (the layout's most major dimension is the one cut). A group whose
+    /// shards are untiled band by band (the device layout's most major
+    /// dimension is the global array's) is cut further, one part per band
+    /// of rows. The parts are the tasks: many small shards (64 devices of
+    /// a few hundred KiB) spread over the threads whole, each task with
+    /// its own staging buffer, and within a part the copies of a large
+    /// shard are cut again (by [`Relayout::run_parallel`] for a shard that
+    /// is one range of the global array, else in bands of rows). A
+    /// sharding of the other dimensions alone makes one group: its tasks
+    /// are its bands, and when the shards are staged whole, the copies
+    /// of each shard in turn. A global array under 1 MiB is written on
+    /// the calling thread.
     ///
     /// ```
     /// use xla_shape::relayout::Shards;
@@ -555,8 +611,9 @@ impl Shards {
         self.assemble_with(shards, dst, true)
     }
 
-    /// [`assemble`](Self::assemble), each step on the rayon pool when
-    /// `parallel` (only with the `rayon` feature).
+    /// [`assemble`](Self::assemble), on the rayon pool when `parallel`
+    /// (only with the `rayon` feature): the units of the [`Assembly`] one
+    /// task each, or one after the other with each unit's copies cut.
     fn assemble_with(&self, shards: &[&[u8]], dst: &mut [u8], parallel: bool) -> Result<()> {
         self.check_shards(shards.iter().map(|s| s.len()), "shard")?;
         if dst.len() != self.out_size {
@@ -570,79 +627,57 @@ impl Shards {
                 ),
             ));
         }
-        #[cfg(not(feature = "rayon"))]
-        let _ = parallel;
-        let relay = |plan: &Relayout, src: &[u8], dst: &mut [u8]| {
-            #[cfg(feature = "rayon")]
-            if parallel {
-                return plan.run_parallel(src, dst);
+        let plan = Assembly::new(self)?;
+        #[cfg(feature = "rayon")]
+        if parallel
+            && plan.units.len() > 1
+            && self.out_size >= super::PARALLEL_MIN_BYTES
+            && rayon::current_num_threads() > 1
+        {
+            use rayon::prelude::*;
+            // The units are sorted and disjoint (`Assembly::units`): each
+            // task gets its own part of `dst`.
+            let mut parts = Vec::with_capacity(plan.units.len());
+            let (mut rest, mut base) = (dst, 0usize);
+            for u in &plan.units {
+                let (_, tail) = rest.split_at_mut(u.start - base);
+                let (mine, tail) = tail.split_at_mut(u.end - u.start);
+                parts.push(mine);
+                (rest, base) = (tail, u.end);
             }
-            plan.run(src, dst)
-        };
-        let e = byte_width(self.element_type);
-        let rows = row_major(self.element_type, &self.tile)?;
-        let untile = Relayout::new(&self.device_shape, &rows)?;
-        let tile_strides = dense_strides(&self.tile, e)?;
-        let out_layout = TiledLayout::new(&self.out_shape)?;
-        // The tile in the global array's own layout, for shards that are
-        // one contiguous range of it.
-        let in_place = ArrayShape::new(self.element_type, self.tile.clone())?
-            .with_layout(self.out_shape.layout().cloned())?;
-        let mut direct: Option<Relayout> = None;
+            return plan
+                .units
+                .par_iter()
+                .zip(parts)
+                .try_for_each_init(Vec::new, |staging, (u, part)| {
+                    plan.write(self, u, shards, part, staging, true)
+                });
+        }
         let mut staging = Vec::new();
-        // Planned at the first shard that needs staging.
-        let mut bands: Option<Option<Bands>> = None;
-        for (k, s) in self.slices.iter().enumerate() {
-            if self.first[k] != k || s.shape().contains(&0) {
-                continue;
-            }
-            if s.shape() == self.tile
-                && let [range] = out_layout
-                    .slot_ranges(&s.offsets, &s.limits, 1)
-                    .unwrap_or_default()
-                    .as_slice()
-            {
-                let plan = match &mut direct {
-                    Some(p) => p,
-                    None => direct.insert(Relayout::new(&self.device_shape, &in_place)?),
-                };
-                let (lo, hi) = (
-                    to_usize(range.start * e, "a shard")?,
-                    to_usize(range.end * e, "a shard")?,
-                );
-                relay(plan, shards[k], &mut dst[lo..hi])?;
-                continue;
-            }
-            if bands.is_none() {
-                bands = Some(Bands::new(self));
-            }
-            if let Some(Some(b)) = &bands {
-                #[cfg(feature = "rayon")]
-                if parallel {
-                    b.place_parallel(self, shards[k], s, dst)?;
-                    continue;
-                }
-                b.place(self, shards[k], s, b.rows(s, dst))?;
-                continue;
-            }
-            if staging.is_empty() {
-                staging = zeroed(untile.dst_byte_size())?;
-            }
-            relay(&untile, shards[k], &mut staging)?;
-            let placed = Placed {
-                src: &staging,
-                src_strides: &tile_strides,
-                offsets: &s.offsets,
-                dims: s.shape(),
-            };
-            #[cfg(feature = "rayon")]
-            if parallel {
-                self.place_parallel(&placed, dst);
-                continue;
-            }
-            self.place(&placed, dst, 0);
+        for u in &plan.units {
+            plan.write(
+                self,
+                u,
+                shards,
+                &mut dst[u.start..u.end],
+                &mut staging,
+                parallel,
+            )?;
         }
         Ok(())
+    }
+
+    /// The global array's most major dimension and its byte stride, when
+    /// each of its indices is one contiguous run of the (untiled) global
+    /// array's bytes: the array is dense along it.
+    fn major_rows(&self) -> Option<(usize, usize)> {
+        let major = *self.out_shape.layout()?.minor_to_major().last()?;
+        let major = usize::try_from(major).ok()?;
+        let (&stride, &n) = (self.out_strides.get(major)?, self.dims.get(major)?);
+        if stride <= 0 || stride.checked_mul(n) != Some(i64::try_from(self.out_size).ok()?) {
+            return None;
+        }
+        Some((major, usize::try_from(stride).ok()?))
     }
 
     /// Copies the staged box `p` to its place in the global array, of which
@@ -668,36 +703,25 @@ impl Shards {
 
     /// [`place`](Self::place) in bands of rows of the global array's most
     /// major dimension, one task each: every band is its own contiguous
-    /// part of `dst`.
+    /// part of `dst` (the part of the global array from byte `dst_start`
+    /// on).
     #[cfg(feature = "rayon")]
-    fn place_parallel(&self, p: &Placed<'_>, dst: &mut [u8]) {
+    fn place_parallel(&self, p: &Placed<'_>, dst: &mut [u8], dst_start: usize) {
         use rayon::prelude::*;
-        // The layout's most major dimension: each of its indices is one
-        // contiguous run of `stride` bytes of the (untiled, dense) global
-        // array.
-        let major = self
-            .out_shape
-            .layout()
-            .and_then(|l| l.minor_to_major().last())
-            .map_or(0, |&d| d as usize);
         let e = byte_width(self.element_type);
         let box_bytes = p.dims.iter().product::<i64>() * e;
         let threads = rayon::current_num_threads();
-        let (Some(&stride), Some(&n)) = (self.out_strides.get(major), self.dims.get(major)) else {
-            return self.place(p, dst, 0);
+        let Some((major, stride)) = self.major_rows() else {
+            return self.place(p, dst, dst_start);
         };
         let rows = p.dims[major];
-        if threads < 2
-            || box_bytes < super::PARALLEL_MIN_BYTES as i64
-            || rows < 2
-            || stride.checked_mul(n) != Some(self.out_size as i64)
-        {
-            return self.place(p, dst, 0);
+        if threads < 2 || box_bytes < super::PARALLEL_MIN_BYTES as i64 || rows < 2 {
+            return self.place(p, dst, dst_start);
         }
-        let (stride, first) = (stride as usize, p.offsets[major]);
+        let first = p.offsets[major];
         let band = (rows as usize).div_ceil(4 * threads);
         let start = first as usize * stride;
-        dst[start..start + rows as usize * stride]
+        dst[start - dst_start..start - dst_start + rows as usize * stride]
             .par_chunks_mut(band * stride)
             .enumerate()
             .for_each(|(j, part)| {
@@ -727,6 +751,272 @@ impl Shards {
         let mut out = zeroed(self.out_size)?;
         self.assemble(shards, &mut out)?;
         Ok(out)
+    }
+}
+
+/// How [`Shards::assemble`] writes one distinct shard.
+#[derive(Debug)]
+enum Place {
+    /// The shard is this byte range of the global array: relaid straight
+    /// into it.
+    Direct(std::ops::Range<usize>),
+    /// The shard is untiled into a staging buffer and its box copied into
+    /// place ([`Staging`]).
+    Staged,
+}
+
+/// How the staged shards of an assembly are untiled.
+#[derive(Debug)]
+enum Staging {
+    /// No shard is staged.
+    None,
+    /// A band of rows at a time ([`Bands`]).
+    Bands(Bands),
+    /// The whole tile into a row-major buffer of the tile's shape, whose
+    /// byte strides are given.
+    Whole(Box<Relayout>, Vec<i64>),
+}
+
+/// A contiguous part of the global array, `start..end` bytes, written by
+/// one task: the distinct shards of group `group` whose boxes lie in it,
+/// whole, or only band `band` of each ([`Bands`]).
+#[derive(Debug)]
+struct Unit {
+    start: usize,
+    end: usize,
+    group: usize,
+    band: Option<usize>,
+}
+
+/// One call of [`Shards::assemble`] planned: how each distinct shard is
+/// written, and the global array cut into [`Unit`]s that can be written
+/// at the same time.
+///
+/// The cut is by the rows of the global array's most major dimension
+/// (its layout's last `minor_to_major`), along which the untiled, dense
+/// array is one run of bytes per index: the distinct shards are grouped
+/// by the rows they cover. A tile assignment cuts every dimension at the
+/// same places for every device (XLA's `HloSharding::TileOffsetForDevice`
+/// and `TileLimitForDevice`: `i * ceil(n / k)`, capped at `n`), so two
+/// groups' rows are the same or disjoint, and the distinct shards'
+/// boxes are disjoint (replicas are left out): each group's rows are a
+/// part of the global array that only its shards write. The plan checks
+/// the groups are disjoint, and cuts the array into one unit when they
+/// are not or there is no such dimension (rank 0). A group whose shards
+/// are all placed band by band is cut further into one unit per band.
+#[derive(Debug)]
+struct Assembly {
+    /// For each device: how its shard is written (`None` for a replica
+    /// or an empty shard, which write nothing).
+    place: Vec<Option<Place>>,
+    /// The tile from the device's layout into the global array's, for
+    /// [`Place::Direct`] shards.
+    direct: Option<Relayout>,
+    staging: Staging,
+    /// The distinct shards of each group, in device order.
+    groups: Vec<Vec<usize>>,
+    /// Sorted by `start`, disjoint.
+    units: Vec<Unit>,
+}
+
+impl Assembly {
+    fn new(sh: &Shards) -> Result<Assembly> {
+        let t = sh.element_type;
+        let e = byte_width(t);
+        let out_layout = TiledLayout::new(&sh.out_shape)?;
+        let mut place = Vec::with_capacity(sh.slices.len());
+        for (k, s) in sh.slices.iter().enumerate() {
+            if sh.first[k] != k || s.shape().contains(&0) {
+                place.push(None);
+                continue;
+            }
+            // A shard of the tile's shape that is one range of slots of
+            // the global array.
+            let range = match out_layout
+                .slot_ranges(&s.offsets, &s.limits, 1)
+                .unwrap_or_default()
+                .as_slice()
+            {
+                [range] if s.shape() == sh.tile => Some(range.clone()),
+                _ => None,
+            };
+            place.push(Some(match range {
+                Some(r) => Place::Direct(
+                    to_usize(r.start * e, "a shard")?..to_usize(r.end * e, "a shard")?,
+                ),
+                None => Place::Staged,
+            }));
+        }
+        let direct = if place.iter().any(|p| matches!(p, Some(Place::Direct(_)))) {
+            // The tile in the global array's own layout.
+            let in_place =
+                ArrayShape::new(t, sh.tile.clone())?.with_layout(sh.out_shape.layout().cloned())?;
+            Some(Relayout::new(&sh.device_shape, &in_place)?)
+        } else {
+            None
+        };
+        let staging = if !place.iter().any(|p| matches!(p, Some(Place::Staged))) {
+            Staging::None
+        } else if let Some(b) = Bands::new(sh) {
+            Staging::Bands(b)
+        } else {
+            let rows = row_major(t, &sh.tile)?;
+            Staging::Whole(
+                Box::new(Relayout::new(&sh.device_shape, &rows)?),
+                dense_strides(&sh.tile, e)?,
+            )
+        };
+        let mut plan = Assembly {
+            place,
+            direct,
+            staging,
+            groups: Vec::new(),
+            units: Vec::new(),
+        };
+        plan.cut(sh);
+        Ok(plan)
+    }
+
+    /// The whole global array, `out_size` bytes, as one unit of all the
+    /// distinct shards.
+    fn one_unit(&mut self, out_size: usize) {
+        self.groups = vec![
+            (0..self.place.len())
+                .filter(|&k| self.place[k].is_some())
+                .collect(),
+        ];
+        self.units = vec![Unit {
+            start: 0,
+            end: out_size,
+            group: 0,
+            band: None,
+        }];
+    }
+
+    /// Groups the distinct shards and cuts the global array into units.
+    fn cut(&mut self, sh: &Shards) {
+        let Some((major, stride)) = sh.major_rows() else {
+            return self.one_unit(sh.out_size);
+        };
+        // The distinct shards by the rows they cover, in order of rows.
+        let mut by_rows: std::collections::BTreeMap<(i64, i64), Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for k in (0..self.place.len()).filter(|&k| self.place[k].is_some()) {
+            let s = &sh.slices[k];
+            by_rows
+                .entry((s.offsets[major], s.limits[major]))
+                .or_default()
+                .push(k);
+        }
+        let rows: Vec<&(i64, i64)> = by_rows.keys().collect();
+        if rows.windows(2).any(|w| w[0].1 > w[1].0) {
+            return self.one_unit(sh.out_size);
+        }
+        for ((lo, hi), ks) in by_rows {
+            let group = self.groups.len();
+            let (start, end) = (lo as usize * stride, hi as usize * stride);
+            let banded = ks
+                .iter()
+                .all(|&k| matches!(self.place[k], Some(Place::Staged)));
+            match &self.staging {
+                Staging::Bands(b) if banded => {
+                    let step = b.height as usize * stride;
+                    for (j, first) in (start..end).step_by(step).enumerate() {
+                        self.units.push(Unit {
+                            start: first,
+                            end: (first + step).min(end),
+                            group,
+                            band: Some(j),
+                        });
+                    }
+                }
+                _ => self.units.push(Unit {
+                    start,
+                    end,
+                    group,
+                    band: None,
+                }),
+            }
+            self.groups.push(ks);
+        }
+        debug_assert!(
+            self.units.windows(2).all(|w| w[0].end <= w[1].start)
+                && self.units.last().is_none_or(|u| u.end <= sh.out_size),
+            "the units of an assembly overlap: {:?}",
+            self.units
+        );
+    }
+
+    /// Writes unit `u` into `dst`, its part of the global array, from
+    /// `shards`; `staging` is the task's, reused from unit to unit. With
+    /// `parallel`, each shard's copy is cut across the rayon pool.
+    fn write(
+        &self,
+        sh: &Shards,
+        u: &Unit,
+        shards: &[&[u8]],
+        dst: &mut [u8],
+        staging: &mut Vec<u8>,
+        parallel: bool,
+    ) -> Result<()> {
+        #[cfg(not(feature = "rayon"))]
+        let _ = parallel;
+        let relay = |plan: &Relayout, src: &[u8], dst: &mut [u8]| {
+            #[cfg(feature = "rayon")]
+            if parallel {
+                return plan.run_parallel(src, dst);
+            }
+            plan.run(src, dst)
+        };
+        for &k in &self.groups[u.group] {
+            let s = &sh.slices[k];
+            match (&self.place[k], &self.staging) {
+                (Some(Place::Direct(r)), _) => {
+                    if let Some(plan) = &self.direct {
+                        relay(
+                            plan,
+                            shards[k],
+                            &mut dst[r.start - u.start..r.end - u.start],
+                        )?;
+                    }
+                }
+                (Some(Place::Staged), Staging::Bands(b)) => {
+                    if let Some(j) = u.band {
+                        b.place_band(sh, shards[k], s, j, staging, dst)?;
+                        continue;
+                    }
+                    let rows = b.rows(s, dst, u.start);
+                    #[cfg(feature = "rayon")]
+                    if parallel {
+                        b.place_parallel(sh, shards[k], s, rows)?;
+                        continue;
+                    }
+                    b.place(sh, shards[k], s, rows)?;
+                }
+                (Some(Place::Staged), Staging::Whole(untile, strides)) => {
+                    if staging.len() != untile.dst_byte_size() {
+                        *staging = zeroed(untile.dst_byte_size())?;
+                    }
+                    relay(untile, shards[k], staging)?;
+                    let placed = Placed {
+                        src: staging,
+                        src_strides: strides,
+                        offsets: &s.offsets,
+                        dims: s.shape(),
+                    };
+                    #[cfg(feature = "rayon")]
+                    if parallel {
+                        sh.place_parallel(&placed, dst, u.start);
+                        continue;
+                    }
+                    sh.place(&placed, dst, u.start);
+                }
+                // A staged shard always has a staging plan; replicas and
+                // empty shards write nothing.
+                (Some(Place::Staged), Staging::None) | (None, _) => {}
+            }
+        }
+        Ok(())
     }
 }
 
@@ -875,9 +1165,10 @@ impl Bands {
         Ok(())
     }
 
-    /// The rows of the global array that shard `s` covers.
-    fn rows<'a>(&self, s: &DeviceSlice, dst: &'a mut [u8]) -> &'a mut [u8] {
-        let first = s.offsets[self.major] as usize * self.stride;
+    /// The rows of the global array that shard `s` covers, of `dst`, the
+    /// part of the global array from byte `dst_start` on.
+    fn rows<'a>(&self, s: &DeviceSlice, dst: &'a mut [u8], dst_start: usize) -> &'a mut [u8] {
+        let first = s.offsets[self.major] as usize * self.stride - dst_start;
         let n = s.shape()[self.major] as usize * self.stride;
         &mut dst[first..first + n]
     }
@@ -895,17 +1186,17 @@ impl Bands {
         Ok(())
     }
 
-    /// Every band of `shard` placed, one task each.
+    /// Every band of `shard` placed into `rows` (what
+    /// [`rows`](Self::rows) gives), one task each.
     #[cfg(feature = "rayon")]
     fn place_parallel(
         &self,
         sh: &Shards,
         shard: &[u8],
         s: &DeviceSlice,
-        dst: &mut [u8],
+        rows: &mut [u8],
     ) -> Result<()> {
         use rayon::prelude::*;
-        let rows = self.rows(s, dst);
         let box_bytes = s.shape().iter().product::<i64>() * byte_width(sh.element_type);
         if box_bytes < super::PARALLEL_MIN_BYTES as i64 || rayon::current_num_threads() < 2 {
             return self.place(sh, shard, s, rows);

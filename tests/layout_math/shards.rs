@@ -290,12 +290,18 @@ fn parallel_shards_are_the_same() {
     assert_eq!(one, many);
 }
 
-/// `assemble_parallel` against `assemble` on a 3-thread pool (uneven
-/// bands), from shards `run` wrote, into buffers that held other bytes:
-/// arrays large enough (boxes over 1 MiB) that the shards are relaid and
-/// placed in parallel.
+/// `assemble_parallel` against `assemble`, and `run_parallel` against
+/// `run`, on pools of each of `threads` threads, from shards `run` wrote,
+/// into buffers that held other bytes: arrays large enough (1 MiB and
+/// more) that the work is cut across the threads.
 #[cfg(feature = "rayon")]
-fn check_parallel_assemble(global: &ArrayShape, sharding: &str, layout: &str, num_devices: i64) {
+fn check_parallel_with(
+    global: &ArrayShape,
+    sharding: &str,
+    layout: &str,
+    num_devices: i64,
+    threads: &[usize],
+) {
     let s: HloSharding = sharding.parse().unwrap();
     let t = global.element_type();
     let tile = s.tile_shape(&Shape::from(global.clone())).unwrap();
@@ -310,7 +316,8 @@ fn check_parallel_assemble(global: &ArrayShape, sharding: &str, layout: &str, nu
     ));
     let plan = Shards::new(global, &s, &device, num_devices).unwrap();
     let e = t.byte_width().unwrap();
-    let src = pattern(plan.global_byte_size() as i64 / e, e, 8 * e);
+    let bits = TiledLayout::new(&device).unwrap().element_size_in_bits();
+    let src = pattern(plan.global_byte_size() as i64 / e, e, bits.min(8 * e));
     let shards = plan.run_to_vecs(&src).unwrap();
     let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
     let mut one = vec![0xa5u8; plan.global_byte_size()];
@@ -319,17 +326,32 @@ fn check_parallel_assemble(global: &ArrayShape, sharding: &str, layout: &str, nu
         one == src,
         "assemble of {global} under {sharding} into {device}"
     );
-    let mut many = vec![0x5au8; plan.global_byte_size()];
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(3)
-        .build()
-        .unwrap();
-    pool.install(|| plan.assemble_parallel(&refs, &mut many))
-        .unwrap();
-    assert!(
-        one == many,
-        "parallel assemble of {global} under {sharding} into {device}"
-    );
+    for &n in threads {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap();
+        let mut many = vec![0x5au8; plan.global_byte_size()];
+        pool.install(|| plan.assemble_parallel(&refs, &mut many))
+            .unwrap();
+        assert!(
+            one == many,
+            "parallel assemble ({n} threads) of {global} under {sharding} into {device}"
+        );
+        let mut bufs = vec![vec![0xa5u8; plan.device_byte_size()]; shards.len()];
+        let mut outs: Vec<&mut [u8]> = bufs.iter_mut().map(Vec::as_mut_slice).collect();
+        pool.install(|| plan.run_parallel(&src, &mut outs)).unwrap();
+        assert!(
+            bufs == shards,
+            "parallel shards ({n} threads) of {global} under {sharding} into {device}"
+        );
+    }
+}
+
+/// [`check_parallel_with`] on a 3-thread pool (uneven bands).
+#[cfg(feature = "rayon")]
+fn check_parallel_assemble(global: &ArrayShape, sharding: &str, layout: &str, num_devices: i64) {
+    check_parallel_with(global, sharding, layout, num_devices, &[3]);
 }
 
 #[cfg(feature = "rayon")]
@@ -392,5 +414,77 @@ fn parallel_assemble_is_assemble() {
         "{devices=[2,2]<=[4]}",
         "{1,0:T(8,128)}",
         4,
+    );
+}
+
+/// Many small shards (64 devices, boxes of 16 KiB to 512 KiB): whole
+/// shards, or whole bands of rows of the global array, are given to the
+/// threads of 2- and 4-thread pools; the bytes are those of the serial
+/// `assemble` and `run`.
+#[cfg(feature = "rayon")]
+#[test]
+#[cfg_attr(miri, ignore = "arrays of 1 MiB and more")]
+fn many_small_shards_in_parallel() {
+    use PrimitiveType::*;
+    let rm = |t, dims: &[i64]| ArrayShape::new(t, dims.to_vec()).unwrap();
+    let both = &[2, 4];
+    let f32s = rm(F32, &[1024, 256]);
+    for sharding in [
+        "{devices=[16,4]<=[64]}",
+        "{devices=[16,4]<=[4,16]T(1,0)}",
+        "{devices=[64,1]<=[64]}",
+        "{devices=[1,64]<=[64]}",
+        "{devices=[2,2,16]<=[64] last_tile_dim_replicate}",
+        "{devices=[4,1,16]<=[16,4]T(1,0) last_tile_dim_replicate}",
+        "{replicated}",
+    ] {
+        // Tiled (bands of rows), untiled (bands of single rows), and
+        // column-major (no bands: whole shards staged).
+        for layout in ["{1,0:T(8,128)}", "{1,0}", "{0,1}"] {
+            check_parallel_with(&f32s, sharding, layout, 64, both);
+        }
+    }
+    // Uneven: the last shards of each dimension cut at the end of the
+    // array (1000 = 15 * 63 + 55; 250 = 3 * 63 + 61), of 1 to 8 bytes.
+    for (t, layout) in [
+        (F32, "{1,0:T(8,128)}"),
+        (Bf16, "{1,0:T(8,128)(2,1)}"),
+        (S8, "{1,0:T(32,128)(4,1)}"),
+        (F64, "{1,0}"),
+        (S16, "{0,1:T(8,128)(2,1)}"),
+    ] {
+        let dims = [1000, 250 * 4 / t.byte_width().unwrap() + 2];
+        check_parallel_with(&rm(t, &dims), "{devices=[16,4]<=[64]}", layout, 64, both);
+    }
+    // Empty shards: 17 rows over 16 devices are 2 rows each for the first
+    // 8 devices, 1 for the ninth, none for the rest.
+    check_parallel_with(
+        &rm(F32, &[17, 16384]),
+        "{devices=[16,4]<=[64]}",
+        "{1,0:T(8,128)}",
+        64,
+        both,
+    );
+    // Sub-byte elements packed in the device buffers.
+    check_parallel_with(
+        &rm(S4, &[1024, 1024]),
+        "{devices=[16,4]<=[64]}",
+        "{1,0:T(8,128)(2,1)E(4)}",
+        64,
+        both,
+    );
+    // A column-major global array (its rows are columns) and three
+    // dimensions, partially replicated with the device order transposed.
+    let cm = rm(F32, &[256, 1024])
+        .with_layout(Some(Layout::new([0, 1])))
+        .unwrap();
+    check_parallel_with(&cm, "{devices=[4,16]<=[64]}", "{1,0:T(8,128)}", 64, both);
+    check_parallel_with(&cm, "{devices=[4,16]<=[64]}", "{0,1:T(8,128)}", 64, both);
+    check_parallel_with(
+        &rm(S8, &[16, 256, 300]),
+        "{devices=[8,2,2,2]<=[2,4,8]T(2,1,0) last_tile_dim_replicate}",
+        "{2,1,0:T(8,128)(4,1)}",
+        64,
+        both,
     );
 }
