@@ -111,7 +111,9 @@ fn plan(
 /// without a dtype, such as `bytearray` or `memoryview`, are bytes); no
 /// two may share memory, nor any with `array`.
 ///
-/// The copies run without the GIL, on all cores with `parallel=True`.
+/// The copies run without the GIL, on all cores with `parallel=True`
+/// (each device's shard a task: many small shards spread over the
+/// threads whole).
 #[pyfunction]
 #[pyo3(signature = (array, global_shape, sharding, device_shape, num_devices=None, parallel=false, out=None))]
 #[allow(clippy::too_many_arguments)]
@@ -205,7 +207,8 @@ pub fn shard<'py>(
 /// layout of `global_shape`), or writes into `out` (contiguous, exactly
 /// the bytes of `global_shape`, of the element type's dtype or `uint8`,
 /// sharing no memory with a shard) and returns it. Runs without the GIL,
-/// on all cores with `parallel=True`.
+/// on all cores with `parallel=True` (the rows of each group of shards a
+/// task of its own: many small shards spread over the threads whole).
 #[pyfunction]
 #[pyo3(signature = (shards, global_shape, sharding, device_shape, num_devices=None, out=None, parallel=false))]
 #[allow(clippy::too_many_arguments)]

@@ -322,6 +322,33 @@ def test_parallel_assemble_is_assemble(dims, sharding, layout, n):
     assert res is out and np.array_equal(out, x)
 
 
+@pytest.mark.parametrize(
+    "dims,sharding,layout,dtype,element",
+    [
+        ((1024, 256), "{devices=[16,4]<=[64]}", "{1,0:T(8,128)}", "float32", "F32"),
+        ((1024, 256), "{devices=[2,2,16]<=[64] last_tile_dim_replicate}", "{1,0:T(8,128)}", "float32", "F32"),
+        ((1024, 512), "{devices=[64,1]<=[64]}", "{1,0:T(8,128)(2,1)}", "bfloat16", "BF16"),
+        ((1000, 514), "{devices=[8,8]<=[64]}", "{1,0:T(8,128)(2,1)}", "bfloat16", "BF16"),
+        ((1024, 1030), "{devices=[4,64]<=[256]}", "{0,1}", "int8", "S8"),
+    ],
+)
+def test_many_small_shards_in_parallel(dims, sharding, layout, dtype, element):
+    # Shards of 2 to 256 KiB: whole shards (or bands of rows) per thread,
+    # the bytes those of the serial calls.
+    x, g, s, device = plan_of(dims, sharding, layout, dtype, element)
+    n = 256 if "256" in sharding else 64
+    one = xs.shard(x, g, s, device, num_devices=n)
+    many = xs.shard(x, g, s, device, num_devices=n, parallel=True)
+    assert len(one) == n
+    assert [(d, b.tobytes()) for d, b in many] == [(d, b.tobytes()) for d, b in one]
+    shards = [b for _, b in one]
+    serial = xs.assemble(shards, g, s, device, num_devices=n)
+    assert np.array_equal(serial, x)
+    out = np.full_like(x, 7)
+    res = xs.assemble(shards, g, s, device, num_devices=n, out=out, parallel=True)
+    assert res is out and out.tobytes() == serial.tobytes()
+
+
 def test_shard_from_threads():
     # Without the GIL, several Python threads shard at once.
     from concurrent.futures import ThreadPoolExecutor
