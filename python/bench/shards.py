@@ -1,7 +1,9 @@
 """Times, in one run, ``shard`` of a bf16[8192,8192] array over 8 devices in
 TPU's ``T(8,128)(2,1)`` tiling into new buffers against into reused
 ``out=`` buffers, and ``assemble`` on one thread against all cores, beside
-one ``numpy.copyto`` of the whole array; prints medians and ratios.
+one ``numpy.copyto`` of the whole array; prints medians and ratios. With
+``--many``, a bf16[4096,4096] array over 64 devices instead (shards of
+512 KiB: a small parameter over a big mesh).
 
 Not a test: timings on a shared machine are noisy, so every ratio compares
 two measurements of the same run, interleaved round by round, each the
@@ -9,6 +11,7 @@ median of the rounds.
 
     python python/bench/shards.py              # 7 rounds
     python python/bench/shards.py --rounds 11 --dims 4096,4096
+    python python/bench/shards.py --many       # 64 devices
 """
 
 import argparse
@@ -21,6 +24,7 @@ import numpy as np
 import xla_shape as xs
 
 SHARDINGS = ["{devices=[8,1]<=[8]}", "{devices=[2,4]<=[8]}"]
+MANY = ["{devices=[64,1]<=[64]}", "{devices=[8,8]<=[64]}"]
 LAYOUT = "{1,0:T(8,128)(2,1)}"
 
 
@@ -33,19 +37,21 @@ def timed(f):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--dims", default="8192,8192")
+    ap.add_argument("--dims", help="the global array's dimensions (8192,8192; 4096,4096 with --many)")
+    ap.add_argument("--many", action="store_true", help="64 devices instead of 8")
     args = ap.parse_args()
-    dims = [int(d) for d in args.dims.split(",")]
+    n = 64 if args.many else 8
+    dims = [int(d) for d in (args.dims or ("4096,4096" if args.many else "8192,8192")).split(",")]
     x = (np.arange(int(np.prod(dims)), dtype=np.uint32) % 251).astype(ml_dtypes.bfloat16).reshape(dims)
     g = xs.Shape.array_shape("BF16", dims)
     whole = np.empty_like(x)
-    print(f"bf16{dims} ({x.nbytes / 2**20:.0f} MiB), 8 devices, {LAYOUT}, medians of {args.rounds} rounds")
-    for text in SHARDINGS:
+    print(f"bf16{dims} ({x.nbytes / 2**20:.0f} MiB), {n} devices, {LAYOUT}, medians of {args.rounds} rounds")
+    for text in MANY if args.many else SHARDINGS:
         s = xs.HloSharding.from_string(text)
         tile = s.tile(g).dimensions()
         device = xs.Shape(f"bf16[{','.join(map(str, tile))}]{LAYOUT}")
         size = xs.TiledLayout(device).byte_size()
-        outs = [np.empty(size, dtype=np.uint8) for _ in range(8)]
+        outs = [np.empty(size, dtype=np.uint8) for _ in range(n)]
         back = np.empty_like(x)
         shards = [b for _, b in xs.shard(x, g, s, device, out=outs)]
         ops = {
@@ -67,11 +73,12 @@ def main():
         med = {name: statistics.median(t) for name, t in times.items()}
         assert np.array_equal(back, x)
         copy = med["numpy.copyto (whole array)"]
-        print(f"\n{text}: each device bf16{list(tile)}")
+        print(f"\n{text}: each device bf16{list(tile)} ({size / 2**10:.0f} KiB)")
         for name, m in med.items():
             print(f"  {name:30s} {m * 1e3:8.1f} ms  {copy / m:5.2f}x copyto's speed")
         print(f"  shard: out= is {med['shard, new buffers'] / med['shard, out=']:.2f}x faster than new buffers"
               f" (parallel: {med['shard parallel, new buffers'] / med['shard parallel, out=']:.2f}x)")
+        print(f"  shard: parallel is {med['shard, out='] / med['shard parallel, out=']:.2f}x faster than serial (out=)")
         print(f"  assemble: parallel is {med['assemble, out='] / med['assemble parallel, out=']:.2f}x faster than serial")
 
 
