@@ -580,8 +580,8 @@ impl Shards {
     /// shard are cut again (by [`Relayout::run_parallel`] for a shard that
     /// is one range of the global array, else in bands of rows). A
     /// sharding of the other dimensions alone makes one group: its tasks
-    /// are its bands, and when the shards are staged whole, the copies
-    /// of each shard in turn. A global array under 1 MiB is written on
+    /// are its bands (made short enough for four per thread), and when
+    /// the shards are staged whole, the copies of each shard in turn. A global array under 1 MiB is written on
     /// the calling thread.
     ///
     /// ```
@@ -627,7 +627,15 @@ impl Shards {
                 ),
             ));
         }
-        let plan = Assembly::new(self)?;
+        #[cfg(feature = "rayon")]
+        let tasks = if parallel {
+            4 * rayon::current_num_threads()
+        } else {
+            1
+        };
+        #[cfg(not(feature = "rayon"))]
+        let tasks = 1;
+        let plan = Assembly::new(self, tasks)?;
         #[cfg(feature = "rayon")]
         if parallel
             && plan.units.len() > 1
@@ -820,7 +828,9 @@ struct Assembly {
 }
 
 impl Assembly {
-    fn new(sh: &Shards) -> Result<Assembly> {
+    /// The plan for `sh`, cut for about `tasks` tasks (1: one after the
+    /// other).
+    fn new(sh: &Shards, tasks: usize) -> Result<Assembly> {
         let t = sh.element_type;
         let e = byte_width(t);
         let out_layout = TiledLayout::new(&sh.out_shape)?;
@@ -857,7 +867,7 @@ impl Assembly {
         };
         let staging = if !place.iter().any(|p| matches!(p, Some(Place::Staged))) {
             Staging::None
-        } else if let Some(b) = Bands::new(sh) {
+        } else if let Some(b) = Bands::new(sh, Self::band_rows(sh, tasks)) {
             Staging::Bands(b)
         } else {
             let rows = row_major(t, &sh.tile)?;
@@ -875,6 +885,26 @@ impl Assembly {
         };
         plan.cut(sh);
         Ok(plan)
+    }
+
+    /// The most rows of a band: no limit but the staging buffer's for one
+    /// task, else few enough that the groups' bands make about `tasks`
+    /// units (a sharding of the minor dimensions alone has one group,
+    /// whose bands are all the tasks there are).
+    fn band_rows(sh: &Shards, tasks: usize) -> i64 {
+        let Some((major, _)) = sh.major_rows() else {
+            return i64::MAX;
+        };
+        if tasks < 2 {
+            return i64::MAX;
+        }
+        let groups: std::collections::BTreeSet<(i64, i64)> = sh
+            .slices
+            .iter()
+            .map(|s| (s.offsets[major], s.limits[major]))
+            .collect();
+        let per_group = tasks.div_ceil(groups.len().max(1));
+        (sh.tile[major] / i64::try_from(per_group).unwrap_or(i64::MAX)).max(1)
     }
 
     /// The whole global array, `out_size` bytes, as one unit of all the
@@ -1053,9 +1083,10 @@ struct Bands {
 const BAND_BYTES: i64 = 256 << 10;
 
 impl Bands {
-    /// The bands of `sh`'s device buffers, or `None` when the device
-    /// layout does not cut into them.
-    fn new(sh: &Shards) -> Option<Bands> {
+    /// The bands of `sh`'s device buffers, of at most `max_rows` rows
+    /// (rounded down to whole tiles, at least one), or `None` when the
+    /// device layout does not cut into them.
+    fn new(sh: &Shards, max_rows: i64) -> Option<Bands> {
         let device_layout = sh.device_shape.layout()?;
         let out_layout = sh.out_shape.layout()?;
         let major = *device_layout.minor_to_major().last()?;
@@ -1090,7 +1121,8 @@ impl Bands {
             .try_fold(byte_width(sh.element_type), |acc, (_, &n)| {
                 acc.checked_mul(n)
             })?;
-        let height = ((BAND_BYTES / row_bytes.max(1)).max(1) + t - 1) / t * t;
+        let height = (((BAND_BYTES / row_bytes.max(1)).max(1) + t - 1) / t * t)
+            .min((max_rows / t).max(1) * t);
         let device = TiledLayout::new(&sh.device_shape).ok()?;
         let bits = device.element_size_in_bits();
         let mut plans: Vec<(i64, Relayout, Vec<i64>)> = Vec::new();
