@@ -12,10 +12,13 @@ median of the rounds.
     python python/bench/shards.py              # 7 rounds
     python python/bench/shards.py --rounds 11 --dims 4096,4096
     python python/bench/shards.py --many       # 64 devices
+    python python/bench/shards.py --many --cpu # and which threads did the work
 """
 
 import argparse
+import os
 import statistics
+import threading
 import time
 
 import ml_dtypes
@@ -34,11 +37,39 @@ def timed(f):
     return time.perf_counter() - t
 
 
+def cpu_shares(f, calls=20):
+    """The share of the CPU time of ``calls`` calls of ``f`` that each
+    thread spent: the calling thread's first, then the others' (the rayon
+    pool's), largest first. Read from ``/proc/self/task`` (Linux); on a
+    loaded machine it shows how the work is spread where wall times
+    cannot."""
+    me = threading.get_native_id()
+
+    def ticks():
+        out = {}
+        for t in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{t}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            out[int(t)] = int(fields[11]) + int(fields[12])  # utime + stime
+        return out
+
+    before = ticks()
+    for _ in range(calls):
+        f()
+    after = ticks()
+    spent = {t: v - before.get(t, 0) for t, v in after.items()}
+    total = max(sum(spent.values()), 1)
+    caller = spent.pop(me, 0)
+    others = sorted((v for v in spent.values() if v), reverse=True)
+    return [caller / total] + [v / total for v in others]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--dims", help="the global array's dimensions (8192,8192; 4096,4096 with --many)")
     ap.add_argument("--many", action="store_true", help="64 devices instead of 8")
+    ap.add_argument("--cpu", action="store_true", help="also each thread's share of the parallel calls' CPU time (Linux)")
     args = ap.parse_args()
     n = 64 if args.many else 8
     dims = [int(d) for d in (args.dims or ("4096,4096" if args.many else "8192,8192")).split(",")]
@@ -80,6 +111,11 @@ def main():
               f" (parallel: {med['shard parallel, new buffers'] / med['shard parallel, out=']:.2f}x)")
         print(f"  shard: parallel is {med['shard, out='] / med['shard parallel, out=']:.2f}x faster than serial (out=)")
         print(f"  assemble: parallel is {med['assemble, out='] / med['assemble parallel, out=']:.2f}x faster than serial")
+        if args.cpu:
+            for name in ["shard parallel, out=", "assemble parallel, out="]:
+                caller, *pool = cpu_shares(ops[name])
+                print(f"  {name}: calling thread {caller:.0%} of the CPU time, other threads "
+                      + (", ".join(f"{p:.0%}" for p in pool) or "none"))
 
 
 if __name__ == "__main__":
