@@ -458,23 +458,14 @@ impl Shards {
     /// One distinct shard, `src` and `dst` checked; with `parallel`, its
     /// copies cut across the rayon pool ([`Relayout::run_parallel`]).
     fn write(&self, cut: &Cut, src: &[u8], dst: &mut [u8], parallel: bool) -> Result<()> {
-        #[cfg(not(feature = "rayon"))]
-        let _ = parallel;
-        let relay = |plan: &Relayout, src: &[u8], dst: &mut [u8]| {
-            #[cfg(feature = "rayon")]
-            if parallel {
-                return plan.run_parallel(src, dst);
-            }
-            plan.run(src, dst)
-        };
         match cut {
-            Cut::Whole(r) => relay(r, src, dst),
+            Cut::Whole(r) => relay(r, src, dst, parallel),
             Cut::Part {
                 to_rows,
                 from_staging,
             } => {
                 let mut rows = zeroed(to_rows.dst_byte_size())?;
-                relay(to_rows, src, &mut rows)?;
+                relay(to_rows, src, &mut rows, parallel)?;
                 let e = byte_width(self.element_type);
                 // The cut shard's dimensions: those of the rows it was copied into.
                 let part = to_rows.dst.dimensions();
@@ -489,7 +480,7 @@ impl Shards {
                     part,
                     e as usize,
                 );
-                relay(from_staging, &staging, dst)
+                relay(from_staging, &staging, dst, parallel)
             }
             Cut::Empty => {
                 dst.fill(0);
@@ -989,25 +980,13 @@ impl Assembly {
         staging: &mut Vec<u8>,
         parallel: bool,
     ) -> Result<()> {
-        #[cfg(not(feature = "rayon"))]
-        let _ = parallel;
-        let relay = |plan: &Relayout, src: &[u8], dst: &mut [u8]| {
-            #[cfg(feature = "rayon")]
-            if parallel {
-                return plan.run_parallel(src, dst);
-            }
-            plan.run(src, dst)
-        };
         for &k in &self.groups[u.group] {
             let s = &sh.slices[k];
             match (&self.place[k], &self.staging) {
                 (Some(Place::Direct(r)), _) => {
                     if let Some(plan) = &self.direct {
-                        relay(
-                            plan,
-                            shards[k],
-                            &mut dst[r.start - u.start..r.end - u.start],
-                        )?;
+                        let part = &mut dst[r.start - u.start..r.end - u.start];
+                        relay(plan, shards[k], part, parallel)?;
                     }
                 }
                 (Some(Place::Staged), Staging::Bands(b)) => {
@@ -1027,7 +1006,7 @@ impl Assembly {
                     if staging.len() != untile.dst_byte_size() {
                         *staging = zeroed(untile.dst_byte_size())?;
                     }
-                    relay(untile, shards[k], staging)?;
+                    relay(untile, shards[k], staging, parallel)?;
                     let placed = Placed {
                         src: staging,
                         src_strides: strides,
@@ -1248,6 +1227,18 @@ struct Placed<'a> {
     src_strides: &'a [i64],
     offsets: &'a [i64],
     dims: Vec<i64>,
+}
+
+/// `plan` run from `src` into `dst`, on the rayon pool when `parallel`
+/// ([`Relayout::run_parallel`], only with the `rayon` feature).
+fn relay(plan: &Relayout, src: &[u8], dst: &mut [u8], parallel: bool) -> Result<()> {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        return plan.run_parallel(src, dst);
+    }
+    #[cfg(not(feature = "rayon"))]
+    let _ = parallel;
+    plan.run(src, dst)
 }
 
 /// `n` zero bytes, or an error when memory cannot hold them (a tile's
