@@ -12,11 +12,12 @@ median of the rounds.
     python python/bench/shards.py              # 7 rounds
     python python/bench/shards.py --rounds 11 --dims 4096,4096
     python python/bench/shards.py --many       # 64 devices
-    python python/bench/shards.py --many --cpu # and which threads did the work
+    python python/bench/shards.py --many --cpu # and the CPU time, by thread
 """
 
 import argparse
 import os
+import resource
 import statistics
 import threading
 import time
@@ -38,10 +39,11 @@ def timed(f):
 
 
 def cpu_shares(f, calls=20):
-    """The share of the CPU time of ``calls`` calls of ``f`` that each
-    thread spent: the calling thread's first, then the others' (the rayon
-    pool's), largest first. Read from ``/proc/self/task`` (Linux); on a
-    loaded machine it shows how the work is spread where wall times
+    """The CPU time of one of ``calls`` calls of ``f`` (all threads,
+    ``getrusage``) and the share of it that each thread spent: the calling
+    thread's first, then the others' (the rayon pool's), largest first,
+    read from ``/proc/self/task`` (Linux). On a loaded machine it shows how
+    the work is spread, and what the threads cost, where wall times
     cannot."""
     me = threading.get_native_id()
 
@@ -53,15 +55,19 @@ def cpu_shares(f, calls=20):
             out[int(t)] = int(fields[11]) + int(fields[12])  # utime + stime
         return out
 
-    before = ticks()
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    before, c0 = ticks(), cpu()
     for _ in range(calls):
         f()
-    after = ticks()
+    per_call, after = (cpu() - c0) / calls, ticks()
     spent = {t: v - before.get(t, 0) for t, v in after.items()}
     total = max(sum(spent.values()), 1)
     caller = spent.pop(me, 0)
     others = sorted((v for v in spent.values() if v), reverse=True)
-    return [caller / total] + [v / total for v in others]
+    return per_call, [caller / total] + [v / total for v in others]
 
 
 def main():
@@ -69,7 +75,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--dims", help="the global array's dimensions (8192,8192; 4096,4096 with --many)")
     ap.add_argument("--many", action="store_true", help="64 devices instead of 8")
-    ap.add_argument("--cpu", action="store_true", help="also each thread's share of the parallel calls' CPU time (Linux)")
+    ap.add_argument("--cpu", action="store_true", help="also each call's CPU time, and each thread's share of it (Linux)")
     args = ap.parse_args()
     n = 64 if args.many else 8
     dims = [int(d) for d in (args.dims or ("4096,4096" if args.many else "8192,8192")).split(",")]
@@ -112,10 +118,10 @@ def main():
         print(f"  shard: parallel is {med['shard, out='] / med['shard parallel, out=']:.2f}x faster than serial (out=)")
         print(f"  assemble: parallel is {med['assemble, out='] / med['assemble parallel, out=']:.2f}x faster than serial")
         if args.cpu:
-            for name in ["shard parallel, out=", "assemble parallel, out="]:
-                caller, *pool = cpu_shares(ops[name])
-                print(f"  {name}: calling thread {caller:.0%} of the CPU time, other threads "
-                      + (", ".join(f"{p:.0%}" for p in pool) or "none"))
+            for name in ["shard, out=", "shard parallel, out=", "assemble, out=", "assemble parallel, out="]:
+                per_call, (caller, *pool) = cpu_shares(ops[name])
+                print(f"  {name:24s} {per_call * 1e3:6.1f} ms of CPU time a call: calling thread {caller:.0%},"
+                      " other threads " + (", ".join(f"{p:.0%}" for p in pool) or "none"))
 
 
 if __name__ == "__main__":
