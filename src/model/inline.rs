@@ -49,6 +49,22 @@ impl<T: Default, const N: usize> Default for InlineVec<T, N> {
     }
 }
 
+impl<T: Copy, const N: usize> InlineVec<T, N> {
+    /// An empty vector whose slots hold `fill`, usable in constants: the
+    /// empty layouts and shapes the parsers and decoders fill in place are
+    /// constants built from it (`Layout::EMPTY`, `Shape::slot`), written
+    /// with a few stores, where `default` builds the slots one by one and
+    /// the compiler moved them through the stack (the HLO parse spent half
+    /// its time there; BENCHMARKS.md).
+    pub(crate) const fn empty(fill: T) -> Self {
+        const { assert!(N <= u8::MAX as usize) };
+        InlineVec::Inline {
+            len: 0,
+            items: [fill; N],
+        }
+    }
+}
+
 impl<T, const N: usize> InlineVec<T, N> {
     /// The values.
     #[inline]

@@ -76,14 +76,23 @@ impl Default for Layout {
     /// XLA's `Layout()`: empty minor_to_major, alignment 1, nothing else.
     #[inline]
     fn default() -> Self {
-        Layout {
-            minor_to_major: Dims::new(),
-            tiles: Tiles::new(),
-            element_size_in_bits: 0,
-            memory_space: 0,
-            rare: None,
-        }
+        Layout::EMPTY
     }
+}
+
+impl Layout {
+    /// [`Layout::default`] as a constant, which the compiler writes in
+    /// place with a few stores (see `InlineVec::empty`).
+    pub(crate) const EMPTY: Layout = Layout {
+        minor_to_major: Dims::empty(0),
+        tiles: Tiles::Inline {
+            len: 0,
+            items: [Tile::EMPTY; 2],
+        },
+        element_size_in_bits: 0,
+        memory_space: 0,
+        rare: None,
+    };
 }
 
 impl std::fmt::Debug for Layout {

@@ -236,12 +236,14 @@ impl Shape {
     /// readers (`model::wire`, `text::fast`) fill in place.
     #[inline]
     pub(crate) fn slot() -> Shape {
-        Shape::Array(ArrayShape {
+        // A constant (see `InlineVec::empty`).
+        const SLOT: Shape = Shape::Array(ArrayShape {
             element_type: PrimitiveType::Invalid,
-            dimensions: Dims::new(),
-            dynamic: DynamicFlags::new(),
+            dimensions: Dims::empty(0),
+            dynamic: DynamicFlags::empty(false),
             layout: None,
-        })
+        });
+        SLOT
     }
 
     /// The empty array `self` holds if it is a [`slot`](Self::slot) still

@@ -24,16 +24,29 @@ pub(crate) type Tiles = InlineVec<Tile, 2>;
 /// assert_eq!(Tile::new([2, Tile::COMBINE_DIMENSION, 128]).unwrap().to_string(), "(2,*,128)");
 /// assert!(Tile::new([-2]).is_err());
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Tile {
     /// Up to four bounds are kept in place: tiles rarely have more, and
     /// decoding a tiled layout then allocates nothing per tile.
     bounds: TileBounds,
 }
 
+impl Default for Tile {
+    /// A tile without bounds.
+    #[inline]
+    fn default() -> Self {
+        Tile::EMPTY
+    }
+}
+
 impl Tile {
     /// XLA's `Tile::kCombineDimension` (`INT64_MIN`, `*` in HLO text).
     pub const COMBINE_DIMENSION: i64 = i64::MIN;
+
+    /// A tile without bounds, as a constant (see [`InlineVec::empty`]).
+    pub(crate) const EMPTY: Tile = Tile {
+        bounds: TileBounds::empty(0),
+    };
 
     /// A tile with these bounds.
     ///

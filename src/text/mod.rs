@@ -63,12 +63,28 @@ pub use scan::{HloShape, HloShapes, ShapeRole, shapes_in_hlo, shapes_in_hlo_with
 /// position, for text that does not parse, and for shapes that XLA's
 /// parser accepts but that are not valid (`f32[2,3]{0,0}`), with XLA's
 /// validation message.
+#[inline]
 pub fn parse_shape_with(text: &str, options: &ParseOptions) -> Result<Shape> {
-    let mut shape = Shape::slot();
-    if fast::parse_prefix_into(text, options.fill_missing_layouts, &mut shape) == Some(text.len()) {
-        return Ok(shape);
+    // Read into the caller's result, which holds a placeholder until then:
+    // inlined, this leaves the shape where the caller keeps it. Returned
+    // from a function that read it into a local, the 256-byte `Shape` was
+    // copied right after its fields were written, and the copy's wide
+    // loads waited for those narrow stores.
+    let mut result = Ok(Shape::Token);
+    read_shape_into(text, options, &mut result);
+    result
+}
+
+/// [`parse_shape_with`] into `result`.
+#[inline(never)]
+fn read_shape_into(text: &str, options: &ParseOptions, result: &mut Result<Shape>) {
+    let fast = match result {
+        Ok(shape) => fast::parse_prefix_into(text, options.fill_missing_layouts, shape),
+        Err(_) => None,
+    };
+    if fast != Some(text.len()) {
+        *result = parser::parse_shape(text, options);
     }
-    parser::parse_shape(text, options)
 }
 
 /// XLA's `ParseShape` on the shape that starts at `offset` of `text`, whose
@@ -113,6 +129,7 @@ pub(crate) fn parse_shape_at(
 ///
 /// As [`parse_shape_with`].
 #[doc(alias = "ParseShape")]
+#[inline]
 pub fn parse_shape(text: &str) -> Result<Shape> {
     parse_shape_with(text, &ParseOptions::default())
 }
@@ -180,6 +197,7 @@ impl FromStr for Shape {
     type Err = Error;
 
     /// XLA's `ParseShape`: see [`parse_shape`].
+    #[inline]
     fn from_str(s: &str) -> Result<Shape> {
         parse_shape(s)
     }
