@@ -157,9 +157,10 @@ unsafe fn quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
 /// Splits `n` runs of `64 / E` groups of `K` (2 or 4) `E`-byte elements
 /// at `pa` (`64 * K` bytes a run) into the `K` elements of each group,
 /// 64 bytes a run at each of `p[0] .. p[K]` (untiling XLA's `(2,1)` and
-/// `(4,1)` sub-tiles), every whole line of the rows streamed. `K * E` is
-/// at most 16, so that a 128-bit lane holds whole groups, `16 / (K * E)`
-/// of them.
+/// `(4,1)` sub-tiles), every whole line of the rows streamed. Where `K *
+/// E` is at most 16, a 128-bit lane holds whole groups, `16 / (K * E)` of
+/// them (quadruples of 8-byte elements, two lanes each, are the 4 x 8
+/// transpose of their words: [`lanes`] and one 8-byte unpack).
 ///
 /// Load `q` of a run holds the groups of blocks `4q .. 4q + 4`, one
 /// block (`16 / K` bytes of each row) per lane. One byte shuffle per load
@@ -182,7 +183,7 @@ unsafe fn quads<const E: usize>(pa: *const u8, sa: isize, pt: *mut u8, st: isize
 /// The `64 * K * n` bytes at `pa` are readable, the `64 * n` bytes at
 /// each `p[r]` (`r < K`) writable and disjoint from them and from each
 /// other; each `p[r]` is `M` bytes past a 64-byte line, `M` 0, 16, 32 or
-/// 48; `K` is 2 or 4 and `K * E` at most 16; the CPU has AVX-512 F and
+/// 48; `K` is 2 or 4 and `E` 1, 2, 4 or 8; the CPU has AVX-512 F and
 /// BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(super) unsafe fn split_lines<const E: usize, const K: usize, const M: usize>(
@@ -215,7 +216,16 @@ pub(super) unsafe fn split_lines<const E: usize, const K: usize, const M: usize>
             let at = pa.add(64 * K * k);
             let x =
                 |q: usize| _mm512_shuffle_epi8(_mm512_loadu_si512(at.add(64 * q).cast()), order);
-            if K == 2 {
+            if K * E == 32 {
+                // Quadruples of 8-byte elements, two a load, each across
+                // two lanes. Lane `L` of `y[m]` is lane `m` of load `L`:
+                // rows `2(m % 2)` and `2(m % 2) + 1` of quadruple `2L`
+                // (`m` 0 or 1) or `2L + 1` (`m` 2 or 3).
+                let y = lanes([0, 1, 2, 3].map(|q| _mm512_loadu_si512(at.add(64 * q).cast())));
+                let (r0, r1) = __m512i::unpack::<8>(y[0], y[2]);
+                let (r2, r3) = __m512i::unpack::<8>(y[1], y[3]);
+                [r0, r1, r2, r3]
+            } else if K == 2 {
                 // Lane `L` of `y0`: block `2L`, of `y1`: block `2L + 1`.
                 let (x0, x1) = (x(0), x(1));
                 let y0 = _mm512_shuffle_i64x2::<0x88>(x0, x1);

@@ -176,7 +176,6 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         // see `split_pairs`.
         let pairs_on_lines = K == 2 && E <= 2 && shift == 0;
         if !((K == 2 || K == 4)
-            && K * E <= 16
             && !pairs_on_lines
             && kernel.0 == Isa::Avx512
             && !self.short_i
@@ -194,7 +193,7 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
         // every row starts `shift` bytes past a 64-byte line (`Walk::new`
         // checked it for the first position, `done`, as this is the
         // walk's first step; `md` is a multiple of 64); `K` is 2 or 4 and
-        // `K * E` at most 16; `Kernel(Avx512)` is only made where the CPU
+        // `E` 1, 2, 4 or 8; `Kernel(Avx512)` is only made where the CPU
         // has AVX-512 F and BW.
         unsafe {
             let p = Self::rows(dof, self.md).map(|o| self.pd.offset(o));
