@@ -572,8 +572,8 @@ impl Shards {
     /// is one range of the global array, else in bands of rows). A
     /// sharding of the other dimensions alone makes one group: its tasks
     /// are its bands (made short enough for four per thread), and when
-    /// the shards are staged whole, the copies of each shard in turn. A global array under 1 MiB is written on
-    /// the calling thread.
+    /// the shards are staged whole, the copies of each shard in turn. A
+    /// global array under 1 MiB is written on the calling thread.
     ///
     /// ```
     /// use xla_shape::relayout::Shards;
