@@ -158,9 +158,9 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
     /// ([`split_lines`](super::avx512::split_lines)), `64 / E` groups
     /// at a time, where the rows are streamed and all start as far past a
     /// line (a multiple of 16 bytes): every whole line of the rows is
-    /// written with one non-temporal store, where the steps below write a
-    /// line in two or four pieces, or, for rows that do not start on a
-    /// line, with ordinary stores. CPU time a pass at 16 MiB / 256 MiB,
+    /// written with one non-temporal store (the steps below write a line
+    /// in two or four pieces, with ordinary stores where the rows do not
+    /// start on a line). CPU time a pass at 16 MiB / 256 MiB,
     /// the buffers from `malloc` (rows 16 bytes past a line), best of
     /// three or four runs, before and after: f64 `T(8,128)(2,1)` untiling
     /// 1.48 / 28.0 ms -> 0.62 / 17.3, f32 `T(16,128)(2,1)` 2.11 / 31.5 ->
@@ -230,10 +230,10 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
             let (so, dof) = (self.so, self.dof);
             // SAFETY: the `per * n` pairs at `so` (`64 * n` bytes, `ls
             // == 2 * E`) and the `per * n` elements at `dof` and `dof +
-            // md` of each row are elements `0 .. per * n` of the
-            // transpose, checked by `Tr::new` to lie in the buffers;
-            // with `nt`, both destination rows start on a 64-byte
-            // line; `Kernel(Avx2)` and `Kernel(Avx512)` are only made
+            // md` of each row are elements `done .. done + per * n` of
+            // the transpose, checked by `Tr::new` to lie in the buffers;
+            // with `nt` (then `split_lines` copied nothing: `done` is 0),
+            // both destination rows start on a 64-byte line; `Kernel(Avx2)` and `Kernel(Avx512)` are only made
             // where the CPU has AVX2; `E` is 1 or 2.
             unsafe {
                 let (p0, p1) = (pd.offset(dof), pd.offset(dof + md));
@@ -271,10 +271,10 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
     /// in `(4,1)` sub-tiles) 16 at a time with AVX2, what
     /// [`split_lines`](Self::split_lines) left (with AVX-512, whole
     /// lines: at 256 MiB, 16.5-17.8 GiB/s against 7.5-8.6 with AVX2, best
-    /// of three runs); streamed when the rows start on a line. (Rows 16
-    /// bytes past a line, their whole lines streamed and the rest written
-    /// with ordinary stores, ran slower than all with ordinary stores:
-    /// 5.3-5.5 against 5.8-6.1.)
+    /// of three runs); streamed when the rows start on a line. (With
+    /// AVX2, rows 16 bytes past a line, their whole lines streamed and
+    /// the rest written with ordinary stores, ran slower than all with
+    /// ordinary stores: 5.3-5.5 against 5.8-6.1.)
     #[inline(always)]
     fn split_quads(&mut self, kernel: Kernel) {
         if !(E == 1
