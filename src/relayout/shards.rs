@@ -1066,13 +1066,14 @@ impl Bands {
     /// (rounded down to whole tiles, at least one), or `None` when the
     /// device layout does not cut into them.
     fn new(sh: &Shards, max_rows: i64) -> Option<Bands> {
+        // The global array's rows, dense along them; the device layout's
+        // most major dimension must be the same.
+        let (major, stride) = sh.major_rows()?;
         let device_layout = sh.device_shape.layout()?;
         let out_layout = sh.out_shape.layout()?;
-        let major = *device_layout.minor_to_major().last()?;
-        if out_layout.minor_to_major().last() != Some(&major) {
+        if device_layout.minor_to_major().last().copied() != i64::try_from(major).ok() {
             return None;
         }
-        let major = usize::try_from(major).ok()?;
         let rank = sh.tile.len();
         // The first tile's extent along `major`, the first physical
         // dimension: a tile covers the most minor ones.
@@ -1083,12 +1084,7 @@ impl Bands {
             Some(_) => return None,
         };
         let rows = sh.tile[major];
-        let stride = sh.out_strides[major];
-        if t <= 0
-            || rows <= 0
-            || stride <= 0
-            || stride.checked_mul(sh.dims[major])? != sh.out_size as i64
-        {
+        if t <= 0 || rows <= 0 {
             return None;
         }
         // One row of the staging buffer: the tile's other dimensions.
@@ -1139,7 +1135,7 @@ impl Bands {
         Some(Bands {
             major,
             height,
-            stride: stride as usize,
+            stride,
             starts,
             plans: plans.into_iter().map(|(_, r, s)| (r, s)).collect(),
         })
