@@ -191,32 +191,51 @@ pub(super) unsafe fn split_lines<const E: usize, const K: usize, const M: usize>
     p: [*mut u8; 4],
     n: usize,
 ) {
-    // Byte `r * 16 / K + g * E + t` of a lane after the shuffle: byte `t`
-    // of row `r`'s element of group `g`, byte `g * K * E + r * E + t`
-    // before it.
-    let mut bytes = [0u8; 16];
-    for (k, b) in bytes.iter_mut().enumerate() {
-        let (r, g, t) = (k / (16 / K), k % (16 / K) / E, k % E);
-        *b = (g * K * E + r * E + t) as u8;
-    }
-    // The last `M` bytes of `prev` and the first `64 - M` of `next`.
-    let join = |next: __m512i, prev: __m512i| match M {
-        16 => _mm512_alignr_epi32::<12>(next, prev),
-        32 => _mm512_alignr_epi32::<8>(next, prev),
-        _ => _mm512_alignr_epi32::<4>(next, prev),
-    };
+    // SAFETY: as the caller vouches: one run of `n` chunks.
+    unsafe { gather_lines::<E, K, M>(pa, [(1, 0), (1, 0)], n, p) }
+}
+
+/// [`split_lines`] of chunks (`64 * K` bytes each) taken from runs of
+/// `per` chunks, back to back, at every position of two source axes
+/// (`runs`: outer and inner, each a count and a stride in bytes), in that
+/// order; the rows in the destination continue from one run to the next.
+/// With `K = 1`, each chunk is one 64-byte piece of its run, copied as it
+/// is: runs of whole lines gathered into one contiguous destination
+/// (untiling XLA's `T(8,128)` or `T(4,128)` tiles in destination order,
+/// each destination row made of a run from every tile of a row of tiles;
+/// tiling into them, each tile made of a run from each of its rows), every
+/// whole line streamed wherever the destination starts.
+///
+/// # Safety
+///
+/// The `64 * K * per` bytes at `pa + o * runs[0].1 + i * runs[1].1` are
+/// readable (`o < runs[0].0`, `i < runs[1].0`); with `n` the count of
+/// chunks (`runs[0].0 * runs[1].0 * per`), the `64 * n` bytes at each
+/// `p[r]` (`r < K`) are writable and disjoint from the source and from
+/// each other; each `p[r]` is `M` bytes past a 64-byte line, `M` 0, 16,
+/// 32 or 48; `K` is 1, 2 or 4 and `E` 1, 2, 4 or 8; the CPU has AVX-512
+/// F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn gather_lines<const E: usize, const K: usize, const M: usize>(
+    pa: *const u8,
+    runs: [(usize, isize); 2],
+    per: usize,
+    p: [*mut u8; 4],
+) {
     // SAFETY: the bytes read and written are what the caller vouches
-    // for: run `k` writes bytes `64k - M .. 64k + 64 - M` of each row
-    // (from its first byte for the first run), the end of the last run
-    // its last `M` bytes; the streamed lines are aligned, the other
+    // for: chunk `k` writes bytes `64k - M .. 64k + 64 - M` of each row
+    // (from its first byte for the first chunk), the end of the last
+    // chunk its last `M` bytes; the streamed lines are aligned, the other
     // stores and the loads unaligned.
     unsafe {
-        let order = _mm512_broadcast_i32x4(_mm_loadu_si128(bytes.as_ptr().cast()));
-        let run = |k: usize| {
-            let at = pa.add(64 * K * k);
+        let order = group_order::<E, K, true>();
+        let run = |at: *const u8| {
             let x =
                 |q: usize| _mm512_shuffle_epi8(_mm512_loadu_si512(at.add(64 * q).cast()), order);
-            if K * E == 32 {
+            if K == 1 {
+                let x0 = _mm512_loadu_si512(at.cast());
+                [x0, x0, x0, x0]
+            } else if K * E == 32 {
                 // Quadruples of 8-byte elements, two a load, each across
                 // two lanes. Lane `L` of `y[m]` is lane `m` of load `L`:
                 // rows `2(m % 2)` and `2(m % 2) + 1` of quadruple `2L`
@@ -242,32 +261,190 @@ pub(super) unsafe fn split_lines<const E: usize, const K: usize, const M: usize>
                 [r0, r1, r2, r3]
             }
         };
-        // Bytes `from .. to` of `v` to `at`, with an ordinary store.
-        let part = |at: *mut u8, v: __m512i, from: usize, to: usize| {
-            let mut line = [0u8; 64];
-            _mm512_storeu_si512(line.as_mut_ptr().cast(), v);
-            std::ptr::copy_nonoverlapping(line.as_ptr().add(from), at, to - from);
-        };
         let mut prev = [__m512i::zero(); 4];
-        for k in 0..n {
-            let rows = run(k);
-            for r in 0..K {
-                let at = p[r].add(64 * k);
-                if M == 0 {
-                    stream(at, rows[r]);
-                } else if k == 0 {
-                    part(at, rows[r], 0, 64 - M);
-                } else {
-                    stream(at.sub(M), join(rows[r], prev[r]));
+        // Chunk `k` of the rows.
+        let mut k = 0;
+        for o in 0..runs[0].0 as isize {
+            for i in 0..runs[1].0 as isize {
+                let from = pa.offset(o * runs[0].1 + i * runs[1].1);
+                for c in 0..per {
+                    let rows = run(from.add(64 * K * c));
+                    for r in 0..K {
+                        shifted::<M>(p[r], k, rows[r], prev[r]);
+                    }
+                    prev = rows;
+                    k += 1;
                 }
             }
-            prev = rows;
         }
-        if M != 0 && n > 0 {
+        if k > 0 {
             for r in 0..K {
-                part(p[r].add(64 * n - M), prev[r], 64 - M, 64);
+                shifted_end::<M>(p[r], k, prev[r]);
             }
         }
+    }
+}
+
+/// The other way: `K` (2 or 4) rows of `E`-byte elements merged into
+/// groups of `K` (tiling into XLA's `(2,1)` and `(4,1)` sub-tiles), the
+/// groups written to one contiguous destination at `pt` in whole lines,
+/// streamed wherever it starts. The rows are read in runs of `per`
+/// 64-byte pieces at `p[r] + o * runs[0].1 + i * runs[1].1` (`o <
+/// runs[0].0`, `i < runs[1].0`, in that order), each piece of the `K`
+/// rows making `K` lines of groups: the steps of [`gather_lines`]'s
+/// split undone in reverse order (the 4 x 4 transposes of lanes and of
+/// 4-byte pieces are their own inverses; for `K = 2`, the 8-byte unpack's
+/// and the lane shuffles' inverses), then the byte shuffle's inverse.
+///
+/// # Safety
+///
+/// The `64 * per` bytes at `p[r] + o * runs[0].1 + i * runs[1].1` are
+/// readable (`r < K`, `o < runs[0].0`, `i < runs[1].0`); with `n` the
+/// count of pieces (`runs[0].0 * runs[1].0 * per`), the `64 * K * n`
+/// bytes at `pt` are writable and disjoint from them; `pt` is `M` bytes
+/// past a 64-byte line, `M` 0, 16, 32 or 48; `K` is 2 or 4 and `K * E`
+/// at most 16; the CPU has AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn merge_lines<const E: usize, const K: usize, const M: usize>(
+    p: [*const u8; 4],
+    runs: [(usize, isize); 2],
+    per: usize,
+    pt: *mut u8,
+) {
+    // SAFETY: the bytes read and written are what the caller vouches
+    // for: line `k` of groups writes bytes `64k - M .. 64k + 64 - M` of
+    // the destination (from its first byte for the first), the last its
+    // last `M` bytes; the streamed lines are aligned, the other stores
+    // and the loads unaligned.
+    unsafe {
+        let order = group_order::<E, K, false>();
+        let mut prev = __m512i::zero();
+        let mut k = 0;
+        for o in 0..runs[0].0 as isize {
+            for i in 0..runs[1].0 as isize {
+                let at = o * runs[0].1 + i * runs[1].1;
+                for c in 0..per {
+                    let r = |q: usize| _mm512_loadu_si512(p[q].offset(at).add(64 * c).cast());
+                    let x = if K == 2 {
+                        let (y0, y1) = __m512i::unpack::<8>(r(0), r(1));
+                        // `x0`: blocks 0 to 3, lanes 0 and 1 of `y0` and
+                        // `y1` in turn; `x1`: blocks 4 to 7, their lanes
+                        // 2 and 3.
+                        let low = _mm512_shuffle_i64x2::<0x44>(y0, y1);
+                        let high = _mm512_shuffle_i64x2::<0xEE>(y0, y1);
+                        let x0 = _mm512_shuffle_i64x2::<0xD8>(low, low);
+                        let x1 = _mm512_shuffle_i64x2::<0xD8>(high, high);
+                        [x0, x1, x0, x1]
+                    } else {
+                        let (a, b) = __m512i::unpack::<4>(r(0), r(1));
+                        let (c, d) = __m512i::unpack::<4>(r(2), r(3));
+                        let (y0, y1) = __m512i::unpack::<8>(a, c);
+                        let (y2, y3) = __m512i::unpack::<8>(b, d);
+                        lanes([y0, y1, y2, y3])
+                    };
+                    for &v in x.iter().take(K) {
+                        let v = _mm512_shuffle_epi8(v, order);
+                        shifted::<M>(pt, k, v, prev);
+                        prev = v;
+                        k += 1;
+                    }
+                }
+            }
+        }
+        if k > 0 {
+            shifted_end::<M>(pt, k, prev);
+        }
+    }
+}
+
+/// The in-lane byte shuffle of [`gather_lines`] (`SPLIT`: byte `r * 16 /
+/// K + g * E + t` of a lane takes byte `g * K * E + r * E + t`, the
+/// elements of each row of the lane's groups together) or of
+/// [`merge_lines`] (its inverse), in every lane.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn group_order<const E: usize, const K: usize, const SPLIT: bool>() -> __m512i {
+    let mut bytes = [0u8; 16];
+    for k in 0..16 {
+        let (r, g, t) = (k / (16 / K), k % (16 / K) / E, k % E);
+        let grouped = g * K * E + r * E + t;
+        if SPLIT {
+            bytes[k] = grouped as u8;
+        } else if let Some(b) = bytes.get_mut(grouped) {
+            // (Every byte for `K * E` at most 16, as merges have.)
+            *b = k as u8;
+        }
+    }
+    // SAFETY: the 16 bytes read are `bytes`'.
+    _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) })
+}
+
+/// Register `k` of a row of 64-byte registers at `at` (the `64 * k` bytes
+/// from `at`), `prev` register `k - 1`, where `at` is `M` bytes past a
+/// line: streamed whole (`M` 0); else the line that ends with the last
+/// `M` bytes of `prev` is streamed, and the first register's first `64 -
+/// M` bytes written with an ordinary store ([`shifted_end`] writes the
+/// last register's last `M`).
+///
+/// # Safety
+///
+/// The `64` bytes at `at + 64 * k` are writable and so, for `k > 0`, the
+/// `M` before them; `at` is `M` bytes past a 64-byte line, `M` 0, 16, 32
+/// or 48; the CPU has AVX-512 F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn shifted<const M: usize>(at: *mut u8, k: usize, v: __m512i, prev: __m512i) {
+    // SAFETY: as the caller vouches: bytes `64k - M .. 64k + 64 - M` (from
+    // `64k` for the first register), the streamed line aligned.
+    unsafe {
+        let at = at.add(64 * k);
+        if M == 0 {
+            stream(at, v);
+        } else if k == 0 {
+            part(at, v, 0, 64 - M);
+        } else {
+            // The last `M` bytes of `prev` and the first `64 - M` of `v`.
+            let line = match M {
+                16 => _mm512_alignr_epi32::<12>(v, prev),
+                32 => _mm512_alignr_epi32::<8>(v, prev),
+                _ => _mm512_alignr_epi32::<4>(v, prev),
+            };
+            stream(at.sub(M), line);
+        }
+    }
+}
+
+/// The last `M` bytes of register `n - 1` of a row written by
+/// [`shifted`], `last`, with an ordinary store.
+///
+/// # Safety
+///
+/// The `M` bytes before `at + 64 * n` are writable; `n > 0`; the CPU has
+/// AVX-512 F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn shifted_end<const M: usize>(at: *mut u8, n: usize, last: __m512i) {
+    if M != 0 {
+        // SAFETY: as the caller vouches.
+        unsafe { part(at.add(64 * n - M), last, 64 - M, 64) }
+    }
+}
+
+/// Bytes `from .. to` of `v` to `at`, with an ordinary store.
+///
+/// # Safety
+///
+/// The `to - from` bytes at `at` are writable; `from <= to <= 64`; the
+/// CPU has AVX-512 F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn part(at: *mut u8, v: __m512i, from: usize, to: usize) {
+    let mut line = [0u8; 64];
+    // SAFETY: `line` holds the 64 bytes stored; bytes `from .. to` of it
+    // are copied to `at`, as the caller vouches.
+    unsafe {
+        _mm512_storeu_si512(line.as_mut_ptr().cast(), v);
+        std::ptr::copy_nonoverlapping(line.as_ptr().add(from), at, to - from);
     }
 }
 

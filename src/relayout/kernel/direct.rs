@@ -105,7 +105,9 @@ pub(crate) fn transpose<const E: usize>(
         return false;
     };
     if narrow {
-        tr.narrow(kernel, stream);
+        if !tr.in_lines(kernel, stream) {
+            tr.narrow(kernel, stream);
+        }
     } else {
         for x in 0..batch[0].n {
             for y in 0..batch[1].n {

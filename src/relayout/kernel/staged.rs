@@ -252,7 +252,6 @@ fn write_out(stage: &[u8], dst: &mut [u8], d: usize) {
 #[cfg(test)]
 mod tests {
     use super::super::Buffers;
-    use super::Staged;
     use crate::relayout::{Exec, Relayout};
     use crate::{ArrayShape, Layout, PrimitiveType, Tile};
 
@@ -271,8 +270,9 @@ mod tests {
         };
         let mut staged = false;
         for b in boxes {
-            staged |= Staged::new(b, *e).is_some();
-            b.copy(*e, Buffers::new(src, &mut *dst, true));
+            let mut buffers = Buffers::new(src, &mut *dst, true);
+            staged |= b.staged(*e, &buffers.at(b.src, b.dst)).is_some();
+            b.copy(*e, buffers);
         }
         staged
     }
@@ -330,6 +330,13 @@ mod tests {
             // bytes past a line; and tilings, streamed and not staged.
             assert!(check([57, 300], &[U8], &[16]) > 0);
             assert_eq!(check([9, 140], &[F32], &[16]), 0);
+            // Rows of 9 tiles, 1152 bytes: with AVX-512 the sub-tiles
+            // split into whole lines of rows gathered from a row of
+            // tiles (`Tr::in_lines`) and the `T(8,128)` runs gathered
+            // likewise (`runs_in_lines`), not staged; 48 bytes past a
+            // line.
+            let staged = check([16, 1152], &[U8], &[48]);
+            assert_eq!(staged == 0, super::super::cpu::Kernel::avx512().is_some());
             return;
         }
         // Rows of 520 to 20,000 bytes (chunks of whole rows, or of a
@@ -337,8 +344,11 @@ mod tests {
         // left), partial tiles at the end of each row and at the end of
         // the array, and no partial tile; the wider elements streamed,
         // not staged.
+        // With AVX-512, rows of tiles 2 KiB and longer go in whole lines
+        // instead (`Tr::in_lines`), wherever the destination starts on
+        // 16 bytes.
         for dims in [[70, 2048 + 131], [64, 2048], [37, 520], [128, 20000]] {
-            assert!(check(dims, &[U8], &[0, 16, 1]) > 0, "{dims:?}");
+            assert!(check(dims, &[U8], &[0, 16, 32, 48, 1]) > 0, "{dims:?}");
         }
         assert_eq!(check([37, 520], &[Bf16, F32, F64], &[0, 16, 1]), 0);
     }

@@ -1,0 +1,253 @@
+//! XLA's `(2,1)` and `(4,1)` sub-tiles split into their rows (untiling)
+//! or merged from them (tiling) with AVX-512 in whole streamed lines,
+//! the transposes of a whole row of tiles in one call where the
+//! destination continues from one to the next ([`Tr::in_lines`]).
+//!
+//! A sub-tile transpose is small: the groups of one row of pairs or
+//! quadruples of a tile, 128 of them. Copied one by one (`Tr::narrow`),
+//! each writes its own piece of each destination row (untiling: 128
+//! bytes of each of two u8 rows) or of the tile (tiling: 256 bytes), and
+//! where the destination starts 16 bytes past a line (a large `malloc`
+//! buffer), the lines each piece shares with the next go through
+//! ordinary stores, each read from memory first: three in four for u8
+//! untiling. Here the destination of a whole row of tiles is written in
+//! one pass, every line whole but the one it shares with the next row
+//! of tiles (or the next row, untiling: one in 32 of a `[R, 2048]` u8
+//! array).
+
+use super::cpu::{Isa, Kernel};
+use super::transposer::Tr;
+use super::{Axis, Batch};
+
+/// Shortest stretch of the destination (of each destination row, for a
+/// split) one call writes: at most one line in 16 then shared with the
+/// next call's, written with ordinary stores.
+const LINES_MIN: usize = 1024;
+
+/// Rows of a split shorter than this are gathered with the transposes
+/// that continue them. Longer ones went faster on their own, each tile's
+/// rows together, the source read in order (`Tr::narrow`): CPU time a
+/// pass at 16 MiB, f64 `T(16,128)(2,1)` untiling (rows of 1 KiB a tile)
+/// 0.61 ms on their own, 0.75 gathered; ratios to a memory copy at 16 /
+/// 256 MiB, bf16 `T(8,128)(2,1)` (256 bytes) 0.86 / 1.07 against 0.81 /
+/// 0.67.
+const GATHER_BELOW: usize = 256;
+
+/// How [`Tr::in_lines`] goes over a batch: at each position of `rest`,
+/// one call over the positions of `runs` (outer, inner), along which the
+/// destination continues each transpose's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Lines {
+    runs: [Axis; 2],
+    rest: [Axis; 2],
+    /// The sub-tile groups are split into their rows (untiling), not
+    /// merged from them.
+    split: bool,
+}
+
+/// Where [`Tr::in_lines`] copies the transpose `i`, `j` of `e`-byte
+/// elements at every position of `batch`: groups of 2 or 4 elements (the
+/// short side) each one run of whole 64-byte pieces on one side (the
+/// source for a split, the destination for a merge), the rows a multiple
+/// of 64 bytes apart on the other; every destination stride that starts
+/// a call a multiple of 64 bytes (so that all start as far past a line
+/// as the first), and each call at least [`LINES_MIN`] bytes long. Along
+/// a batch axis that continues a transpose's destination (the next tile
+/// of a row of tiles, the next row of pairs of a tile), and the other
+/// axis too where it continues that one's. A split gathers only rows
+/// shorter than [`GATHER_BELOW`]; a merge's groups of 8-byte elements
+/// go in pairs only. `None` outside.
+pub(super) fn lines(i: Axis, j: Axis, batch: Batch, e: usize) -> Option<Lines> {
+    let one = Axis { n: 1, s: 0, d: 0 };
+    // The rows' side `rows`, the groups' `groups`, and the bytes of the
+    // destination each transpose continues: a row (split) or all its
+    // groups (merge).
+    let (split, rows, groups) = if matches!(j.n, 2 | 4) && i.s == (j.n * e) as isize {
+        (true, j, i)
+    } else if matches!(i.n, 2 | 4) && j.d == (i.n * e) as isize && i.n * e <= 16 {
+        (false, i, j)
+    } else {
+        return None;
+    };
+    let piece = groups.n.checked_mul(e)?;
+    let ext = if split {
+        piece
+    } else {
+        piece.checked_mul(rows.n)?
+    };
+    if !(piece.is_multiple_of(64) && (!split || (j.d % 64 == 0 && j.d > 0))) {
+        return None;
+    }
+    let continues = |a: &Axis, bytes: usize| a.n > 1 && a.d == bytes as isize;
+    let gathers = !split || piece < GATHER_BELOW;
+    let (runs, rest) = match (0..2).find(|&k| gathers && continues(&batch[k], ext)) {
+        Some(k) => {
+            let (inner, other) = (batch[k], batch[1 - k]);
+            if continues(&other, ext * inner.n) {
+                ([other, inner], [one, one])
+            } else {
+                ([one, inner], [one, other])
+            }
+        }
+        None => ([one, one], batch),
+    };
+    let bytes = ext.saturating_mul(runs[0].n).saturating_mul(runs[1].n);
+    let aligned = rest.iter().all(|a| a.n <= 1 || a.d % 64 == 0);
+    (bytes >= LINES_MIN && aligned).then_some(Lines { runs, rest, split })
+}
+
+impl<const E: usize> Tr<'_, E> {
+    /// The whole batch's sub-tile groups split into their rows or merged
+    /// from them in whole streamed lines ([`gather_lines`],
+    /// [`merge_lines`]), as [`lines`] goes over it, where the destination
+    /// starts on a line or 16, 32 or 48 bytes past one, is streamed, and
+    /// the CPU has AVX-512; `false` (nothing copied) elsewhere.
+    ///
+    /// [`gather_lines`]: super::avx512::gather_lines
+    /// [`merge_lines`]: super::avx512::merge_lines
+    #[inline(never)]
+    pub(super) fn in_lines(&mut self, kernel: Kernel, stream: bool) -> bool {
+        let first = (self.dst.as_ptr() as usize).wrapping_add(self.d as usize);
+        if !(stream && kernel.0 == Isa::Avx512 && first.is_multiple_of(16)) {
+            return false;
+        }
+        let Some(lines) = lines(self.i, self.j, self.batch, E) else {
+            return false;
+        };
+        match (lines.split, self.i.n.min(self.j.n), first % 64) {
+            (true, 2, 0) => self.split::<2, 0>(lines),
+            (true, 2, 16) => self.split::<2, 16>(lines),
+            (true, 2, 32) => self.split::<2, 32>(lines),
+            (true, 2, _) => self.split::<2, 48>(lines),
+            (true, _, 0) => self.split::<4, 0>(lines),
+            (true, _, 16) => self.split::<4, 16>(lines),
+            (true, _, 32) => self.split::<4, 32>(lines),
+            (true, _, _) => self.split::<4, 48>(lines),
+            (false, 2, 0) => self.merge::<2, 0>(lines),
+            (false, 2, 16) => self.merge::<2, 16>(lines),
+            (false, 2, 32) => self.merge::<2, 32>(lines),
+            (false, 2, _) => self.merge::<2, 48>(lines),
+            (false, _, 0) => self.merge::<4, 0>(lines),
+            (false, _, 16) => self.merge::<4, 16>(lines),
+            (false, _, 32) => self.merge::<4, 32>(lines),
+            (false, _, _) => self.merge::<4, 48>(lines),
+        }
+        true
+    }
+
+    /// The source and destination offsets of each call of `lines`, and
+    /// its runs as the kernels take them (counts and source strides).
+    fn calls(&self, lines: Lines) -> impl Iterator<Item = (isize, isize, [(usize, isize); 2])> {
+        let [a, b] = lines.rest;
+        let (s, d) = (self.s, self.d);
+        let runs = lines.runs.map(|r| (r.n, r.s));
+        (0..a.n as isize).flat_map(move |x| {
+            (0..b.n as isize).map(move |y| (s + x * a.s + y * b.s, d + x * a.d + y * b.d, runs))
+        })
+    }
+
+    /// A split of groups of `K`, the destination `M` bytes past a line.
+    fn split<const K: usize, const M: usize>(&mut self, lines: Lines) {
+        let per = self.i.n * E / 64;
+        let (ps, pd, md) = (self.src.as_ptr(), self.dst.as_mut_ptr(), self.j.d);
+        for (so, dof, runs) in self.calls(lines) {
+            // SAFETY: the groups read (`per` pieces of `64 * K` bytes at
+            // `so` and each run's stride on: the source of the transposes
+            // at those positions of the batch, `i.s == K * E`) and the
+            // rows written (at `dof + r * j.d`, `r < K`, `64 * per` bytes
+            // for each run: the destination rows of the same transposes,
+            // which the runs continue) are those of transposes of the
+            // batch, each checked by `Tr::new` to lie in the buffers
+            // (which do not overlap; the rows, of distinct positions, do
+            // not either); every row starts `M` bytes past a line (the
+            // first does, and `j.d` and the strides of `rest` are
+            // multiples of 64: `lines`); `K` is 2 or 4 (`lines`), `E` 1,
+            // 2, 4 or 8; `Kernel(Avx512)` is only made where the CPU has
+            // AVX-512 F and BW.
+            unsafe {
+                let p = [0, 1, 2, 3].map(|r: isize| pd.offset(dof + r.min(K as isize - 1) * md));
+                super::avx512::gather_lines::<E, K, M>(ps.offset(so), runs, per, p);
+            }
+        }
+    }
+
+    /// A merge into groups of `K`, the destination `M` bytes past a line.
+    fn merge<const K: usize, const M: usize>(&mut self, lines: Lines) {
+        let per = self.j.n * E / 64;
+        let (ps, pd, ms) = (self.src.as_ptr(), self.dst.as_mut_ptr(), self.i.s);
+        for (so, dof, runs) in self.calls(lines) {
+            // SAFETY: the rows read (`64 * per` bytes at `so + r * i.s`,
+            // `r < K`, and each run's stride on: the source rows of the
+            // transposes at those positions of the batch) and the groups
+            // written (`64 * K * per` bytes a run from `dof`, `j.d == K *
+            // E`: the destination of the same transposes, which the runs
+            // continue) are those of transposes of the batch, each
+            // checked by `Tr::new` to lie in the buffers (which do not
+            // overlap); the destination starts `M` bytes past a line
+            // (the first call's does, and the strides of `rest` are
+            // multiples of 64: `lines`); `K` is 2 or 4 and `K * E` at
+            // most 16 (`lines`); `Kernel(Avx512)` is only made where
+            // the CPU has AVX-512 F and BW.
+            unsafe {
+                let p = [0, 1, 2, 3].map(|r: isize| ps.offset(so + r.min(K as isize - 1) * ms));
+                super::avx512::merge_lines::<E, K, M>(p, runs, per, pd.offset(dof));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Lines, lines};
+    use crate::relayout::kernel::Inner;
+    use crate::relayout::{Exec, Relayout};
+    use crate::{ArrayShape, Shape};
+
+    /// How [`lines`] goes over the one box of the plan from `a` to `b`
+    /// (HLO shape strings).
+    fn plan_lines(a: &str, b: &str) -> Option<Lines> {
+        let shape = |s: &str| s.parse::<Shape>().unwrap().as_array().cloned().unwrap();
+        let (a, b): (ArrayShape, ArrayShape) = (shape(a), shape(b));
+        let plan = Relayout::new(&a, &b).unwrap();
+        let Exec::Bytes { e, boxes } = &plan.exec else {
+            panic!("a copy of whole bytes");
+        };
+        let [copy] = &boxes[..] else {
+            panic!("one box");
+        };
+        let Inner::Transpose { i, j } = copy.inner else {
+            panic!("a transpose");
+        };
+        lines(i, j, copy.batch().1, *e)
+    }
+
+    #[test]
+    fn sub_tiles_go_a_row_of_tiles_at_a_time() {
+        let plain = "u8[64,2048]{1,0}";
+        // Untiling u8 `T(8,128)(2,1)`: each pair of rows gathered from
+        // the 16 tiles of a row of tiles (2048 / 128), the 4 pairs of a
+        // tile's 8 rows one call each.
+        let tiled = "u8[64,2048]{1,0:T(8,128)(2,1)}";
+        let split = plan_lines(tiled, plain).unwrap();
+        assert!(split.split);
+        assert_eq!(split.runs.map(|a| a.n), [1, 2048 / 128]);
+        assert_eq!(split.rest.map(|a| a.n).iter().product::<usize>(), 8 / 2);
+        // Tiling: the tile's 4 pairs of rows and the row's 16 tiles
+        // continue each other in the destination, all in one call.
+        let merge = plan_lines(plain, tiled).unwrap();
+        assert!(!merge.split);
+        assert_eq!(merge.runs.map(|a| a.n), [2048 / 128, 8 / 2]);
+        assert_eq!(merge.rest.map(|a| a.n), [1, 1]);
+        // `T(2,128)(2,1)`: the tiles of a row are one transpose of 2048
+        // pairs, long enough on its own.
+        let tiled = "u8[64,2048]{1,0:T(2,128)(2,1)}";
+        let long = plan_lines(tiled, plain).unwrap();
+        assert_eq!(long.runs.map(|a| a.n), [1, 1]);
+        // bf16 rows of 256 bytes a tile go on their own (`GATHER_BELOW`),
+        // too short for whole lines here; f64 quadruples are not merged.
+        let bf16 = ("bf16[64,2048]{1,0:T(8,128)(2,1)}", "bf16[64,2048]{1,0}");
+        assert_eq!(plan_lines(bf16.0, bf16.1), None);
+        let f64 = ("f64[64,2048]{1,0}", "f64[64,2048]{1,0:T(32,128)(4,1)}");
+        assert_eq!(plan_lines(f64.0, f64.1), None);
+    }
+}
