@@ -4,9 +4,10 @@
 //!
 //! Every offset a box touches was checked against the buffers before the
 //! loops run ([`BoxCopy::bounds`]); the loops index slices, so a bug here
-//! panics instead of reading out of bounds. The one exception, the direct
-//! transposes on x86_64 ([`direct`]), checks the bounds of its whole box
-//! again ([`box_span`]) before it uses raw pointers.
+//! panics instead of reading out of bounds. The exceptions on x86_64,
+//! the direct transposes ([`direct`]) and the runs gathered into whole
+//! lines (`runs_in_lines`), check the bounds of what they copy again
+//! ([`box_span`]) before they use raw pointers.
 //!
 //! The code is split by instruction set: [`scalar`] (portable, and the
 //! staged transposes every fast path falls back to), `sse` (the one
@@ -14,13 +15,16 @@
 //! it), `avx` (8 x 8 blocks of 4-byte elements with AVX, the squares
 //! of other sizes two at a time with AVX2) and `avx512` (streamed blocks
 //! whose squares go four at a time, each register a whole destination
-//! line, the bands of 1-byte transposes, and the sub-tiles' groups split
-//! into whole lines of their rows). [`direct`] chooses between
+//! line, the bands of 1-byte transposes, the sub-tiles' groups split
+//! into whole lines of their rows or merged from them, and runs gathered
+//! into whole lines). [`direct`] chooses between
 //! them for each transpose, by what the CPU has (`cpu`): blocks laid over
 //! the transpose by the transposer (`transposer`), or, for a transpose
-//! with a short side, a copy position by position (`narrow`). A large
-//! untiling of 1-byte elements in sub-tiles goes through a stage in L1
-//! (`staged`), so that its destination is written in whole lines.
+//! with a short side, the sub-tiles of a whole row of tiles in whole
+//! lines (`lines`) or a copy position by position (`narrow`). A large
+//! untiling of 1-byte elements in sub-tiles that `lines` does not take
+//! goes through a stage in L1 (`staged`), so that its destination is
+//! written in whole lines.
 
 /// Aligns the frame of the function it is written in to 64 bytes, so
 /// that the vector registers the compiler spills there sit on whole

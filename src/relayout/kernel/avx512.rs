@@ -3,9 +3,10 @@
 //! bands of source rows so that every register ends as a whole
 //! destination line, stored with one non-temporal store ([`Quads`]);
 //! 1-byte transposes in groups of four bands of 64 source rows that go
-//! through a stage in the caches in two passes ([`bands`]); and
-//! groups of two or four elements split into their rows, whole lines
-//! ([`split_lines`]).
+//! through a stage in the caches in two passes ([`bands`]); groups of
+//! two or four elements split into their rows, whole lines
+//! ([`split_lines`], [`gather_lines`], which also gathers runs into one
+//! destination), or merged from them ([`merge_lines`]).
 
 use super::Block;
 use super::sse::{Lanes, impl_lanes, stream, transpose_lanes};

@@ -278,7 +278,7 @@ mod tests {
     }
 
     /// Tiling and untiling `dims` of each width in each tiling, streamed,
-    /// the destination on a line, 16 bytes and 1 byte past one and the
+    /// the destination at each of `offsets` bytes past a line and the
     /// source 5 bytes past one, against the same copy not streamed
     /// (checked against XLA's offsets by `tests/layout_math`); `staged`:
     /// how many of the copies went through the stage.
@@ -350,6 +350,6 @@ mod tests {
         for dims in [[70, 2048 + 131], [64, 2048], [37, 520], [128, 20000]] {
             assert!(check(dims, &[U8], &[0, 16, 32, 48, 1]) > 0, "{dims:?}");
         }
-        assert_eq!(check([37, 520], &[Bf16, F32, F64], &[0, 16, 1]), 0);
+        assert_eq!(check([37, 520], &[Bf16, F32, F64], &[0, 16, 32, 48, 1]), 0);
     }
 }
