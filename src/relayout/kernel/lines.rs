@@ -114,83 +114,59 @@ impl<const E: usize> Tr<'_, E> {
         let Some(lines) = lines(self.i, self.j, self.batch, E) else {
             return false;
         };
-        match (lines.split, self.i.n.min(self.j.n), first % 64) {
-            (true, 2, 0) => self.split::<2, 0>(lines),
-            (true, 2, 16) => self.split::<2, 16>(lines),
-            (true, 2, 32) => self.split::<2, 32>(lines),
-            (true, 2, _) => self.split::<2, 48>(lines),
-            (true, _, 0) => self.split::<4, 0>(lines),
-            (true, _, 16) => self.split::<4, 16>(lines),
-            (true, _, 32) => self.split::<4, 32>(lines),
-            (true, _, _) => self.split::<4, 48>(lines),
-            (false, 2, 0) => self.merge::<2, 0>(lines),
-            (false, 2, 16) => self.merge::<2, 16>(lines),
-            (false, 2, 32) => self.merge::<2, 32>(lines),
-            (false, 2, _) => self.merge::<2, 48>(lines),
-            (false, _, 0) => self.merge::<4, 0>(lines),
-            (false, _, 16) => self.merge::<4, 16>(lines),
-            (false, _, 32) => self.merge::<4, 32>(lines),
-            (false, _, _) => self.merge::<4, 48>(lines),
+        match (self.i.n.min(self.j.n), first % 64) {
+            (2, 0) => self.copy::<2, 0>(lines),
+            (2, 16) => self.copy::<2, 16>(lines),
+            (2, 32) => self.copy::<2, 32>(lines),
+            (2, _) => self.copy::<2, 48>(lines),
+            (_, 0) => self.copy::<4, 0>(lines),
+            (_, 16) => self.copy::<4, 16>(lines),
+            (_, 32) => self.copy::<4, 32>(lines),
+            (_, _) => self.copy::<4, 48>(lines),
         }
         true
     }
 
-    /// The source and destination offsets of each call of `lines`, and
-    /// its runs as the kernels take them (counts and source strides).
-    fn calls(&self, lines: Lines) -> impl Iterator<Item = (isize, isize, [(usize, isize); 2])> {
+    /// [`in_lines`](Self::in_lines) of groups of `K`, the destination `M`
+    /// bytes past a line: at each position of `lines.rest`, one call of
+    /// the split or the merge over `lines.runs`.
+    fn copy<const K: usize, const M: usize>(&mut self, lines: Lines) {
+        let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
+        // The rows' side: the rows `r < K` at `at + r * stride`.
+        let rows = |at: isize, stride: isize| {
+            [0, 1, 2, 3].map(|r: isize| at + r.min(K as isize - 1) * stride)
+        };
+        // Pieces of 64 bytes of each row a run.
+        let per = self.i.n.max(self.j.n) * E / 64;
         let [a, b] = lines.rest;
-        let (s, d) = (self.s, self.d);
         let runs = lines.runs.map(|r| (r.n, r.s));
-        (0..a.n as isize).flat_map(move |x| {
-            (0..b.n as isize).map(move |y| (s + x * a.s + y * b.s, d + x * a.d + y * b.d, runs))
-        })
-    }
-
-    /// A split of groups of `K`, the destination `M` bytes past a line.
-    fn split<const K: usize, const M: usize>(&mut self, lines: Lines) {
-        let per = self.i.n * E / 64;
-        let (ps, pd, md) = (self.src.as_ptr(), self.dst.as_mut_ptr(), self.j.d);
-        for (so, dof, runs) in self.calls(lines) {
-            // SAFETY: the groups read (`per` pieces of `64 * K` bytes at
-            // `so` and each run's stride on: the source of the transposes
-            // at those positions of the batch, `i.s == K * E`) and the
-            // rows written (at `dof + r * j.d`, `r < K`, `64 * per` bytes
-            // for each run: the destination rows of the same transposes,
-            // which the runs continue) are those of transposes of the
-            // batch, each checked by `Tr::new` to lie in the buffers
-            // (which do not overlap; the rows, of distinct positions, do
-            // not either); every row starts `M` bytes past a line (the
-            // first does, and `j.d` and the strides of `rest` are
-            // multiples of 64: `lines`); `K` is 2 or 4 (`lines`), `E` 1,
-            // 2, 4 or 8; `Kernel(Avx512)` is only made where the CPU has
-            // AVX-512 F and BW.
-            unsafe {
-                let p = [0, 1, 2, 3].map(|r: isize| pd.offset(dof + r.min(K as isize - 1) * md));
-                super::avx512::gather_lines::<E, K, M>(ps.offset(so), runs, per, p);
-            }
-        }
-    }
-
-    /// A merge into groups of `K`, the destination `M` bytes past a line.
-    fn merge<const K: usize, const M: usize>(&mut self, lines: Lines) {
-        let per = self.j.n * E / 64;
-        let (ps, pd, ms) = (self.src.as_ptr(), self.dst.as_mut_ptr(), self.i.s);
-        for (so, dof, runs) in self.calls(lines) {
-            // SAFETY: the rows read (`64 * per` bytes at `so + r * i.s`,
-            // `r < K`, and each run's stride on: the source rows of the
-            // transposes at those positions of the batch) and the groups
-            // written (`64 * K * per` bytes a run from `dof`, `j.d == K *
-            // E`: the destination of the same transposes, which the runs
-            // continue) are those of transposes of the batch, each
-            // checked by `Tr::new` to lie in the buffers (which do not
-            // overlap); the destination starts `M` bytes past a line
-            // (the first call's does, and the strides of `rest` are
-            // multiples of 64: `lines`); `K` is 2 or 4 and `K * E` at
-            // most 16 (`lines`); `Kernel(Avx512)` is only made where
-            // the CPU has AVX-512 F and BW.
-            unsafe {
-                let p = [0, 1, 2, 3].map(|r: isize| ps.offset(so + r.min(K as isize - 1) * ms));
-                super::avx512::merge_lines::<E, K, M>(p, runs, per, pd.offset(dof));
+        for x in 0..a.n as isize {
+            for y in 0..b.n as isize {
+                let so = self.s + x * a.s + y * b.s;
+                let dof = self.d + x * a.d + y * b.d;
+                // SAFETY: what the calls read and write is the source and
+                // the destination of the transposes at the positions of
+                // the batch they cover (each run's stride on, `per`
+                // pieces of 64 bytes of each row a run, the groups `64 *
+                // K` bytes a piece, contiguous: `i.s == K * E` for a
+                // split, `j.d == K * E` for a merge; the runs continue the
+                // destination), each checked by `Tr::new` to lie in the
+                // buffers, which do not overlap (nor do the rows, of
+                // distinct positions); the destination, or every row of
+                // it, starts `M` bytes past a line (the first does, and
+                // `j.d` and the strides of `rest` are multiples of 64:
+                // `lines`); `K` is 2 or 4, and a merge's `K * E` at most
+                // 16 (`lines`); `Kernel(Avx512)` is only made where the
+                // CPU has AVX-512 F and BW.
+                unsafe {
+                    if lines.split {
+                        let p = rows(dof, self.j.d).map(|o| pd.offset(o));
+                        super::avx512::gather_lines::<E, K, M>(ps.offset(so), runs, per, p);
+                    } else {
+                        let p = rows(so, self.i.s).map(|o| ps.offset(o));
+                        super::avx512::merge_lines::<E, K, M>(p, runs, per, pd.offset(dof));
+                    }
+                }
             }
         }
     }
