@@ -309,69 +309,104 @@ fn shared_lines_complete(a: Axis, len: usize) -> bool {
 }
 
 /// Whether the runs of `len` bytes at every position of `a` and `last`
-/// (the innermost two outer axes, in destination order) are gathered
-/// into whole lines with AVX-512 ([`runs_in_lines`]): they fill one
-/// stretch of the destination in order (`last`'s runs back to back,
-/// `a`'s stride what `last` holds) in whole 64-byte pieces, read more
-/// than [`DESTINATION_ORDER_RUNS`] source runs at once (an untiling's
-/// row of tiles, which [`runs_in_order`] would otherwise read in source
-/// order), and in source order, their lines shared, would not be
-/// streamed ([`shared_lines_complete`] of `a`). Untiling u8 `T(8,128)`
-/// is such a copy: in source order, eight rows of 128-byte runs at once,
-/// written with ordinary stores where the destination starts past a
-/// line. Where the source order streams (runs of 512 bytes, four rows)
-/// it measured faster at 256 MiB than the gathered lines (bf16
-/// `T(4,128)` untiling 1.57 against 0.77 of a memory copy, f32
-/// `T(8,128)` 1.28 against 1.10), as did the tilings' 16-byte streamed
-/// runs at 16 MiB (u8 `T(8,128)` 0.99 against 0.91).
+/// (the innermost two outer axes) are copied into whole lines with
+/// AVX-512 ([`runs_in_lines`]): whole 64-byte pieces, `a`'s runs
+/// continuing each other in the destination for at least
+/// [`LINES_MIN`] bytes (the tiles of a row of tiles, untiling) and
+/// `last`'s rows all as far past a line (a multiple of 64 bytes apart),
+/// where [`runs_along`] would not stream the lines the runs along `last`
+/// share ([`shared_lines_complete`]). Each of `last`'s rows is then
+/// written in whole lines from one run to the next, up to
+/// [`GROUPS`](avx512::GROUPS) of them at once, while the source is read
+/// in order: untiling XLA's `T(8,128)` tiles of u8 or bf16 (eight rows of
+/// 128 or 256 bytes each a tile, which went through ordinary stores).
+/// Where `runs_along` streams (four rows, runs of 512 bytes) it measured
+/// faster than this: f32 `T(4,128)` untiling at 16 MiB 0.76-0.80 ms a
+/// pass against 0.96-1.89.
 #[cfg(target_arch = "x86_64")]
-fn gathered(a: Axis, last: Axis, len: usize) -> bool {
+fn rows_in_lines(a: Axis, last: Axis, len: usize) -> bool {
     len >= 64
         && len.is_multiple_of(64)
-        && last.d == len as isize
-        && (a.n == 1 || a.d == (last.n * len) as isize)
-        && last.n > DESTINATION_ORDER_RUNS
-        && !shared_lines_complete(a, len)
+        && a.d == len as isize
+        && a.n.saturating_mul(len) >= LINES_MIN
+        && last.d % 64 == 0
+        && last.d > 0
+        && !shared_lines_complete(last, len)
         && cpu::Kernel::avx512().is_some()
 }
 
+/// Shortest stretch of a destination row [`runs_in_lines`] writes in one
+/// call: at most one line in 16 then shared with the next call's,
+/// written with ordinary stores.
+#[cfg(target_arch = "x86_64")]
+const LINES_MIN: usize = 1024;
+
 /// Copies the runs of `len` bytes at every position of `a` and `last`
-/// into the one stretch of the destination they fill ([`gathered`])
-/// with AVX-512, every whole line streamed, the destination starting on
-/// a line or 16, 32 or 48 bytes past one
+/// where [`rows_in_lines`] says, with AVX-512, every whole line streamed,
+/// the rows starting on a line or 16, 32 or 48 bytes past one
 /// ([`gather_lines`](avx512::gather_lines)); `false` (nothing copied)
 /// where it cannot: not streamed, another CPU, other runs or starts, or
 /// runs outside the buffers (for the caller to report).
 #[cfg(target_arch = "x86_64")]
 fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     let first = (b.dst.as_ptr() as usize).wrapping_add(b.d as usize);
-    if !(b.stream && first.is_multiple_of(16) && gathered(a, last, len)) {
+    if !(b.stream && first.is_multiple_of(16) && rows_in_lines(a, last, len)) {
         return false;
     }
-    let (lo, hi) = box_span(b.s as i128, [(a.n, a.s), (last.n, last.s)]);
-    let bytes = (a.n as i128) * (last.n as i128) * (len as i128);
-    if lo < 0
-        || hi + len as i128 > b.src.len() as i128
-        || b.d < 0
-        || b.d as i128 + bytes > b.dst.len() as i128
+    let inside = |base: isize, [x, y]: [(usize, isize); 2], buf: usize| {
+        let (lo, hi) = box_span(base as i128, [x, y]);
+        lo >= 0 && hi + len as i128 <= buf as i128
+    };
+    if !(inside(b.s, [(a.n, a.s), (last.n, last.s)], b.src.len())
+        && inside(b.d, [(a.n, a.d), (last.n, last.d)], b.dst.len()))
     {
         return false;
     }
-    let runs = [(a.n, a.s), (last.n, last.s)];
-    // SAFETY: every run (`len` bytes, `len / 64` chunks, at `s + o * a.s
-    // + i * last.s`) lies in `src` and the `a.n * last.n * len` bytes at
-    // `d` in `dst` (checked above), which do not overlap (one is shared,
-    // the other borrowed mutably); the destination starts `first % 64`
-    // bytes past a line, a multiple of 16; the CPU has AVX-512 F and BW
-    // (`Kernel::avx512`).
-    unsafe {
-        let (ps, pd) = (b.src.as_ptr().offset(b.s), b.dst.as_mut_ptr().offset(b.d));
-        let p = [pd; 4];
-        match first % 64 {
-            0 => avx512::gather_lines::<1, 1, 0>(ps, runs, len / 64, p),
-            16 => avx512::gather_lines::<1, 1, 16>(ps, runs, len / 64, p),
-            32 => avx512::gather_lines::<1, 1, 32>(ps, runs, len / 64, p),
-            _ => avx512::gather_lines::<1, 1, 48>(ps, runs, len / 64, p),
+    let (ps, pd) = (b.src.as_ptr(), b.dst.as_mut_ptr());
+    for g in (0..last.n).step_by(avx512::GROUPS) {
+        let groups = ((last.n - g).min(avx512::GROUPS), last.s, last.d);
+        let (s, d) = (b.s + g as isize * last.s, b.d + g as isize * last.d);
+        // SAFETY: every run (`len` bytes, `len / 64` chunks, at `s + o *
+        // a.s + g * last.s`) lies in `src`, and at `d + o * a.d + g *
+        // last.d` in `dst` (checked above), which do not overlap (one is
+        // shared, the other borrowed mutably); each row (a position of
+        // `last`) starts `first % 64` bytes past a line, a multiple of
+        // 16 (`last.d` is a multiple of 64) and takes the runs along
+        // `a` back to back (`a.d == len`); at most `GROUPS` rows a
+        // call; the CPU has AVX-512 F and BW (`Kernel::avx512`).
+        unsafe {
+            let (pa, p) = (ps.offset(s), [pd.offset(d); 4]);
+            let runs = (a.n, a.s);
+            match first % 64 {
+                0 => avx512::gather_lines::<1, 1, 0, { avx512::GROUPS }>(
+                    pa,
+                    runs,
+                    groups,
+                    len / 64,
+                    p,
+                ),
+                16 => avx512::gather_lines::<1, 1, 16, { avx512::GROUPS }>(
+                    pa,
+                    runs,
+                    groups,
+                    len / 64,
+                    p,
+                ),
+                32 => avx512::gather_lines::<1, 1, 32, { avx512::GROUPS }>(
+                    pa,
+                    runs,
+                    groups,
+                    len / 64,
+                    p,
+                ),
+                _ => avx512::gather_lines::<1, 1, 48, { avx512::GROUPS }>(
+                    pa,
+                    runs,
+                    groups,
+                    len / 64,
+                    p,
+                ),
+            }
         }
     }
     true
@@ -450,10 +485,6 @@ fn runs_in_order(outer: &mut [Axis], len: usize) {
     };
     let len = len as isize;
     let in_order = |inner: &Axis, outer: &Axis| inner.s == len && outer.s == inner.n as isize * len;
-    #[cfg(target_arch = "x86_64")]
-    if gathered(*a, *b, len as usize) {
-        return;
-    }
     if !in_order(b, a)
         && in_order(a, b)
         && a.n <= READ_IN_ORDER_STREAMS
@@ -834,22 +865,7 @@ mod tests {
         };
         let back = |a: Axis| axis(a.n, a.d, a.s);
         let [tile_rows, rows, tiles] = untiling(2048, 1);
-        // With AVX-512, u8 runs from 16 tiles are gathered into whole
-        // destination lines in destination order instead.
-        #[cfg(target_arch = "x86_64")]
-        let gathers = {
-            let gathers = super::gathered(rows, tiles, 128);
-            assert_eq!(gathers, super::cpu::Kernel::avx512().is_some());
-            gathers
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let gathers = false;
-        let read = if gathers {
-            [tile_rows, rows, tiles]
-        } else {
-            [tile_rows, tiles, rows]
-        };
-        assert_eq!(copy(untiling(2048, 1), 1), read);
+        assert_eq!(copy(untiling(2048, 1), 1), [tile_rows, tiles, rows]);
         let [tile_rows, rows, tiles] = untiling(2048, 1).map(back);
         assert_eq!(copy([tile_rows, rows, tiles], 1), [tile_rows, tiles, rows]);
         let [tile_rows, rows, tiles] = untiling(2048, 8).map(back);
