@@ -362,6 +362,14 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     {
         return false;
     }
+    // The kernel for rows that start `first % 64` bytes past a line.
+    type Gather = unsafe fn(*const u8, (usize, isize), (usize, isize, isize), usize, [*mut u8; 4]);
+    let gather: Gather = match first % 64 {
+        0 => avx512::gather_lines::<1, 1, 0, { avx512::GROUPS }>,
+        16 => avx512::gather_lines::<1, 1, 16, { avx512::GROUPS }>,
+        32 => avx512::gather_lines::<1, 1, 32, { avx512::GROUPS }>,
+        _ => avx512::gather_lines::<1, 1, 48, { avx512::GROUPS }>,
+    };
     let (ps, pd) = (b.src.as_ptr(), b.dst.as_mut_ptr());
     for g in (0..last.n).step_by(avx512::GROUPS) {
         let groups = ((last.n - g).min(avx512::GROUPS), last.s, last.d);
@@ -371,42 +379,18 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
         // last.d` in `dst` (checked above), which do not overlap (one is
         // shared, the other borrowed mutably); each row (a position of
         // `last`) starts `first % 64` bytes past a line, a multiple of
-        // 16 (`last.d` is a multiple of 64) and takes the runs along
-        // `a` back to back (`a.d == len`); at most `GROUPS` rows a
-        // call; the CPU has AVX-512 F and BW (`Kernel::avx512`).
+        // 16 (`last.d` is a multiple of 64), as `gather` takes them, and
+        // takes the runs along `a` back to back (`a.d == len`); at most
+        // `GROUPS` rows a call; the CPU has AVX-512 F and BW
+        // (`Kernel::avx512`).
         unsafe {
-            let (pa, p) = (ps.offset(s), [pd.offset(d); 4]);
-            let runs = (a.n, a.s);
-            match first % 64 {
-                0 => avx512::gather_lines::<1, 1, 0, { avx512::GROUPS }>(
-                    pa,
-                    runs,
-                    groups,
-                    len / 64,
-                    p,
-                ),
-                16 => avx512::gather_lines::<1, 1, 16, { avx512::GROUPS }>(
-                    pa,
-                    runs,
-                    groups,
-                    len / 64,
-                    p,
-                ),
-                32 => avx512::gather_lines::<1, 1, 32, { avx512::GROUPS }>(
-                    pa,
-                    runs,
-                    groups,
-                    len / 64,
-                    p,
-                ),
-                _ => avx512::gather_lines::<1, 1, 48, { avx512::GROUPS }>(
-                    pa,
-                    runs,
-                    groups,
-                    len / 64,
-                    p,
-                ),
-            }
+            gather(
+                ps.offset(s),
+                (a.n, a.s),
+                groups,
+                len / 64,
+                [pd.offset(d); 4],
+            )
         }
     }
     true
@@ -733,7 +717,9 @@ impl BoxCopy {
     /// other way) are runs of 128 elements, 128 bytes for 1-byte
     /// elements, too short for a call of `memcpy` each. One call of
     /// `memcpy` per run and an odometer step per run ran the 16 MiB u8
-    /// untiling at 0.4-0.6x of a memory copy.
+    /// untiling at 0.4-0.6x of a memory copy. With AVX-512, the
+    /// innermost two outer axes go in one call where `rows_in_lines`
+    /// says (`runs_in_lines`).
     fn runs(&self, len: usize, mut b: Buffers) {
         let (outer, [a, last]) = self.batch();
         let mut streamed = false;
