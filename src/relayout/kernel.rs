@@ -304,6 +304,7 @@ fn runs_along(a: Axis, len: usize, b: Buffers) -> bool {
 /// they start 16 bytes past a line, are completed soon enough for
 /// [`runs_along`] to stream them: by the next run (back to back), within
 /// a few open rows, or rarely (long runs).
+#[cfg(target_arch = "x86_64")]
 fn shared_lines_complete(a: Axis, len: usize) -> bool {
     a.d == len as isize || a.n <= 4 || len >= 512
 }

@@ -10,10 +10,12 @@
 //! where the destination starts 16 bytes past a line (a large `malloc`
 //! buffer), the lines each piece shares with the next go through
 //! ordinary stores, each read from memory first: three in four for u8
-//! untiling. Here the destination of a whole row of tiles is written in
-//! one pass, every line whole but the one it shares with the next row
-//! of tiles (or the next row, untiling: one in 32 of a `[R, 2048]` u8
-//! array).
+//! untiling. Here a whole row of tiles goes in one pass: a merge writes
+//! its destination in order, every line whole but the one it shares with
+//! the next row of tiles; a split reads its source tile by tile and
+//! carries each of up to eight groups of destination rows from one tile
+//! to the next, every line whole but the one each row shares with the
+//! next row (one in 32 of a `[R, 2048]` u8 array).
 
 use super::avx512::GROUPS;
 use super::cpu::{Isa, Kernel};
@@ -27,16 +29,18 @@ const LINES_MIN: usize = 1024;
 
 /// Rows of a split shorter than this are gathered with the transposes
 /// that continue them. Longer ones went faster on their own, each tile's
-/// rows together, the source read in order (`Tr::narrow`): CPU time a
-/// pass at 16 MiB, f64 `T(16,128)(2,1)` untiling (rows of 1 KiB a tile)
-/// 0.61 ms on their own, 0.75 gathered; ratios to a memory copy at 16 /
-/// 256 MiB, bf16 `T(8,128)(2,1)` (256 bytes) 0.86 / 1.07 against 0.81 /
-/// 0.67.
+/// rows together, the source read in order (`Tr::narrow`), than gathered
+/// one row of pairs of every tile a call (the first form of this
+/// module): CPU time a pass at 16 MiB, f64 `T(16,128)(2,1)` untiling
+/// (rows of 1 KiB a tile) 0.61 ms on their own, 0.75 gathered; ratios to
+/// a memory copy at 16 / 256 MiB, bf16 `T(8,128)(2,1)` (256 bytes) 0.86
+/// / 1.07 against 0.81 / 0.67.
 const GATHER_BELOW: usize = 256;
 
 /// How [`Tr::in_lines`] goes over a batch: at each position of `rest`,
 /// one call over the positions of `runs` (outer, inner), along which the
-/// destination continues each transpose's.
+/// destination continues each transpose's; a split gathered along `runs`
+/// takes up to [`GROUPS`] positions of `rest`'s inner axis a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Lines {
     runs: [Axis; 2],
