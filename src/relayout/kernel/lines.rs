@@ -199,8 +199,8 @@ impl<const E: usize> Tr<'_, E> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Lines, lines};
-    use crate::relayout::kernel::Inner;
+    use super::{GROUPS, Kernel, Lines, lines};
+    use crate::relayout::kernel::{Buffers, Inner};
     use crate::relayout::{Exec, Relayout};
     use crate::{ArrayShape, Shape};
 
@@ -250,5 +250,62 @@ mod tests {
         assert_eq!(plan_lines(bf16.0, bf16.1), None);
         let f64 = ("f64[64,2048]{1,0}", "f64[64,2048]{1,0:T(32,128)(4,1)}");
         assert_eq!(plan_lines(f64.0, f64.1), None);
+    }
+
+    /// Untiling u8 tiles of more rows than `GROUPS`, streamed, the
+    /// destination on a line and 16 and 48 bytes past one, against the
+    /// same copy not streamed: the `T(16,128)` and `T(32,128)` runs and
+    /// the 16 rows of pairs of a `T(32,128)(2,1)` tile carried a group of
+    /// rows at a time.
+    #[test]
+    fn more_rows_than_groups_go_a_group_at_a_time() {
+        if cfg!(miri) {
+            return;
+        }
+        let shape = |s: &str| s.parse::<Shape>().unwrap().as_array().cloned().unwrap();
+        let plain = shape("u8[64,2048]{1,0}");
+        for tiled in ["T(16,128)", "T(32,128)", "T(32,128)(2,1)"] {
+            let tiled = shape(&format!("u8[64,2048]{{1,0:{tiled}}}"));
+            let plan = Relayout::new(&tiled, &plain).unwrap();
+            let src: Vec<u8> = (0..plan.src_byte_size())
+                .map(|k| (k * 7 + k / 251) as u8)
+                .collect();
+            let mut expected = vec![0; plan.dst_byte_size()];
+            plan.run(&src, &mut expected).unwrap();
+            let Exec::Bytes { e, boxes } = &plan.exec else {
+                panic!("a copy of whole bytes");
+            };
+            // More groups of rows than a call carries, on either path.
+            let [copy] = &boxes[..] else {
+                panic!("one box");
+            };
+            let more = match copy.inner {
+                Inner::Run(len) => {
+                    let [a, last] = copy.batch().1;
+                    super::super::rows_in_lines(a, last, len) && last.n > GROUPS
+                }
+                Inner::Transpose { i, j } => {
+                    let lines = lines(i, j, copy.batch().1, *e).unwrap();
+                    lines.split && lines.rest[1].n > GROUPS
+                }
+                Inner::Strided(_) => false,
+            };
+            assert_eq!(more, Kernel::avx512().is_some(), "{tiled:?}");
+            for offset in [0, 16, 48] {
+                let mut out = vec![0xA5u8; expected.len() + 128];
+                let at = (64 - out.as_ptr() as usize % 64) % 64 + offset;
+                let dst = &mut out[at..at + expected.len()];
+                for b in boxes {
+                    b.copy(*e, Buffers::new(&src, &mut *dst, true));
+                }
+                assert!(dst == expected, "{tiled:?} at {offset}");
+                assert!(
+                    out[..at]
+                        .iter()
+                        .chain(&out[at + expected.len()..])
+                        .all(|&v| v == 0xA5)
+                );
+            }
+        }
     }
 }
