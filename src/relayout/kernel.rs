@@ -313,7 +313,7 @@ fn shared_lines_complete(a: Axis, len: usize) -> bool {
 /// (the innermost two outer axes) are copied into whole lines with
 /// AVX-512 ([`runs_in_lines`]): whole 64-byte pieces, `a`'s runs
 /// continuing each other in the destination for at least
-/// [`LINES_MIN`] bytes (the tiles of a row of tiles, untiling) and
+/// [`LINES_MIN`](lines::LINES_MIN) bytes (the tiles of a row of tiles, untiling) and
 /// `last`'s rows all as far past a line (a multiple of 64 bytes apart),
 /// where [`runs_along`] would not stream the lines the runs along `last`
 /// share ([`shared_lines_complete`]). Each of `last`'s rows is then
@@ -329,18 +329,12 @@ fn rows_in_lines(a: Axis, last: Axis, len: usize) -> bool {
     len >= 64
         && len.is_multiple_of(64)
         && a.d == len as isize
-        && a.n.saturating_mul(len) >= LINES_MIN
+        && a.n.saturating_mul(len) >= lines::LINES_MIN
         && last.d % 64 == 0
         && last.d > 0
         && !shared_lines_complete(last, len)
         && cpu::Kernel::avx512().is_some()
 }
-
-/// Shortest stretch of a destination row [`runs_in_lines`] writes in one
-/// call: at most one line in 16 then shared with the next call's,
-/// written with ordinary stores.
-#[cfg(target_arch = "x86_64")]
-const LINES_MIN: usize = 1024;
 
 /// Copies the runs of `len` bytes at every position of `a` and `last`
 /// where [`rows_in_lines`] says, with AVX-512, every whole line streamed,
@@ -689,11 +683,10 @@ impl BoxCopy {
             return None;
         }
         if let Inner::Transpose { i, j } = self.inner {
+            // As `transposes` calls the direct kernels.
             let first = (b.dst.as_ptr() as usize).wrapping_add(b.d as usize);
-            if first.is_multiple_of(16)
-                && cpu::Kernel::avx512().is_some()
-                && lines::lines(i, j, self.batch().1, e).is_some()
-            {
+            let transposes = (i, j, self.batch().1);
+            if lines::lines_at(cpu::Kernel::best(), true, first, transposes, e).is_some() {
                 return None;
             }
         }

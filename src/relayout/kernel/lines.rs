@@ -23,9 +23,10 @@ use super::transposer::Tr;
 use super::{Axis, Batch};
 
 /// Shortest stretch of the destination (of each destination row, for a
-/// split) one call writes: at most one line in 16 then shared with the
-/// next call's, written with ordinary stores.
-const LINES_MIN: usize = 1024;
+/// split and for the carried runs of `runs_in_lines`) one call writes:
+/// at most one line in 16 then shared with the next call's, written with
+/// ordinary stores.
+pub(super) const LINES_MIN: usize = 1024;
 
 /// Rows of a split shorter than this are gathered with the transposes
 /// that continue them. Longer ones went faster on their own, each tile's
@@ -101,6 +102,21 @@ pub(super) fn lines(i: Axis, j: Axis, batch: Batch, e: usize) -> Option<Lines> {
     (bytes >= LINES_MIN && aligned).then_some(Lines { runs, rest, split })
 }
 
+/// [`lines`] for a copy with `kernel` whose destination starts at the
+/// address `first`, or `None` where [`Tr::in_lines`] does not copy:
+/// not streamed, another CPU than AVX-512's, or a destination that does
+/// not start on 16 bytes. (Also where the stage is not wanted: `staged`.)
+pub(super) fn lines_at(
+    kernel: Kernel,
+    stream: bool,
+    first: usize,
+    (i, j, batch): (Axis, Axis, Batch),
+    e: usize,
+) -> Option<Lines> {
+    let on = stream && kernel.0 == Isa::Avx512 && first.is_multiple_of(16);
+    if on { lines(i, j, batch, e) } else { None }
+}
+
 impl<const E: usize> Tr<'_, E> {
     /// The whole batch's sub-tile groups split into their rows or merged
     /// from them in whole streamed lines ([`gather_lines`],
@@ -113,10 +129,8 @@ impl<const E: usize> Tr<'_, E> {
     #[inline(never)]
     pub(super) fn in_lines(&mut self, kernel: Kernel, stream: bool) -> bool {
         let first = (self.dst.as_ptr() as usize).wrapping_add(self.d as usize);
-        if !(stream && kernel.0 == Isa::Avx512 && first.is_multiple_of(16)) {
-            return false;
-        }
-        let Some(lines) = lines(self.i, self.j, self.batch, E) else {
+        let transposes = (self.i, self.j, self.batch);
+        let Some(lines) = lines_at(kernel, stream, first, transposes, E) else {
             return false;
         };
         match (self.i.n.min(self.j.n), first % 64) {

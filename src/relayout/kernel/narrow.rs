@@ -233,8 +233,9 @@ impl<'a, const E: usize, const K: usize> Walk<'a, E, K> {
             // md` of each row are elements `done .. done + per * n` of
             // the transpose, checked by `Tr::new` to lie in the buffers;
             // with `nt` (then `split_lines` copied nothing: `done` is 0),
-            // both destination rows start on a 64-byte line; `Kernel(Avx2)` and `Kernel(Avx512)` are only made
-            // where the CPU has AVX2; `E` is 1 or 2.
+            // both destination rows start on a 64-byte line;
+            // `Kernel(Avx2)` and `Kernel(Avx512)` are only made where the
+            // CPU has AVX2; `E` is 1 or 2.
             unsafe {
                 let (p0, p1) = (pd.offset(dof), pd.offset(dof + md));
                 if nt {

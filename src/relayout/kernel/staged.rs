@@ -331,10 +331,9 @@ mod tests {
             assert!(check([57, 300], &[U8], &[16]) > 0);
             assert_eq!(check([9, 140], &[F32], &[16]), 0);
             // Rows of 9 tiles, 1152 bytes: with AVX-512 the sub-tiles
-            // split into whole lines of rows gathered from a row of
-            // tiles (`Tr::in_lines`) and the `T(8,128)` runs gathered
-            // likewise (`runs_in_lines`), not staged; 48 bytes past a
-            // line.
+            // split into whole lines of rows carried across a row of
+            // tiles (`Tr::in_lines`) and the `T(8,128)` runs likewise
+            // (`runs_in_lines`), not staged; 48 bytes past a line.
             let staged = check([16, 1152], &[U8], &[48]);
             assert_eq!(staged == 0, super::super::cpu::Kernel::avx512().is_some());
             return;
