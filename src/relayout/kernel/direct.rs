@@ -88,9 +88,12 @@ pub(crate) fn transpose<const E: usize>(
     let block = 64 / E;
     // A narrow transpose (a few planes interleaved or split apart) has
     // no square blocks: element by element, one side read or written in
-    // order.
+    // order, however short its long side (the rows of a partial tile at
+    // the end of each row of tiles, such as 62 of 128 bytes: staged one
+    // by one, a u8 `T(8,128)(2,1)` untiling of `[5000, 3390]` spent a
+    // quarter of its time on them).
     let narrow = i.n < block || j.n < block;
-    if narrow && !(i.n.min(j.n) <= NARROW && i.n.max(j.n) >= block) {
+    if narrow && i.n.min(j.n) > NARROW {
         return false;
     }
     // Destination rows a multiple of 4 KiB apart fall in the same cache
@@ -263,7 +266,7 @@ pub(crate) fn fence() {
 mod tests {
     use super::super::transposer::{BAND, GATHER, TILE};
     use super::super::{Axis, Buffers};
-    use super::{Kernel, fence, transpose_for};
+    use super::{Kernel, NARROW, fence, transpose_for};
 
     /// Every kernel, streaming or not, at several alignments of the
     /// destination, on a transpose of `rows x cols` `e`-byte elements
@@ -478,6 +481,9 @@ mod tests {
             // Past whole 32-pair splits by 8 pairs and 3 (2-byte
             // elements, `k == 2`).
             check(e, 2 * b + 11, k, ((2 * b + 11) * e).div_ceil(64) * 64);
+            // A long side shorter than a block (a partial tile's rows).
+            check(e, k, 5, k * e);
+            check(e, 5, k, 5 * e + 8);
         }
         // Quadruples of bytes split into rows on a line (with AVX-512,
         // 64 at a time, then 16 with AVX2, then one by one), and 16, 32
@@ -492,7 +498,11 @@ mod tests {
             0,
             &[5, 6, 7, 8],
         );
-        // Too small for the blocks: nothing done.
+        // Too small for the blocks, and more than `NARROW` each way:
+        // nothing done (8-byte blocks are `NARROW` wide: none such).
+        if b - 1 <= NARROW {
+            return;
+        }
         let (i, j) = (
             Axis {
                 n: b - 1,

@@ -63,10 +63,26 @@ struct Stage([u8; STAGE]);
 /// to 576.
 const STAGE: usize = 20 << 10;
 
+/// The most elements of a transpose [`transpose_e`] copies without its
+/// stages.
+const DIRECT_MAX: usize = 1024;
+
 /// `dst[d + ii*E + jj*j.d] = src[s + ii*i.s + jj*E]` for every `ii < i.n`,
 /// `jj < j.n`, in staged blocks of `B x B` elements.
 fn transpose_e<const E: usize>(i: Axis, j: Axis, src: &[u8], s: isize, dst: &mut [u8], d: isize) {
     if i.n == 0 || j.n == 0 {
+        return;
+    }
+    // A transpose smaller than the stages' set-up (two buffers of 20 KiB
+    // zeroed): element by element.
+    if i.n.saturating_mul(j.n) <= DIRECT_MAX {
+        for jj in 0..j.n as isize {
+            for ii in 0..i.n as isize {
+                let s = (s + ii * i.s + jj * j.s) as usize;
+                let d = (d + ii * i.d + jj * j.d) as usize;
+                dst[d..d + E].copy_from_slice(&src[s..s + E]);
+            }
+        }
         return;
     }
     // 64 x 64 elements of up to 4 bytes, 32 x 32 of 8 or 16.
