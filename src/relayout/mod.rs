@@ -52,6 +52,7 @@
 //! sharding, each in the device's layout, and assembles it back.
 
 mod kernel;
+mod padding;
 mod plan;
 mod shards;
 
@@ -59,6 +60,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{ArrayShape, PrimitiveType};
 use crate::tiling::{TiledLayout, byte_width};
 use kernel::{BoxCopy, Buffers, box_span};
+use padding::Padding;
 use plan::{BoxAxes, Digit};
 pub use shards::Shards;
 
@@ -194,7 +196,8 @@ pub struct Relayout {
     /// Exact source size (layouts) or the bytes a strided view reaches.
     src_size: usize,
     dst_size: usize,
-    zero_dst: bool,
+    /// What is zeroed before the elements are written.
+    padding: Padding,
     exec: Exec,
 }
 
@@ -303,7 +306,7 @@ impl Relayout {
                 }
             }
         };
-        let zero_dst = dst.has_padding() || dst_bits % 8 != 0;
+        let padded = dst.has_padding() || dst_bits % 8 != 0;
         let b_digits = dst
             .terms()
             .and_then(|ts| plan::layout_digits(ts, rank, dst_bits));
@@ -339,6 +342,13 @@ impl Relayout {
                 }
             }
         };
+        // Padding of whole-byte elements: only the bytes between the
+        // boxes' runs (sub-byte elements share bytes: all of it).
+        let padding = match &exec {
+            _ if !padded => Padding::None,
+            Exec::Bytes { e, boxes } if dst_bits % 8 == 0 => Padding::of(boxes, *e, dst_size),
+            _ => Padding::All,
+        };
         if let Exec::Bytes { e, boxes } = &exec {
             // The offsets the loops will use, checked once here.
             for b in boxes {
@@ -357,7 +367,7 @@ impl Relayout {
             dst_bits,
             src_size,
             dst_size,
-            zero_dst,
+            padding,
             exec,
         })
     }
@@ -448,9 +458,7 @@ impl Relayout {
             self.run_checked(src, dst);
             return Ok(());
         }
-        if self.zero_dst {
-            dst.par_chunks_mut(1 << 20).for_each(|c| c.fill(0));
-        }
+        self.padding.zero_parallel(dst);
         let stream = !cfg!(miri) && self.dst_size >= kernel::STREAM_MIN_BYTES;
         let mut jobs = Vec::with_capacity(pieces.len());
         let (mut rest, mut base) = (dst, 0usize);
@@ -505,9 +513,13 @@ impl Relayout {
 
     /// [`run`](Self::run) with both buffers checked.
     fn run_checked(&self, src: &[u8], dst: &mut [u8]) {
-        if self.zero_dst {
-            dst.fill(0);
-        }
+        self.padding.zero(dst);
+        self.copy_elements(src, dst);
+    }
+
+    /// Writes every element of `src` to its place in `dst` (not the
+    /// padding); both buffers checked.
+    fn copy_elements(&self, src: &[u8], dst: &mut [u8]) {
         match &self.exec {
             Exec::Empty => {}
             Exec::Bytes { e, boxes } => {

@@ -262,9 +262,7 @@ mod tests {
     /// `plan` run with its destination streamed (as for a large one),
     /// from `src` into `dst`; whether a box went through the stage.
     fn streamed(plan: &Relayout, src: &[u8], dst: &mut [u8]) -> bool {
-        if plan.zero_dst {
-            dst.fill(0);
-        }
+        plan.padding.zero(dst);
         let Exec::Bytes { e, boxes } = &plan.exec else {
             panic!("a copy of whole bytes");
         };
