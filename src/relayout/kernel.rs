@@ -360,10 +360,10 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     // The kernel for rows that start `first % 64` bytes past a line.
     type Gather = unsafe fn(*const u8, (usize, isize), (usize, isize, isize), usize, [*mut u8; 4]);
     let gather: Gather = match first % 64 {
-        0 => avx512::gather_lines::<1, 1, 0, { avx512::GROUPS }>,
-        16 => avx512::gather_lines::<1, 1, 16, { avx512::GROUPS }>,
-        32 => avx512::gather_lines::<1, 1, 32, { avx512::GROUPS }>,
-        _ => avx512::gather_lines::<1, 1, 48, { avx512::GROUPS }>,
+        0 => avx512::gather_lines::<1, 1, 0, { avx512::GROUPS }, true>,
+        16 => avx512::gather_lines::<1, 1, 16, { avx512::GROUPS }, true>,
+        32 => avx512::gather_lines::<1, 1, 32, { avx512::GROUPS }, true>,
+        _ => avx512::gather_lines::<1, 1, 48, { avx512::GROUPS }, true>,
     };
     let (ps, pd) = (b.src.as_ptr(), b.dst.as_mut_ptr());
     for g in (0..last.n).step_by(avx512::GROUPS) {
@@ -686,7 +686,7 @@ impl BoxCopy {
             // As `transposes` calls the direct kernels.
             let first = (b.dst.as_ptr() as usize).wrapping_add(b.d as usize);
             let transposes = (i, j, self.batch().1);
-            if lines::lines_at(cpu::Kernel::best(), true, first, transposes, e).is_some() {
+            if lines::lines_at(cpu::Kernel::best(), first, transposes, e).is_some() {
                 return None;
             }
         }

@@ -195,7 +195,7 @@ pub(super) unsafe fn split_lines<const E: usize, const K: usize, const M: usize>
     n: usize,
 ) {
     // SAFETY: as the caller vouches: one run of `n` chunks.
-    unsafe { gather_lines::<E, K, M, 1>(pa, (1, 0), (1, 0, 0), n, p) }
+    unsafe { gather_lines::<E, K, M, 1, true>(pa, (1, 0), (1, 0, 0), n, p) }
 }
 
 /// Most groups of rows [`gather_lines`] carries at once.
@@ -233,6 +233,7 @@ pub(super) unsafe fn gather_lines<
     const K: usize,
     const M: usize,
     const G: usize,
+    const NT: bool,
 >(
     pa: *const u8,
     runs: (usize, isize),
@@ -301,7 +302,7 @@ pub(super) unsafe fn gather_lines<
                     let rows = run(from.add(64 * K * c));
                     for r in 0..K {
                         let row = p[r].offset(g * groups.2);
-                        shifted::<M>(row, o * per + c, rows[r], last[r]);
+                        shifted::<M, NT>(row, o * per + c, rows[r], last[r]);
                     }
                     last = rows;
                 }
@@ -341,7 +342,7 @@ pub(super) unsafe fn gather_lines<
 /// past a 64-byte line, `M` 0, 16, 32 or 48; `K` is 2 or 4 and `K * E`
 /// at most 16; the CPU has AVX-512 F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(super) unsafe fn merge_lines<const E: usize, const K: usize, const M: usize>(
+pub(super) unsafe fn merge_lines<const E: usize, const K: usize, const M: usize, const NT: bool>(
     p: [*const u8; 4],
     runs: [(usize, isize); 2],
     per: usize,
@@ -380,7 +381,7 @@ pub(super) unsafe fn merge_lines<const E: usize, const K: usize, const M: usize>
                     };
                     for &v in x.iter().take(K) {
                         let v = _mm512_shuffle_epi8(v, order);
-                        shifted::<M>(pt, k, v, prev);
+                        shifted::<M, NT>(pt, k, v, prev);
                         prev = v;
                         k += 1;
                     }
@@ -420,7 +421,9 @@ fn group_order<const E: usize, const K: usize, const SPLIT: bool>() -> __m512i {
 /// line: streamed whole (`M` 0); else the line that ends with the last
 /// `M` bytes of `prev` is streamed, and the first register's first `64 -
 /// M` bytes written with an ordinary store ([`shifted_end`] writes the
-/// last register's last `M`).
+/// last register's last `M`). Not `NT` (a destination meant to stay in
+/// the caches, such as the stage of `staged`): the lines with ordinary
+/// stores too.
 ///
 /// # Safety
 ///
@@ -429,13 +432,26 @@ fn group_order<const E: usize, const K: usize, const SPLIT: bool>() -> __m512i {
 /// or 48; the CPU has AVX-512 F.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn shifted<const M: usize>(at: *mut u8, k: usize, v: __m512i, prev: __m512i) {
+unsafe fn shifted<const M: usize, const NT: bool>(
+    at: *mut u8,
+    k: usize,
+    v: __m512i,
+    prev: __m512i,
+) {
     // SAFETY: as the caller vouches: bytes `64k - M .. 64k + 64 - M` (from
     // `64k` for the first register), the streamed line aligned.
     unsafe {
         let at = at.add(64 * k);
+        // The whole line at `line`: streamed, or an ordinary store.
+        let put = |line: *mut u8, v| {
+            if NT {
+                stream(line, v)
+            } else {
+                _mm512_storeu_si512(line.cast(), v)
+            }
+        };
         if M == 0 {
-            stream(at, v);
+            put(at, v);
         } else if k == 0 {
             part(at, v, 0, 64 - M);
         } else {
@@ -445,7 +461,7 @@ unsafe fn shifted<const M: usize>(at: *mut u8, k: usize, v: __m512i, prev: __m51
                 32 => _mm512_alignr_epi32::<8>(v, prev),
                 _ => _mm512_alignr_epi32::<4>(v, prev),
             };
-            stream(at.sub(M), line);
+            put(at.sub(M), line);
         }
     }
 }

@@ -104,25 +104,26 @@ pub(super) fn lines(i: Axis, j: Axis, batch: Batch, e: usize) -> Option<Lines> {
 
 /// [`lines`] for a copy with `kernel` whose destination starts at the
 /// address `first`, or `None` where [`Tr::in_lines`] does not copy:
-/// not streamed, another CPU than AVX-512's, or a destination that does
-/// not start on 16 bytes. (Also where the stage is not wanted: `staged`.)
+/// another CPU than AVX-512's, or a destination that does not start on
+/// 16 bytes. (Also where the stage is not wanted: `staged`.)
 pub(super) fn lines_at(
     kernel: Kernel,
-    stream: bool,
     first: usize,
     (i, j, batch): (Axis, Axis, Batch),
     e: usize,
 ) -> Option<Lines> {
-    let on = stream && kernel.0 == Isa::Avx512 && first.is_multiple_of(16);
+    let on = kernel.0 == Isa::Avx512 && first.is_multiple_of(16);
     if on { lines(i, j, batch, e) } else { None }
 }
 
 impl<const E: usize> Tr<'_, E> {
     /// The whole batch's sub-tile groups split into their rows or merged
-    /// from them in whole streamed lines ([`gather_lines`],
-    /// [`merge_lines`]), as [`lines`] goes over it, where the destination
-    /// starts on a line or 16, 32 or 48 bytes past one, is streamed, and
-    /// the CPU has AVX-512; `false` (nothing copied) elsewhere.
+    /// from them in whole lines ([`gather_lines`], [`merge_lines`]), as
+    /// [`lines`] goes over it, where the destination starts on a line or
+    /// 16, 32 or 48 bytes past one and the CPU has AVX-512; `false`
+    /// (nothing copied) elsewhere. The lines are streamed if `stream`,
+    /// else written with ordinary stores (the stage of a staged copy,
+    /// which its runs then leave streamed).
     ///
     /// [`gather_lines`]: super::avx512::gather_lines
     /// [`merge_lines`]: super::avx512::merge_lines
@@ -130,20 +131,30 @@ impl<const E: usize> Tr<'_, E> {
     pub(super) fn in_lines(&mut self, kernel: Kernel, stream: bool) -> bool {
         let first = (self.dst.as_ptr() as usize).wrapping_add(self.d as usize);
         let transposes = (self.i, self.j, self.batch);
-        let Some(lines) = lines_at(kernel, stream, first, transposes, E) else {
+        let Some(lines) = lines_at(kernel, first, transposes, E) else {
             return false;
         };
-        match (self.i.n.min(self.j.n), first % 64) {
-            (2, 0) => self.copy::<2, 0>(lines),
-            (2, 16) => self.copy::<2, 16>(lines),
-            (2, 32) => self.copy::<2, 32>(lines),
-            (2, _) => self.copy::<2, 48>(lines),
-            (_, 0) => self.copy::<4, 0>(lines),
-            (_, 16) => self.copy::<4, 16>(lines),
-            (_, 32) => self.copy::<4, 32>(lines),
-            (_, _) => self.copy::<4, 48>(lines),
+        if stream {
+            self.shifted::<true>(lines, first % 64);
+        } else {
+            self.shifted::<false>(lines, first % 64);
         }
         true
+    }
+
+    /// [`copy`](Self::copy) for the groups of `lines` and a destination
+    /// `m` (0, 16, 32 or 48) bytes past a line, streamed if `NT`.
+    fn shifted<const NT: bool>(&mut self, lines: Lines, m: usize) {
+        match (self.i.n.min(self.j.n), m) {
+            (2, 0) => self.copy::<2, 0, NT>(lines),
+            (2, 16) => self.copy::<2, 16, NT>(lines),
+            (2, 32) => self.copy::<2, 32, NT>(lines),
+            (2, _) => self.copy::<2, 48, NT>(lines),
+            (_, 0) => self.copy::<4, 0, NT>(lines),
+            (_, 16) => self.copy::<4, 16, NT>(lines),
+            (_, 32) => self.copy::<4, 32, NT>(lines),
+            (_, _) => self.copy::<4, 48, NT>(lines),
+        }
     }
 
     /// [`in_lines`](Self::in_lines) of groups of `K`, the destination `M`
@@ -151,7 +162,7 @@ impl<const E: usize> Tr<'_, E> {
     /// the merge over `lines.runs`; for a split, the positions of the
     /// inner axis of `rest` [`GROUPS`] at a time, each call reading the
     /// source of its runs in order (a row of tiles, tile by tile).
-    fn copy<const K: usize, const M: usize>(&mut self, lines: Lines) {
+    fn copy<const K: usize, const M: usize, const NT: bool>(&mut self, lines: Lines) {
         let (ps, pd) = (self.src.as_ptr(), self.dst.as_mut_ptr());
         // The rows' side: the rows `r < K` at `at + r * stride`.
         let rows = |at: isize, stride: isize| {
@@ -195,15 +206,17 @@ impl<const E: usize> Tr<'_, E> {
                         let p = rows(dof, self.j.d).map(|o| pd.offset(o));
                         let pa = ps.offset(so);
                         if grouped {
-                            super::avx512::gather_lines::<E, K, M, GROUPS>(
+                            super::avx512::gather_lines::<E, K, M, GROUPS, NT>(
                                 pa, runs[1], groups, per, p,
                             );
                         } else {
-                            super::avx512::gather_lines::<E, K, M, 1>(pa, runs[1], groups, per, p);
+                            super::avx512::gather_lines::<E, K, M, 1, NT>(
+                                pa, runs[1], groups, per, p,
+                            );
                         }
                     } else {
                         let p = rows(so, self.i.s).map(|o| ps.offset(o));
-                        super::avx512::merge_lines::<E, K, M>(p, runs, per, pd.offset(dof));
+                        super::avx512::merge_lines::<E, K, M, NT>(p, runs, per, pd.offset(dof));
                     }
                 }
             }

@@ -413,10 +413,12 @@ fn relayout_rows(plan: &Relayout, src: &[u8], dst: &mut [u8], case: &str, passes
 }
 
 /// Tiling and untiling `[R, 2048]` arrays (R a multiple of 32, so no
-/// padding: both buffers have the same size) of 1-, 2-, 4- and 8-byte
-/// elements in each of XLA's TPU tilings, and 2-D transposes `{1,0}` ->
-/// `{0,1}` of square (or 1:2) arrays, at 16 and 256 MiB, each beside a
-/// memory copy of the same bytes.
+/// padding: both buffers have the same size) and ragged `[R - 5, 2000]`
+/// ones (padded when tiled; the copy beside them copies the smaller
+/// buffer's bytes) of 1-, 2-, 4- and 8-byte elements in each of XLA's
+/// TPU tilings, and 2-D transposes `{1,0}` -> `{0,1}` of square (or 1:2)
+/// arrays, at 16 and 256 MiB, each beside a memory copy of the same
+/// bytes.
 fn bench_relayout() {
     let most = 256usize << 20;
     let src: Vec<u8> = (0..most).map(|i| (i * 131 % 251) as u8).collect();
@@ -463,21 +465,27 @@ fn for_each_relayout(mib: usize, mut f: impl FnMut(&Relayout, &str)) {
         for (t, name) in WIDTHS {
             let e = t.byte_width().unwrap() as usize;
             let rows = (bytes / (2048 * e)) as i64;
-            let plain = row_major(t, &[rows, 2048]);
-            for tiling in TILINGS {
-                let tiles = tiling
-                    .iter()
-                    .map(|t| xla_shape::Tile::new(t).unwrap())
-                    .collect();
-                let tiled = plain
-                    .clone()
-                    .with_layout(Some(Layout::new(vec![1, 0]).with_tiles(tiles)))
-                    .unwrap();
-                let tn = tiling_name(tiling);
-                let tile = Relayout::new(&plain, &tiled).unwrap();
-                f(&tile, &format!("tile_{name}_{tn}_{mib}MiB"));
-                let untile = Relayout::new(&tiled, &plain).unwrap();
-                f(&untile, &format!("untile_{name}_{tn}_{mib}MiB"));
+            // `[R, 2048]`, no padding; and ragged, `[R - 5, 2000]`: the
+            // last tile of each row of tiles and the last row of tiles
+            // partial (padded to `bytes` tiled), rows of 2000 elements
+            // (not a whole number of lines for u8 and bf16).
+            for (dims, ragged) in [([rows, 2048], ""), ([rows - 5, 2000], "_ragged")] {
+                let plain = row_major(t, &dims);
+                for tiling in TILINGS {
+                    let tiles = tiling
+                        .iter()
+                        .map(|t| xla_shape::Tile::new(t).unwrap())
+                        .collect();
+                    let tiled = plain
+                        .clone()
+                        .with_layout(Some(Layout::new(vec![1, 0]).with_tiles(tiles)))
+                        .unwrap();
+                    let tn = tiling_name(tiling);
+                    let tile = Relayout::new(&plain, &tiled).unwrap();
+                    f(&tile, &format!("tile_{name}_{tn}{ragged}_{mib}MiB"));
+                    let untile = Relayout::new(&tiled, &plain).unwrap();
+                    f(&untile, &format!("untile_{name}_{tn}{ragged}_{mib}MiB"));
+                }
             }
             // A square of `bytes`, or 1:2 where `bytes / e` is not a square.
             let count = bytes / e;
