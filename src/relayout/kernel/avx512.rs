@@ -13,8 +13,9 @@ use std::mem::MaybeUninit;
 use super::Block;
 use super::sse::{Lanes, impl_lanes, stream, transpose_lanes};
 use std::arch::x86_64::{
-    __m512i, _mm_loadu_si128, _mm512_alignr_epi32, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
-    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_setzero_si512, _mm512_shuffle_epi8,
+    __m512i, _mm_loadu_si128, _mm512_add_epi32, _mm512_alignr_epi32, _mm512_broadcast_i32x4,
+    _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_loadu_si512, _mm512_permutex2var_epi32,
+    _mm512_set_epi32, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
     _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16,
     _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16,
     _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
@@ -223,7 +224,8 @@ pub(super) const GROUPS: usize = 8;
 /// a row (`runs.0 * per`), the `64 * n` bytes at each `p[r] + g *
 /// groups.2` (`r < K`) are writable and disjoint from the source and
 /// from each other; each `p[r] + g * groups.2` is `M` bytes past a
-/// 64-byte line, `M` 0, 16, 32 or 48; `groups.0` is at most `G` (the
+/// 64-byte line, `M` 0, 16, 32 or 48, or a multiple of 4 bytes past one
+/// for `M` [`PER_ROW`]; `groups.0` is at most `G` (the
 /// groups carried in registers: one for a single group, which then keeps
 /// its rows' registers out of memory, else [`GROUPS`]);
 /// `K` is 1, 2 or 4 and `E` 1, 2, 4 or 8; the CPU has AVX-512 F and BW.
@@ -339,7 +341,8 @@ pub(super) unsafe fn gather_lines<
 /// readable (`r < K`, `o < runs[0].0`, `i < runs[1].0`); with `n` the
 /// count of pieces (`runs[0].0 * runs[1].0 * per`), the `64 * K * n`
 /// bytes at `pt` are writable and disjoint from them; `pt` is `M` bytes
-/// past a 64-byte line, `M` 0, 16, 32 or 48; `K` is 2 or 4 and `K * E`
+/// past a 64-byte line, `M` 0, 16, 32 or 48, or a multiple of 4 bytes
+/// past one for `M` [`PER_ROW`]; `K` is 2 or 4 and `K * E`
 /// at most 16; the CPU has AVX-512 F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(super) unsafe fn merge_lines<const E: usize, const K: usize, const M: usize, const NT: bool>(
@@ -416,6 +419,12 @@ fn group_order<const E: usize, const K: usize, const SPLIT: bool>() -> __m512i {
     _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) })
 }
 
+/// The `M` of [`shifted`] and of the kernels that call it for rows that
+/// each start as far past a line as their address says, a multiple of 4
+/// bytes (rows of a length that is not a whole number of lines: each
+/// starts at another distance).
+pub(super) const PER_ROW: usize = 1;
+
 /// Register `k` of a row of 64-byte registers at `at` (the `64 * k` bytes
 /// from `at`), `prev` register `k - 1`, where `at` is `M` bytes past a
 /// line: streamed whole (`M` 0); else the line that ends with the last
@@ -429,7 +438,8 @@ fn group_order<const E: usize, const K: usize, const SPLIT: bool>() -> __m512i {
 ///
 /// The `64` bytes at `at + 64 * k` are writable and so, for `k > 0`, the
 /// `M` before them; `at` is `M` bytes past a 64-byte line, `M` 0, 16, 32
-/// or 48; the CPU has AVX-512 F.
+/// or 48, or `M` is [`PER_ROW`] and `at` a multiple of 4 bytes past one
+/// (taken as `M`); the CPU has AVX-512 F.
 #[target_feature(enable = "avx512f")]
 #[inline]
 unsafe fn shifted<const M: usize, const NT: bool>(
@@ -450,7 +460,22 @@ unsafe fn shifted<const M: usize, const NT: bool>(
                 _mm512_storeu_si512(line.cast(), v)
             }
         };
-        if M == 0 {
+        if M == PER_ROW {
+            // The row's own distance past a line, a multiple of 4: the
+            // line that ends with its last `m` bytes of `prev`, picked
+            // a 4-byte word at a time (word `t` of it is word `16 - m/4
+            // + t` of `prev` then `v`).
+            let m = at as usize % 64;
+            if m == 0 {
+                put(at, v);
+            } else if k == 0 {
+                part(at, v, 0, 64 - m);
+            } else {
+                let words = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+                let idx = _mm512_add_epi32(words, _mm512_set1_epi32(16 - (m / 4) as i32));
+                put(at.sub(m), _mm512_permutex2var_epi32(prev, idx, v));
+            }
+        } else if M == 0 {
             put(at, v);
         } else if k == 0 {
             part(at, v, 0, 64 - M);
@@ -476,7 +501,13 @@ unsafe fn shifted<const M: usize, const NT: bool>(
 #[target_feature(enable = "avx512f")]
 #[inline]
 unsafe fn shifted_end<const M: usize>(at: *mut u8, n: usize, last: __m512i) {
-    if M != 0 {
+    if M == PER_ROW {
+        let m = at as usize % 64;
+        if m != 0 {
+            // SAFETY: as the caller vouches (`M` is `m`).
+            unsafe { part(at.add(64 * n - m), last, 64 - m, 64) }
+        }
+    } else if M != 0 {
         // SAFETY: as the caller vouches.
         unsafe { part(at.add(64 * n - M), last, 64 - M, 64) }
     }

@@ -17,7 +17,7 @@
 //! to the next, every line whole but the one each row shares with the
 //! next row (one in 32 of a `[R, 2048]` u8 array).
 
-use super::avx512::GROUPS;
+use super::avx512::{GROUPS, PER_ROW};
 use super::cpu::{Isa, Kernel};
 use super::transposer::Tr;
 use super::{Axis, Batch};
@@ -49,15 +49,21 @@ pub(super) struct Lines {
     /// The sub-tile groups are split into their rows (untiling), not
     /// merged from them.
     split: bool,
+    /// Every destination row (split) or call (merge) starts as far past
+    /// a line as the first: the strides between them are multiples of
+    /// 64 bytes. Else multiples of 4, each at its own distance
+    /// ([`PER_ROW`]).
+    even: bool,
 }
 
 /// Where [`Tr::in_lines`] copies the transpose `i`, `j` of `e`-byte
 /// elements at every position of `batch`: groups of 2 or 4 elements (the
 /// short side) each one run of whole 64-byte pieces on one side (the
 /// source for a split, the destination for a merge), the rows a multiple
-/// of 64 bytes apart on the other; every destination stride that starts
-/// a call a multiple of 64 bytes (so that all start as far past a line
-/// as the first), and each call at least [`LINES_MIN`] bytes long. Along
+/// of 4 bytes apart on the other; every destination stride that starts
+/// a call a multiple of 4 bytes (64: all start as far past a line as the
+/// first, [`Lines::even`]), and each call at least [`LINES_MIN`] bytes
+/// long. Along
 /// a batch axis that continues a transpose's destination (the next tile
 /// of a row of tiles, the next row of pairs of a tile), and the other
 /// axis too where it continues that one's. A split gathers only rows
@@ -81,7 +87,7 @@ pub(super) fn lines(i: Axis, j: Axis, batch: Batch, e: usize) -> Option<Lines> {
     } else {
         piece.checked_mul(rows.n)?
     };
-    if !(piece.is_multiple_of(64) && (!split || (j.d % 64 == 0 && j.d > 0))) {
+    if !(piece.is_multiple_of(64) && (!split || (j.d % 4 == 0 && j.d > 0))) {
         return None;
     }
     let continues = |a: &Axis, bytes: usize| a.n > 1 && a.d == bytes as isize;
@@ -98,21 +104,27 @@ pub(super) fn lines(i: Axis, j: Axis, batch: Batch, e: usize) -> Option<Lines> {
         None => ([one, one], batch),
     };
     let bytes = ext.saturating_mul(runs[0].n).saturating_mul(runs[1].n);
-    let aligned = rest.iter().all(|a| a.n <= 1 || a.d % 64 == 0);
-    (bytes >= LINES_MIN && aligned).then_some(Lines { runs, rest, split })
+    let strides = |m: isize| rest.iter().all(|a| a.n <= 1 || a.d % m == 0);
+    let even = strides(64) && (!split || j.d % 64 == 0);
+    (bytes >= LINES_MIN && strides(4)).then_some(Lines {
+        runs,
+        rest,
+        split,
+        even,
+    })
 }
 
 /// [`lines`] for a copy with `kernel` whose destination starts at the
 /// address `first`, or `None` where [`Tr::in_lines`] does not copy:
 /// another CPU than AVX-512's, or a destination that does not start on
-/// 16 bytes. (Also where the stage is not wanted: `staged`.)
+/// 4 bytes. (Also where the stage is not wanted: `staged`.)
 pub(super) fn lines_at(
     kernel: Kernel,
     first: usize,
     (i, j, batch): (Axis, Axis, Batch),
     e: usize,
 ) -> Option<Lines> {
-    let on = kernel.0 == Isa::Avx512 && first.is_multiple_of(16);
+    let on = kernel.0 == Isa::Avx512 && first.is_multiple_of(4);
     if on { lines(i, j, batch, e) } else { None }
 }
 
@@ -134,18 +146,28 @@ impl<const E: usize> Tr<'_, E> {
         let Some(lines) = lines_at(kernel, first, transposes, E) else {
             return false;
         };
-        if stream {
-            self.shifted::<true>(lines, first % 64);
+        // Every row as far past a line as the first, a multiple of 16
+        // bytes: that distance for all; else each row's own.
+        let m = if lines.even && first.is_multiple_of(16) {
+            first % 64
         } else {
-            self.shifted::<false>(lines, first % 64);
+            PER_ROW
+        };
+        if stream {
+            self.shifted::<true>(lines, m);
+        } else {
+            self.shifted::<false>(lines, m);
         }
         true
     }
 
     /// [`copy`](Self::copy) for the groups of `lines` and a destination
-    /// `m` (0, 16, 32 or 48) bytes past a line, streamed if `NT`.
+    /// `m` (0, 16, 32 or 48, or [`PER_ROW`]) bytes past a line, streamed
+    /// if `NT`.
     fn shifted<const NT: bool>(&mut self, lines: Lines, m: usize) {
         match (self.i.n.min(self.j.n), m) {
+            (2, PER_ROW) => self.copy::<2, PER_ROW, NT>(lines),
+            (_, PER_ROW) => self.copy::<4, PER_ROW, NT>(lines),
             (2, 0) => self.copy::<2, 0, NT>(lines),
             (2, 16) => self.copy::<2, 16, NT>(lines),
             (2, 32) => self.copy::<2, 32, NT>(lines),
@@ -197,7 +219,10 @@ impl<const E: usize> Tr<'_, E> {
                 // distinct positions); the destination, or every row of
                 // it, starts `M` bytes past a line (the first does, and
                 // `j.d` and the strides of `rest` are multiples of 64:
-                // `lines`); `K` is 2 or 4, and a merge's `K * E` at most
+                // `Lines::even`) or, for `PER_ROW`, a multiple of 4 bytes
+                // past one (the first does, `lines_at`, and those strides
+                // are multiples of 4: `lines`); `K` is 2 or 4, and a
+                // merge's `K * E` at most
                 // 16 (`lines`); a split's `runs[0]` is a single position
                 // (`lines`); `Kernel(Avx512)` is only made where the CPU
                 // has AVX-512 F and BW.
@@ -237,7 +262,7 @@ mod tests {
         let shape = |s: &str| s.parse::<Shape>().unwrap().as_array().cloned().unwrap();
         let (a, b): (ArrayShape, ArrayShape) = (shape(a), shape(b));
         let plan = Relayout::new(&a, &b).unwrap();
-        let Exec::Bytes { e, boxes } = &plan.exec else {
+        let Exec::Bytes { e, boxes, .. } = &plan.exec else {
             panic!("a copy of whole bytes");
         };
         let [copy] = &boxes[..] else {
@@ -299,7 +324,7 @@ mod tests {
                 .collect();
             let mut expected = vec![0; plan.dst_byte_size()];
             plan.run(&src, &mut expected).unwrap();
-            let Exec::Bytes { e, boxes } = &plan.exec else {
+            let Exec::Bytes { e, boxes, .. } = &plan.exec else {
                 panic!("a copy of whole bytes");
             };
             // More groups of rows than a call carries, on either path.
@@ -332,6 +357,82 @@ mod tests {
                         .chain(&out[at + expected.len()..])
                         .all(|&v| v == 0xA5)
                 );
+            }
+        }
+    }
+
+    /// Rows a multiple of 4 bytes long but not of 64, so that each
+    /// starts at its own distance past a line (`PER_ROW`): u8, bf16 and
+    /// f32 in each sub-tile tiling, tiled and untiled, streamed with the
+    /// destination 0, 4, 16 and 36 bytes past a line and not streamed,
+    /// against the copy element by element (each element's offsets from
+    /// the layouts); the partial tile at the end of each row and the
+    /// partial row of tiles included.
+    #[test]
+    fn rows_at_their_own_distance_past_a_line() {
+        use crate::{Layout, PrimitiveType, Tile};
+        if cfg!(miri) {
+            return;
+        }
+        // u8 rows of 2000 bytes (16 bytes past a line more each row) and
+        // 2052 (4 more): the u8 untilings go `PER_ROW` with AVX-512.
+        let split = |dims: [i64; 2], tiles: &[[i64; 2]]| {
+            let plain = ArrayShape::new(PrimitiveType::U8, dims).unwrap();
+            let tiles = tiles.iter().map(|t| Tile::new(*t).unwrap()).collect();
+            let layout = Layout::new([1, 0]).with_tiles(tiles);
+            let tiled = plain.clone().with_layout(Some(layout)).unwrap();
+            let plan = Relayout::new(&tiled, &plain).unwrap();
+            let Exec::Bytes { e, boxes, .. } = &plan.exec else {
+                panic!("a copy of whole bytes");
+            };
+            let Inner::Transpose { i, j } = boxes[0].inner else {
+                panic!("a transpose");
+            };
+            lines(i, j, boxes[0].batch().1, *e)
+        };
+        for dims in [[40, 2000], [40, 2052]] {
+            let lines = split(dims, &[[8, 128], [2, 1]]).unwrap();
+            assert!(lines.split && !lines.even, "{dims:?}");
+        }
+        for (t, cols) in [
+            (PrimitiveType::U8, 2000),
+            (PrimitiveType::U8, 2052),
+            (PrimitiveType::Bf16, 1026),
+            (PrimitiveType::F32, 513),
+        ] {
+            let plain = ArrayShape::new(t, [40, cols]).unwrap();
+            for tiles in [[8, 2], [16, 2], [32, 4], [2, 2]] {
+                let tiling = vec![
+                    crate::Tile::new([tiles[0], 128]).unwrap(),
+                    crate::Tile::new([tiles[1], 1]).unwrap(),
+                ];
+                let layout = Layout::new([1, 0]).with_tiles(tiling);
+                let tiled = plain.clone().with_layout(Some(layout)).unwrap();
+                for (a, b) in [(&plain, &tiled), (&tiled, &plain)] {
+                    let plan = Relayout::new(a, b).unwrap();
+                    let (ns, nd) = (plan.src_byte_size(), plan.dst_byte_size());
+                    let src: Vec<u8> = (0..ns).map(|k| (k * 7 + k / 251) as u8).collect();
+                    let mut expected = vec![0; nd];
+                    plan.per_element(&src, &mut expected);
+                    let Exec::Bytes { e, boxes, .. } = &plan.exec else {
+                        panic!("a copy of whole bytes");
+                    };
+                    for (offset, stream) in
+                        [(0, true), (4, true), (16, true), (36, true), (4, false)]
+                    {
+                        let mut out = vec![0xA5u8; nd + 128];
+                        let at = (64 - out.as_ptr() as usize % 64) % 64 + offset;
+                        let dst = &mut out[at..at + nd];
+                        plan.padding.zero(dst);
+                        for b in boxes {
+                            b.copy(*e, Buffers::new(&src, &mut *dst, stream));
+                        }
+                        super::super::direct::fence();
+                        assert!(dst == expected, "{a} -> {b} at {offset}, streamed {stream}");
+                        let outside = out[..at].iter().chain(&out[at + nd..]);
+                        assert!(outside.into_iter().all(|&v| v == 0xA5));
+                    }
+                }
             }
         }
     }
