@@ -314,8 +314,8 @@ fn shared_lines_complete(a: Axis, len: usize) -> bool {
 /// AVX-512 ([`runs_in_lines`]): whole 64-byte pieces, `a`'s runs
 /// continuing each other in the destination for at least
 /// [`LINES_MIN`](lines::LINES_MIN) bytes (the tiles of a row of tiles, untiling) and
-/// `last`'s rows all as far past a line (a multiple of 64 bytes apart),
-/// where [`runs_along`] would not stream the lines the runs along `last`
+/// `last`'s rows a multiple of 4 bytes apart (of 64: all as far past a
+/// line as the first), where [`runs_along`] would not stream the lines the runs along `last`
 /// share ([`shared_lines_complete`]). Each of `last`'s rows is then
 /// written in whole lines from one run to the next, up to
 /// [`GROUPS`](avx512::GROUPS) of them at once, while the source is read
@@ -330,7 +330,7 @@ fn rows_in_lines(a: Axis, last: Axis, len: usize) -> bool {
         && len.is_multiple_of(64)
         && a.d == len as isize
         && a.n.saturating_mul(len) >= lines::LINES_MIN
-        && last.d % 64 == 0
+        && last.d % 4 == 0
         && last.d > 0
         && !shared_lines_complete(last, len)
         && cpu::Kernel::avx512().is_some()
@@ -338,14 +338,15 @@ fn rows_in_lines(a: Axis, last: Axis, len: usize) -> bool {
 
 /// Copies the runs of `len` bytes at every position of `a` and `last`
 /// where [`rows_in_lines`] says, with AVX-512, every whole line streamed,
-/// the rows starting on a line or 16, 32 or 48 bytes past one
+/// the rows starting on a line or 16, 32 or 48 bytes past one, or each
+/// a multiple of 4 bytes past its own
 /// ([`gather_lines`](avx512::gather_lines)); `false` (nothing copied)
 /// where it cannot: not streamed, another CPU, other runs or starts, or
 /// runs outside the buffers (for the caller to report).
 #[cfg(target_arch = "x86_64")]
 fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     let first = (b.dst.as_ptr() as usize).wrapping_add(b.d as usize);
-    if !(b.stream && first.is_multiple_of(16) && rows_in_lines(a, last, len)) {
+    if !(b.stream && first.is_multiple_of(4) && rows_in_lines(a, last, len)) {
         return false;
     }
     let inside = |base: isize, [x, y]: [(usize, isize); 2], buf: usize| {
@@ -359,7 +360,9 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     }
     // The kernel for rows that start `first % 64` bytes past a line.
     type Gather = unsafe fn(*const u8, (usize, isize), (usize, isize, isize), usize, [*mut u8; 4]);
+    let even = first.is_multiple_of(16) && last.d % 64 == 0;
     let gather: Gather = match first % 64 {
+        _ if !even => avx512::gather_lines::<1, 1, { avx512::PER_ROW }, { avx512::GROUPS }, true>,
         0 => avx512::gather_lines::<1, 1, 0, { avx512::GROUPS }, true>,
         16 => avx512::gather_lines::<1, 1, 16, { avx512::GROUPS }, true>,
         32 => avx512::gather_lines::<1, 1, 32, { avx512::GROUPS }, true>,
@@ -374,7 +377,9 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
         // last.d` in `dst` (checked above), which do not overlap (one is
         // shared, the other borrowed mutably); each row (a position of
         // `last`) starts `first % 64` bytes past a line, a multiple of
-        // 16 (`last.d` is a multiple of 64), as `gather` takes them, and
+        // 16 (`last.d` is a multiple of 64), or a multiple of 4 of its
+        // own (`PER_ROW`: `first` and `last.d` multiples of 4), as
+        // `gather` takes them, and
         // takes the runs along `a` back to back (`a.d == len`); at most
         // `GROUPS` rows a call; the CPU has AVX-512 F and BW
         // (`Kernel::avx512`).

@@ -35,7 +35,12 @@ pub(super) const LINES_MIN: usize = 1024;
 /// module): CPU time a pass at 16 MiB, f64 `T(16,128)(2,1)` untiling
 /// (rows of 1 KiB a tile) 0.61 ms on their own, 0.75 gathered; ratios to
 /// a memory copy at 16 / 256 MiB, bf16 `T(8,128)(2,1)` (256 bytes) 0.86
-/// / 1.07 against 0.81 / 0.67.
+/// / 1.07 against 0.81 / 0.67. Where the destination rows do not all
+/// start as far past a line (each row on its own would write a partial
+/// line at both ends of every tile's piece), rows of any length are
+/// gathered: bf16 `[R, 2000]` untiled from `T(8,128)(2,1)` at 16 MiB,
+/// 1.82 ms a pass on their own (AVX2, ordinary stores), 0.86 gathered;
+/// `T(16,128)(2,1)` 1.64 -> 0.75.
 const GATHER_BELOW: usize = 256;
 
 /// How [`Tr::in_lines`] goes over a batch: at each position of `rest`,
@@ -67,7 +72,8 @@ pub(super) struct Lines {
 /// a batch axis that continues a transpose's destination (the next tile
 /// of a row of tiles, the next row of pairs of a tile), and the other
 /// axis too where it continues that one's. A split gathers only rows
-/// shorter than [`GATHER_BELOW`]; a merge's groups of 8-byte elements
+/// shorter than [`GATHER_BELOW`], or rows that are not a multiple of 64
+/// bytes apart; a merge's groups of 8-byte elements
 /// go in pairs only. `None` outside.
 pub(super) fn lines(i: Axis, j: Axis, batch: Batch, e: usize) -> Option<Lines> {
     let one = Axis { n: 1, s: 0, d: 0 };
@@ -91,7 +97,7 @@ pub(super) fn lines(i: Axis, j: Axis, batch: Batch, e: usize) -> Option<Lines> {
         return None;
     }
     let continues = |a: &Axis, bytes: usize| a.n > 1 && a.d == bytes as isize;
-    let gathers = !split || piece < GATHER_BELOW;
+    let gathers = !split || piece < GATHER_BELOW || j.d % 64 != 0;
     let (runs, rest) = match (0..2).find(|&k| gathers && continues(&batch[k], ext)) {
         Some(k) => {
             let (inner, other) = (batch[k], batch[1 - k]);
@@ -363,7 +369,9 @@ mod tests {
 
     /// Rows a multiple of 4 bytes long but not of 64, so that each
     /// starts at its own distance past a line (`PER_ROW`): u8, bf16 and
-    /// f32 in each sub-tile tiling, tiled and untiled, streamed with the
+    /// f32 in each sub-tile tiling and `T(8,128)` and `T(4,128)` (runs
+    /// carried from tile to tile: `runs_in_lines`), tiled and untiled,
+    /// streamed with the
     /// destination 0, 4, 16 and 36 bytes past a line and not streamed,
     /// against the copy element by element (each element's offsets from
     /// the layouts); the partial tile at the end of each row and the
@@ -401,11 +409,12 @@ mod tests {
             (PrimitiveType::F32, 513),
         ] {
             let plain = ArrayShape::new(t, [40, cols]).unwrap();
-            for tiles in [[8, 2], [16, 2], [32, 4], [2, 2]] {
-                let tiling = vec![
-                    crate::Tile::new([tiles[0], 128]).unwrap(),
-                    crate::Tile::new([tiles[1], 1]).unwrap(),
-                ];
+            for [rows, k] in [[8, 2], [16, 2], [32, 4], [2, 2], [8, 0], [4, 0]] {
+                let sub = (k > 0).then(|| Tile::new([k, 1]).unwrap());
+                let tiling = [Tile::new([rows, 128]).unwrap()]
+                    .into_iter()
+                    .chain(sub)
+                    .collect();
                 let layout = Layout::new([1, 0]).with_tiles(tiling);
                 let tiled = plain.clone().with_layout(Some(layout)).unwrap();
                 for (a, b) in [(&plain, &tiled), (&tiled, &plain)] {
