@@ -379,9 +379,6 @@ mod tests {
     #[test]
     fn rows_at_their_own_distance_past_a_line() {
         use crate::{Layout, PrimitiveType, Tile};
-        if cfg!(miri) {
-            return;
-        }
         // u8 rows of 2000 bytes (16 bytes past a line more each row) and
         // 2052 (4 more): the u8 untilings go `PER_ROW` with AVX-512.
         let split = |dims: [i64; 2], tiles: &[[i64; 2]]| {
@@ -398,18 +395,34 @@ mod tests {
             };
             lines(i, j, boxes[0].batch().1, *e)
         };
-        for dims in [[40, 2000], [40, 2052]] {
+        for dims in [[40, 2000], [40, 2052], [8, 1156]] {
             let lines = split(dims, &[[8, 128], [2, 1]]).unwrap();
             assert!(lines.split && !lines.even, "{dims:?}");
         }
-        for (t, cols) in [
-            (PrimitiveType::U8, 2000),
-            (PrimitiveType::U8, 2052),
-            (PrimitiveType::Bf16, 1026),
-            (PrimitiveType::F32, 513),
-        ] {
-            let plain = ArrayShape::new(t, [40, cols]).unwrap();
-            for [rows, k] in [[8, 2], [16, 2], [32, 4], [2, 2], [8, 0], [4, 0]] {
+        // Under Miri (one lane at a time), u8 rows of 1156 bytes: nine
+        // whole tiles and a partial one, 4 bytes further past a line
+        // each row.
+        let (shapes, tilings, offsets): (&[_], &[_], &[_]) = if cfg!(miri) {
+            (
+                &[(PrimitiveType::U8, [8, 1156])],
+                &[[8, 2], [8, 0]],
+                &[(4, true), (4, false)],
+            )
+        } else {
+            (
+                &[
+                    (PrimitiveType::U8, [40, 2000]),
+                    (PrimitiveType::U8, [40, 2052]),
+                    (PrimitiveType::Bf16, [40, 1026]),
+                    (PrimitiveType::F32, [40, 513]),
+                ],
+                &[[8, 2], [16, 2], [32, 4], [2, 2], [8, 0], [4, 0]],
+                &[(0, true), (4, true), (16, true), (36, true), (4, false)],
+            )
+        };
+        for &(t, dims) in shapes {
+            let plain = ArrayShape::new(t, dims).unwrap();
+            for &[rows, k] in tilings {
                 let sub = (k > 0).then(|| Tile::new([k, 1]).unwrap());
                 let tiling = [Tile::new([rows, 128]).unwrap()]
                     .into_iter()
@@ -426,9 +439,7 @@ mod tests {
                     let Exec::Bytes { e, boxes, .. } = &plan.exec else {
                         panic!("a copy of whole bytes");
                     };
-                    for (offset, stream) in
-                        [(0, true), (4, true), (16, true), (36, true), (4, false)]
-                    {
+                    for &(offset, stream) in offsets {
                         let mut out = vec![0xA5u8; nd + 128];
                         let at = (64 - out.as_ptr() as usize % 64) % 64 + offset;
                         let dst = &mut out[at..at + nd];
