@@ -13,12 +13,12 @@ use std::mem::MaybeUninit;
 use super::Block;
 use super::sse::{Lanes, impl_lanes, stream, transpose_lanes};
 use std::arch::x86_64::{
-    __m512i, _mm_loadu_si128, _mm512_add_epi32, _mm512_alignr_epi32, _mm512_broadcast_i32x4,
-    _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_loadu_si512, _mm512_permutex2var_epi32,
-    _mm512_set_epi32, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
-    _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16,
-    _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16,
-    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
+    __m512i, _mm_loadu_si128, _mm512_alignr_epi32, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
+    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_set_epi32,
+    _mm512_set1_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
+    _mm512_storeu_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32,
+    _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32,
+    _mm512_unpacklo_epi64,
 };
 
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
@@ -471,9 +471,7 @@ unsafe fn shifted<const M: usize, const NT: bool>(
             } else if k == 0 {
                 part(at, v, 0, 64 - m);
             } else {
-                let words = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-                let idx = _mm512_add_epi32(words, _mm512_set1_epi32(16 - (m / 4) as i32));
-                put(at.sub(m), _mm512_permutex2var_epi32(prev, idx, v));
+                put(at.sub(m), joined(prev, v, m / 4));
             }
         } else if M == 0 {
             put(at, v);
@@ -488,6 +486,35 @@ unsafe fn shifted<const M: usize, const NT: bool>(
             };
             put(at.sub(M), line);
         }
+    }
+}
+
+/// The last `w` 4-byte words of `prev` then the first `16 - w` of `v`
+/// (`0 < w < 16`): one `vpermt2d`. (Miri has no `vpermt2d`: there, the
+/// same words by `valignd`, whose count is a constant.)
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn joined(prev: __m512i, v: __m512i, w: usize) -> __m512i {
+    #[cfg(not(miri))]
+    {
+        use std::arch::x86_64::{
+            _mm512_add_epi32, _mm512_permutex2var_epi32, _mm512_set_epi32, _mm512_set1_epi32,
+        };
+        let words = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        let idx = _mm512_add_epi32(words, _mm512_set1_epi32(16 - w as i32));
+        _mm512_permutex2var_epi32(prev, idx, v)
+    }
+    #[cfg(miri)]
+    {
+        macro_rules! by {
+            ($($w:literal)*) => {
+                match w {
+                    $($w => _mm512_alignr_epi32::<{ 16 - $w }>(v, prev),)*
+                    _ => v,
+                }
+            };
+        }
+        by!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     }
 }
 
