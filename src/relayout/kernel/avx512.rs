@@ -14,11 +14,10 @@ use super::Block;
 use super::sse::{Lanes, impl_lanes, stream, transpose_lanes};
 use std::arch::x86_64::{
     __m512i, _mm_loadu_si128, _mm512_alignr_epi32, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
-    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_permutex2var_epi32, _mm512_set_epi32,
-    _mm512_set1_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
-    _mm512_storeu_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32,
-    _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32,
-    _mm512_unpacklo_epi64,
+    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_setzero_si512, _mm512_shuffle_epi8,
+    _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16,
+    _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16,
+    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
 };
 
 /// Squares of `64 / E` elements of `E` bytes, each row a 64-byte line,
