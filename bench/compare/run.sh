@@ -13,7 +13,9 @@
 # relayout rows' names) only those relayout rows. The relayout rows tile,
 # untile and transpose 16 and 256 MiB on one core and on all
 # (`Relayout::run_parallel`), each beside a memory copy of the same bytes
-# (one core and all), and NumPy's reshape-transpose-copy of the same bytes.
+# (one core and all), and NumPy's reshape-transpose-copy of the same bytes
+# (not for the `_ragged` rows, `[R - 5, 2000]`, whose tiled side is
+# padded: NumPy's reshape needs whole tiles).
 # RUST_BEFORE=BINARY runs another build of the crate's harness (an earlier
 # commit's `target/release/xla-shape-compare`, copied aside) in every round
 # too, for a column of its relayout figures beside this build's.

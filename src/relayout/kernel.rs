@@ -313,10 +313,11 @@ fn shared_lines_complete(a: Axis, len: usize) -> bool {
 /// (the innermost two outer axes) are copied into whole lines with
 /// AVX-512 ([`runs_in_lines`]): whole 64-byte pieces, `a`'s runs
 /// continuing each other in the destination for at least
-/// [`LINES_MIN`](lines::LINES_MIN) bytes (the tiles of a row of tiles, untiling) and
-/// `last`'s rows a multiple of 4 bytes apart (of 64: all as far past a
-/// line as the first), where [`runs_along`] would not stream the lines the runs along `last`
-/// share ([`shared_lines_complete`]). Each of `last`'s rows is then
+/// [`LINES_MIN`](lines::LINES_MIN) bytes (the tiles of a row of tiles,
+/// untiling) and `last`'s rows a multiple of 4 bytes apart (of 64: all
+/// as far past a line as the first), where [`runs_along`] would not
+/// stream the lines the runs along `last` share
+/// ([`shared_lines_complete`]). Each of `last`'s rows is then
 /// written in whole lines from one run to the next, up to
 /// [`GROUPS`](avx512::GROUPS) of them at once, while the source is read
 /// in order: untiling XLA's `T(8,128)` tiles of u8 or bf16 (eight rows of
@@ -358,7 +359,8 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     {
         return false;
     }
-    // The kernel for rows that start `first % 64` bytes past a line.
+    // The kernel for rows that start `first % 64` bytes past a line, or
+    // each at its own distance (`PER_ROW`).
     type Gather = unsafe fn(*const u8, (usize, isize), (usize, isize, isize), usize, [*mut u8; 4]);
     let even = first.is_multiple_of(16) && last.d % 64 == 0;
     let gather: Gather = match first % 64 {
@@ -379,8 +381,8 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
         // `last`) starts `first % 64` bytes past a line, a multiple of
         // 16 (`last.d` is a multiple of 64), or a multiple of 4 of its
         // own (`PER_ROW`: `first` and `last.d` multiples of 4), as
-        // `gather` takes them, and
-        // takes the runs along `a` back to back (`a.d == len`); at most
+        // `gather` takes them, and takes the runs along `a` back to
+        // back (`a.d == len`); at most
         // `GROUPS` rows a call; the CPU has AVX-512 F and BW
         // (`Kernel::avx512`).
         unsafe {

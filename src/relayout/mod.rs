@@ -342,13 +342,6 @@ impl Relayout {
                 }
             }
         };
-        // Padding of whole-byte elements: only the bytes between the
-        // boxes' runs (sub-byte elements share bytes: all of it).
-        let padding = match &exec {
-            _ if !padded => Padding::None,
-            Exec::Bytes { e, boxes } if dst_bits % 8 == 0 => Padding::of(boxes, *e, dst_size),
-            _ => Padding::All,
-        };
         if let Exec::Bytes { e, boxes } = &exec {
             // The offsets the loops will use, checked once here.
             for b in boxes {
@@ -360,6 +353,14 @@ impl Relayout {
                 }
             }
         }
+        // Padding of whole-byte elements: only the bytes between the
+        // boxes' runs, which lie in the destination (checked above);
+        // sub-byte elements share bytes: all of it.
+        let padding = match &exec {
+            _ if !padded => Padding::None,
+            Exec::Bytes { e, boxes } if dst_bits % 8 == 0 => Padding::of(boxes, *e, dst_size),
+            _ => Padding::All,
+        };
         Ok(Relayout {
             src,
             dst,

@@ -68,13 +68,12 @@ pub(super) struct Lines {
 /// of 4 bytes apart on the other; every destination stride that starts
 /// a call a multiple of 4 bytes (64: all start as far past a line as the
 /// first, [`Lines::even`]), and each call at least [`LINES_MIN`] bytes
-/// long. Along
-/// a batch axis that continues a transpose's destination (the next tile
-/// of a row of tiles, the next row of pairs of a tile), and the other
-/// axis too where it continues that one's. A split gathers only rows
-/// shorter than [`GATHER_BELOW`], or rows that are not a multiple of 64
-/// bytes apart; a merge's groups of 8-byte elements
-/// go in pairs only. `None` outside.
+/// long. Along a batch axis that continues a transpose's destination
+/// (the next tile of a row of tiles, the next row of pairs of a tile),
+/// and the other axis too where it continues that one's. A split gathers
+/// only rows shorter than [`GATHER_BELOW`], or rows that are not a
+/// multiple of 64 bytes apart; a merge's groups of 8-byte elements go in
+/// pairs only. `None` outside.
 pub(super) fn lines(i: Axis, j: Axis, batch: Batch, e: usize) -> Option<Lines> {
     let one = Axis { n: 1, s: 0, d: 0 };
     // The rows' side `rows`, the groups' `groups`, and the bytes of the
@@ -137,11 +136,12 @@ pub(super) fn lines_at(
 impl<const E: usize> Tr<'_, E> {
     /// The whole batch's sub-tile groups split into their rows or merged
     /// from them in whole lines ([`gather_lines`], [`merge_lines`]), as
-    /// [`lines`] goes over it, where the destination starts on a line or
-    /// 16, 32 or 48 bytes past one and the CPU has AVX-512; `false`
-    /// (nothing copied) elsewhere. The lines are streamed if `stream`,
-    /// else written with ordinary stores (the stage of a staged copy,
-    /// which its runs then leave streamed).
+    /// [`lines`] goes over it, where the destination starts a multiple
+    /// of 4 bytes past a line (every row as far past one as the first,
+    /// or each as far as its own address says) and the CPU has AVX-512;
+    /// `false` (nothing copied) elsewhere. The lines are streamed if
+    /// `stream`, else written with ordinary stores (a destination under
+    /// `STREAM_MIN_BYTES`, or the stage of a staged copy).
     ///
     /// [`gather_lines`]: super::avx512::gather_lines
     /// [`merge_lines`]: super::avx512::merge_lines
