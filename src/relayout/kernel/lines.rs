@@ -268,7 +268,7 @@ mod tests {
         let shape = |s: &str| s.parse::<Shape>().unwrap().as_array().cloned().unwrap();
         let (a, b): (ArrayShape, ArrayShape) = (shape(a), shape(b));
         let plan = Relayout::new(&a, &b).unwrap();
-        let Exec::Bytes { e, boxes, .. } = &plan.exec else {
+        let Exec::Bytes { e, boxes } = &plan.exec else {
             panic!("a copy of whole bytes");
         };
         let [copy] = &boxes[..] else {
@@ -330,7 +330,7 @@ mod tests {
                 .collect();
             let mut expected = vec![0; plan.dst_byte_size()];
             plan.run(&src, &mut expected).unwrap();
-            let Exec::Bytes { e, boxes, .. } = &plan.exec else {
+            let Exec::Bytes { e, boxes } = &plan.exec else {
                 panic!("a copy of whole bytes");
             };
             // More groups of rows than a call carries, on either path.
@@ -371,23 +371,23 @@ mod tests {
     /// starts at its own distance past a line (`PER_ROW`): u8, bf16 and
     /// f32 in each sub-tile tiling and `T(8,128)` and `T(4,128)` (runs
     /// carried from tile to tile: `runs_in_lines`), tiled and untiled,
-    /// streamed with the
-    /// destination 0, 4, 16 and 36 bytes past a line and not streamed,
-    /// against the copy element by element (each element's offsets from
-    /// the layouts); the partial tile at the end of each row and the
-    /// partial row of tiles included.
+    /// streamed with the destination 0, 4, 16 and 36 bytes past a line
+    /// and not streamed, against the copy element by element (each
+    /// element's offsets from the layouts); the partial tile at the end
+    /// of each row and the partial row of tiles included.
     #[test]
     fn rows_at_their_own_distance_past_a_line() {
         use crate::{Layout, PrimitiveType, Tile};
-        // u8 rows of 2000 bytes (16 bytes past a line more each row) and
-        // 2052 (4 more): the u8 untilings go `PER_ROW` with AVX-512.
-        let split = |dims: [i64; 2], tiles: &[[i64; 2]]| {
+        // u8 rows of 2000 bytes (16 bytes past a line more each row),
+        // 2052 and 1156 (4 more): untiling `T(8,128)(2,1)` goes
+        // `PER_ROW` with AVX-512.
+        let split = |dims: [i64; 2]| {
             let plain = ArrayShape::new(PrimitiveType::U8, dims).unwrap();
-            let tiles = tiles.iter().map(|t| Tile::new(*t).unwrap()).collect();
+            let tiles = [[8, 128], [2, 1]].map(|t| Tile::new(t).unwrap()).to_vec();
             let layout = Layout::new([1, 0]).with_tiles(tiles);
             let tiled = plain.clone().with_layout(Some(layout)).unwrap();
             let plan = Relayout::new(&tiled, &plain).unwrap();
-            let Exec::Bytes { e, boxes, .. } = &plan.exec else {
+            let Exec::Bytes { e, boxes } = &plan.exec else {
                 panic!("a copy of whole bytes");
             };
             let Inner::Transpose { i, j } = boxes[0].inner else {
@@ -396,7 +396,7 @@ mod tests {
             lines(i, j, boxes[0].batch().1, *e)
         };
         for dims in [[40, 2000], [40, 2052], [8, 1156]] {
-            let lines = split(dims, &[[8, 128], [2, 1]]).unwrap();
+            let lines = split(dims).unwrap();
             assert!(lines.split && !lines.even, "{dims:?}");
         }
         // Under Miri (one lane at a time), u8 rows of 1156 bytes: nine
@@ -436,7 +436,7 @@ mod tests {
                     let src: Vec<u8> = (0..ns).map(|k| (k * 7 + k / 251) as u8).collect();
                     let mut expected = vec![0; nd];
                     plan.per_element(&src, &mut expected);
-                    let Exec::Bytes { e, boxes, .. } = &plan.exec else {
+                    let Exec::Bytes { e, boxes } = &plan.exec else {
                         panic!("a copy of whole bytes");
                     };
                     for &(offset, stream) in offsets {
