@@ -206,6 +206,24 @@ pub struct Relayout {
 #[cfg(feature = "rayon")]
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
+/// The parts of `buf` at `ranges` (sorted, disjoint, inside `buf`), each
+/// its own mutable borrow, for tasks that write them at the same time.
+#[cfg(feature = "rayon")]
+fn disjoint_parts(
+    buf: &mut [u8],
+    ranges: impl IntoIterator<Item = std::ops::Range<usize>>,
+) -> Vec<&mut [u8]> {
+    let mut parts = Vec::new();
+    let (mut rest, mut base) = (buf, 0usize);
+    for r in ranges {
+        let (_, tail) = rest.split_at_mut(r.start - base);
+        let (mine, tail) = tail.split_at_mut(r.end - r.start);
+        parts.push(mine);
+        (rest, base) = (tail, r.end);
+    }
+    parts
+}
+
 fn buffer_error(which: &str, len: usize, shape: &dyn std::fmt::Display, need: usize) -> Error {
     Error::new(
         ErrorKind::BufferSize,
@@ -461,17 +479,14 @@ impl Relayout {
         }
         self.padding.zero_parallel(dst);
         let stream = !cfg!(miri) && self.dst_size >= kernel::STREAM_MIN_BYTES;
-        let mut jobs = Vec::with_capacity(pieces.len());
-        let (mut rest, mut base) = (dst, 0usize);
-        for (lo, hi, mut piece) in pieces {
-            let (_, tail) = rest.split_at_mut(lo - base);
-            let (mine, tail) = tail.split_at_mut(hi - lo);
-            (rest, base) = (tail, hi);
-            piece.dst -= lo as isize;
-            jobs.push((piece, mine));
-        }
-        jobs.into_par_iter()
-            .for_each(|(piece, dst)| piece.copy(e, Buffers::new(src, dst, stream)));
+        let parts = disjoint_parts(dst, pieces.iter().map(|p| p.0..p.1));
+        pieces
+            .into_par_iter()
+            .zip(parts)
+            .for_each(|((lo, _, mut piece), dst)| {
+                piece.dst -= lo as isize;
+                piece.copy(e, Buffers::new(src, dst, stream))
+            });
         Ok(())
     }
 

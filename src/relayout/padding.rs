@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use super::kernel::{Axis, BoxCopy, Inner};
+use super::kernel::{Axis, BoxCopy, Inner, for_each_position};
 
 /// The most runs of written bytes [`Padding::of`] sorts through (4 MiB
 /// of ranges); a copy whose boxes write more zeroes the whole
@@ -99,15 +99,7 @@ impl Padding {
                     return self.zero(dst);
                 }
                 // The gaps are sorted and disjoint: each its own part.
-                let mut parts = Vec::with_capacity(gaps.len());
-                let (mut rest, mut base) = (dst, 0usize);
-                for g in gaps {
-                    let (_, tail) = rest.split_at_mut(g.start - base);
-                    let (mine, tail) = tail.split_at_mut(g.len());
-                    parts.push(mine);
-                    (rest, base) = (tail, g.end);
-                }
-                parts
+                super::disjoint_parts(dst, gaps.iter().cloned())
                     .into_par_iter()
                     .flat_map(|p| p.par_chunks_mut(PIECE))
                     .for_each(|c| c.fill(0));
@@ -118,8 +110,8 @@ impl Padding {
 
 /// Appends to `runs` the destination byte ranges `b` writes: its axes
 /// ordered by destination stride, those that continue the innermost
-/// run make one run, repeated at every position of the others (the
-/// innermost of those first). `false` when that takes `runs` past
+/// run make one run, repeated at every position of the others (in
+/// order of address where their strides nest). `false` when that takes `runs` past
 /// `most`, or a destination stride is not positive.
 fn written_runs(b: &BoxCopy, e: usize, most: usize, runs: &mut Vec<Range<usize>>) -> bool {
     let mut axes: Vec<Axis> = b.outer.clone();
@@ -153,26 +145,14 @@ fn written_runs(b: &BoxCopy, e: usize, most: usize, runs: &mut Vec<Range<usize>>
     if count > most.saturating_sub(runs.len()) {
         return false;
     }
-    // Every position of `rest`, the first axis innermost.
-    let mut index = vec![0usize; rest.len()];
-    let mut at = b.dst as usize;
-    loop {
+    // Every position of `rest`, the largest stride outermost.
+    let major_first: Vec<Axis> = rest.iter().rev().copied().collect();
+    for_each_position(&major_first, 0, b.dst, |_, at| {
+        // Inside the destination (the plan checked the boxes' bounds).
+        let at = at as usize;
         runs.push(at..at + len);
-        let mut k = 0;
-        loop {
-            let Some(a) = rest.get(k) else {
-                return true;
-            };
-            index[k] += 1;
-            at += a.d as usize;
-            if index[k] < a.n {
-                break;
-            }
-            at -= a.n * a.d as usize;
-            index[k] = 0;
-            k += 1;
-        }
-    }
+    });
+    true
 }
 
 #[cfg(test)]

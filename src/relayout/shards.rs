@@ -636,14 +636,7 @@ impl Shards {
             use rayon::prelude::*;
             // The units are sorted and disjoint (`Assembly::units`): each
             // task gets its own part of `dst`.
-            let mut parts = Vec::with_capacity(plan.units.len());
-            let (mut rest, mut base) = (dst, 0usize);
-            for u in &plan.units {
-                let (_, tail) = rest.split_at_mut(u.start - base);
-                let (mine, tail) = tail.split_at_mut(u.end - u.start);
-                parts.push(mine);
-                (rest, base) = (tail, u.end);
-            }
+            let parts = super::disjoint_parts(dst, plan.units.iter().map(|u| u.start..u.end));
             return plan
                 .units
                 .par_iter()

@@ -39,14 +39,17 @@ pub(crate) fn transpose(e: usize, i: Axis, j: Axis, b: Buffers) {
         4 => transpose_e::<4>(i, j, src, s, dst, d),
         8 => transpose_e::<8>(i, j, src, s, dst, d),
         16 => transpose_e::<16>(i, j, src, s, dst, d),
-        _ => {
-            for jj in 0..j.n as isize {
-                for ii in 0..i.n as isize {
-                    let s = (s + ii * i.s + jj * j.s) as usize;
-                    let d = (d + ii * i.d + jj * j.d) as usize;
-                    dst[d..d + e].copy_from_slice(&src[s..s + e]);
-                }
-            }
+        _ => by_element(e, i, j, src, s, dst, d),
+    }
+}
+
+/// The transpose of [`transpose`], element by element.
+fn by_element(e: usize, i: Axis, j: Axis, src: &[u8], s: isize, dst: &mut [u8], d: isize) {
+    for jj in 0..j.n as isize {
+        for ii in 0..i.n as isize {
+            let s = (s + ii * i.s + jj * j.s) as usize;
+            let d = (d + ii * i.d + jj * j.d) as usize;
+            dst[d..d + e].copy_from_slice(&src[s..s + e]);
         }
     }
 }
@@ -76,14 +79,7 @@ fn transpose_e<const E: usize>(i: Axis, j: Axis, src: &[u8], s: isize, dst: &mut
     // A transpose smaller than the stages' set-up (two buffers of 20 KiB
     // zeroed): element by element.
     if i.n.saturating_mul(j.n) <= DIRECT_MAX {
-        for jj in 0..j.n as isize {
-            for ii in 0..i.n as isize {
-                let s = (s + ii * i.s + jj * j.s) as usize;
-                let d = (d + ii * i.d + jj * j.d) as usize;
-                dst[d..d + E].copy_from_slice(&src[s..s + E]);
-            }
-        }
-        return;
+        return by_element(E, i, j, src, s, dst, d);
     }
     // 64 x 64 elements of up to 4 bytes, 32 x 32 of 8 or 16.
     let b = if E <= 4 { 64 } else { 32 };
