@@ -315,16 +315,22 @@ fn shared_lines_complete(a: Axis, len: usize) -> bool {
 /// continuing each other in the destination for at least
 /// [`LINES_MIN`](lines::LINES_MIN) bytes (the tiles of a row of tiles,
 /// untiling) and `last`'s rows a multiple of 4 bytes apart (of 64: all
-/// as far past a line as the first), where [`runs_along`] would not
-/// stream the lines the runs along `last` share
-/// ([`shared_lines_complete`]). Each of `last`'s rows is then
+/// as far past a line as the first), for more than four such rows whose
+/// runs do not continue each other and are shorter than
+/// [`SOURCE_ORDER_RUN`]. Each of `last`'s rows is then
 /// written in whole lines from one run to the next, up to
 /// [`GROUPS`](avx512::GROUPS) of them at once, while the source is read
-/// in order: untiling XLA's `T(8,128)` tiles of u8 or bf16 (eight rows of
-/// 128 or 256 bytes each a tile, which went through ordinary stores).
-/// Where `runs_along` streams (four rows, runs of 512 bytes) it measured
-/// faster than this: f32 `T(4,128)` untiling at 16 MiB 0.76-0.80 ms a
-/// pass against 0.96-1.89.
+/// in order: untiling XLA's `T(8,128)` tiles of u8, bf16 or f32 (eight
+/// rows of 128, 256 or 512 bytes each a tile). The u8 and bf16 runs went
+/// through ordinary stores before ([`runs_along`] streams the lines runs
+/// share only where [`shared_lines_complete`] says); the f32 runs were
+/// streamed 16 bytes past a line, eight rows' shared lines open across
+/// a row of tiles, at 1.08 ms a pass at 16 MiB (`[2048, 2048]`, CPU
+/// time, best of three) against 0.71 here, 1.56 against 0.74 for `[2043,
+/// 2000]`, 29.3 against 17.5 for `[32763, 2000]`. Where `runs_along`
+/// streams four rows (f32 `T(4,128)`, runs of 512 bytes) it measured
+/// faster than this: at 16 MiB 0.76-0.80 ms a pass against 0.96-1.89;
+/// f64's runs of 1 KiB level (0.70-0.82 ms against 0.73-0.82).
 #[cfg(target_arch = "x86_64")]
 fn rows_in_lines(a: Axis, last: Axis, len: usize) -> bool {
     len >= 64
@@ -333,7 +339,7 @@ fn rows_in_lines(a: Axis, last: Axis, len: usize) -> bool {
         && a.n.saturating_mul(len) >= lines::LINES_MIN
         && last.d % 4 == 0
         && last.d > 0
-        && !shared_lines_complete(last, len)
+        && !(last.d == len as isize || last.n <= 4 || len >= SOURCE_ORDER_RUN)
         && cpu::Kernel::avx512().is_some()
 }
 

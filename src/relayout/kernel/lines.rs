@@ -374,7 +374,9 @@ mod tests {
     /// streamed with the destination 0, 4, 16 and 36 bytes past a line
     /// and not streamed, against the copy element by element (each
     /// element's offsets from the layouts); the partial tile at the end
-    /// of each row and the partial row of tiles included.
+    /// of each row and the partial row of tiles included. With them, f32
+    /// rows of 2560 bytes (all as far past a line as the first), whose
+    /// `T(8,128)` runs of 512 bytes go through `runs_in_lines` too.
     #[test]
     fn rows_at_their_own_distance_past_a_line() {
         use crate::{Layout, PrimitiveType, Tile};
@@ -415,6 +417,7 @@ mod tests {
                     (PrimitiveType::U8, [40, 2052]),
                     (PrimitiveType::Bf16, [40, 1026]),
                     (PrimitiveType::F32, [40, 513]),
+                    (PrimitiveType::F32, [40, 640]),
                 ],
                 &[[8, 2], [16, 2], [32, 4], [2, 2], [8, 0], [4, 0]],
                 &[(0, true), (4, true), (16, true), (36, true), (4, false)],
