@@ -224,6 +224,45 @@ fn disjoint_parts(
     parts
 }
 
+/// The tasks of a parallel copy of `boxes` (`e`-byte elements, their
+/// bounds checked) on `threads` threads, each the range of the
+/// destination it writes and its pieces: the boxes cut into pieces
+/// ([`BoxCopy::split`]), which are gathered into tasks that write
+/// disjoint ranges, in order; pieces whose ranges overlap go to the same
+/// task, one after the other. A ragged array (a minor dimension that is
+/// not a whole number of tiles) is two boxes, its whole tiles and its
+/// partial tile, cut along the same rows of tiles: each piece of one box
+/// interleaves with the piece of the other from the same rows, and the
+/// two are one task. (Where any pieces overlapped, the whole copy went on
+/// one thread.)
+#[cfg(feature = "rayon")]
+fn tasks(
+    boxes: &[BoxCopy],
+    e: usize,
+    threads: usize,
+) -> Vec<(std::ops::Range<usize>, Vec<BoxCopy>)> {
+    let parts = (4 * threads).div_ceil(boxes.len());
+    let floor = threads.div_ceil(boxes.len());
+    let mut pieces: Vec<(usize, usize, BoxCopy)> = Vec::new();
+    for piece in boxes.iter().flat_map(|b| b.split(e, parts, floor)) {
+        let [_, (lo, hi)] = piece.bounds(e);
+        // Inside the destination: checked for the whole box.
+        pieces.push((lo as usize, hi as usize, piece));
+    }
+    pieces.sort_by_key(|p| p.0);
+    let mut tasks: Vec<(std::ops::Range<usize>, Vec<BoxCopy>)> = Vec::new();
+    for (lo, hi, piece) in pieces {
+        match tasks.last_mut() {
+            Some((range, task)) if lo < range.end => {
+                range.end = range.end.max(hi);
+                task.push(piece);
+            }
+            _ => tasks.push((lo..hi, vec![piece])),
+        }
+    }
+    tasks
+}
+
 fn buffer_error(which: &str, len: usize, shape: &dyn std::fmt::Display, need: usize) -> Error {
     Error::new(
         ErrorKind::BufferSize,
@@ -461,31 +500,22 @@ impl Relayout {
             return Ok(());
         }
         let e = *e;
-        let parts = (4 * threads).div_ceil(boxes.len());
-        let mut pieces: Vec<(usize, usize, BoxCopy)> = Vec::new();
-        for piece in boxes
-            .iter()
-            .flat_map(|b| b.split(e, parts, threads.div_ceil(boxes.len())))
-        {
-            let [_, (lo, hi)] = piece.bounds(e);
-            // Inside the destination: checked for the whole box.
-            pieces.push((lo as usize, hi as usize, piece));
-        }
-        pieces.sort_by_key(|p| p.0);
-        if pieces.windows(2).any(|w| w[0].1 > w[1].0) {
-            // Pieces that interleave in the destination: one thread.
+        let tasks = tasks(boxes, e, threads);
+        if tasks.len() < 2 {
             self.run_checked(src, dst);
             return Ok(());
         }
         self.padding.zero_parallel(dst);
         let stream = !cfg!(miri) && self.dst_size >= kernel::STREAM_MIN_BYTES;
-        let parts = disjoint_parts(dst, pieces.iter().map(|p| p.0..p.1));
-        pieces
+        let parts = disjoint_parts(dst, tasks.iter().map(|t| t.0.clone()));
+        tasks
             .into_par_iter()
             .zip(parts)
-            .for_each(|((lo, _, mut piece), dst)| {
-                piece.dst -= lo as isize;
-                piece.copy(e, Buffers::new(src, dst, stream))
+            .for_each(|((range, pieces), dst)| {
+                for mut piece in pieces {
+                    piece.dst -= range.start as isize;
+                    piece.copy(e, Buffers::new(src, &mut *dst, stream));
+                }
             });
         Ok(())
     }
@@ -688,4 +718,46 @@ pub fn relayout_strided(
     dst: &mut [u8],
 ) -> Result<()> {
     Relayout::from_strided(src, dst_shape)?.run(bytes, dst)
+}
+
+#[cfg(all(test, feature = "rayon"))]
+mod tests {
+    use super::{Exec, Relayout, kernel::Buffers, tasks};
+    use crate::Shape;
+
+    /// Untiling u8 `[37, 300]` from `T(8,128)`: four whole rows of tiles
+    /// (2400 bytes of the destination each) and one of five rows, each of
+    /// two whole tiles and a partial one (44 of its 128 columns): four
+    /// boxes, each cut in two for two threads. The whole rows of tiles'
+    /// two boxes are cut after two rows of tiles, their pieces overlapping
+    /// in pairs: two tasks of 4800 bytes. The last row of tiles' boxes
+    /// are cut after three of its rows, at byte 9600 + 3 * 300 = 10500;
+    /// its first pieces end at 10500 (the partial tile's last run: 9600 +
+    /// 256 + 2 * 300 + 44) and its last at 11100. The tasks' pieces copy
+    /// what the plan does.
+    #[test]
+    fn pieces_of_the_same_rows_of_tiles_go_to_one_task() {
+        let shape = |s: &str| s.parse::<Shape>().unwrap().as_array().unwrap().clone();
+        let plan = Relayout::new(
+            &shape("u8[37,300]{1,0:T(8,128)}"),
+            &shape("u8[37,300]{1,0}"),
+        )
+        .unwrap();
+        let Exec::Bytes { e, boxes } = &plan.exec else {
+            panic!("a copy of whole bytes");
+        };
+        assert_eq!(boxes.len(), 4);
+        let tasks = tasks(boxes, *e, 2);
+        let ranges: Vec<_> = tasks.iter().map(|t| t.0.clone()).collect();
+        assert_eq!(ranges, [0..4800, 4800..9600, 9600..10500, 10500..11100]);
+        assert!(tasks.iter().all(|t| t.1.len() == 2));
+        let src: Vec<u8> = (0..plan.src_byte_size()).map(|k| (k % 251) as u8).collect();
+        let mut want = vec![0; plan.dst_byte_size()];
+        plan.run(&src, &mut want).unwrap();
+        let mut got = vec![0; plan.dst_byte_size()];
+        for piece in tasks.iter().flat_map(|t| &t.1) {
+            piece.copy(*e, Buffers::new(&src, &mut got, false));
+        }
+        assert_eq!(got, want);
+    }
 }

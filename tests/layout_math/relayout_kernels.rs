@@ -187,6 +187,13 @@ fn parallel_copies_of_large_arrays() {
         &shape(Bf16, &[509, 1030], &[1, 0], &[]),
         &shape(Bf16, &[509, 1030], &[1, 0], &[&[8, 128], &[2, 1]]),
     );
+    // Untiling a ragged array: the whole tiles and the partial tile of
+    // each row of tiles, two boxes whose pieces of the same rows of tiles
+    // go to one task.
+    check(
+        &shape(U8, &[1021, 1100], &[1, 0], &[&[8, 128]]),
+        &shape(U8, &[1021, 1100], &[1, 0], &[]),
+    );
     // A plain copy, cut into runs.
     check(
         &shape(S16, &[700, 1000], &[1, 0], &[]),
