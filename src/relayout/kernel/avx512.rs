@@ -396,6 +396,51 @@ pub(super) unsafe fn merge_lines<const E: usize, const K: usize, const M: usize,
     }
 }
 
+/// Runs of `per` 64-byte pieces at `pa + o * runs[0].1 + i * runs[1].1`
+/// (`o < runs[0].0`, `i < runs[1].0`, in that order) copied back to back
+/// to one destination at `pt`, every whole line of it streamed wherever
+/// it starts: tiling into XLA's `T(4,128)` and `T(8,128)` tiles, whose
+/// tiles and rows of a tile continue each other in the destination while
+/// each row of a tile is a run of its own source row.
+///
+/// # Safety
+///
+/// The `64 * per` bytes at each run are readable; with `n` the count of
+/// pieces (`runs[0].0 * runs[1].0 * per`), the `64 * n` bytes at `pt` are
+/// writable and disjoint from them; `pt` is `M` bytes past a 64-byte
+/// line, `M` 0, 16, 32 or 48, or a multiple of 4 bytes past one for `M`
+/// [`PER_ROW`]; the CPU has AVX-512 F.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn stream_runs<const M: usize>(
+    pa: *const u8,
+    runs: [(usize, isize); 2],
+    per: usize,
+    pt: *mut u8,
+) {
+    // SAFETY: as the caller vouches: piece `k` writes bytes `64k - M ..
+    // 64k + 64 - M` of the destination (from its first byte for the
+    // first), the end its last `M` bytes; the streamed lines aligned,
+    // the other stores and the loads unaligned.
+    unsafe {
+        let mut prev = __m512i::zero();
+        let mut k = 0;
+        for o in 0..runs[0].0 as isize {
+            for i in 0..runs[1].0 as isize {
+                let at = pa.offset(o * runs[0].1 + i * runs[1].1);
+                for c in 0..per {
+                    let v = _mm512_loadu_si512(at.add(64 * c).cast());
+                    shifted::<M, true>(pt, k, v, prev);
+                    prev = v;
+                    k += 1;
+                }
+            }
+        }
+        if k > 0 {
+            shifted_end::<M>(pt, k, prev);
+        }
+    }
+}
+
 /// The in-lane byte shuffle of [`gather_lines`] (`SPLIT`: byte `r * 16 /
 /// K + g * E + t` of a lane takes byte `g * K * E + r * E + t`, the
 /// elements of each row of the lane's groups together) or of
