@@ -370,7 +370,8 @@ mod tests {
     /// Rows a multiple of 4 bytes long but not of 64, so that each
     /// starts at its own distance past a line (`PER_ROW`): u8, bf16 and
     /// f32 in each sub-tile tiling and `T(8,128)` and `T(4,128)` (runs
-    /// carried from tile to tile: `runs_in_lines`), tiled and untiled,
+    /// carried from tile to tile: `runs_in_lines`; tiling, one stream:
+    /// `runs_in_one_stream`), tiled and untiled,
     /// streamed with the destination 0, 4, 16 and 36 bytes past a line
     /// and not streamed, against the copy element by element (each
     /// element's offsets from the layouts); the partial tile at the end
