@@ -343,6 +343,18 @@ fn rows_in_lines(a: Axis, last: Axis, len: usize) -> bool {
         && cpu::Kernel::avx512().is_some()
 }
 
+/// Whether the runs of `len` bytes at every position of `a` and `last`
+/// from where `b` starts lie in both of its buffers.
+#[cfg(target_arch = "x86_64")]
+fn runs_inside(a: Axis, last: Axis, len: usize, b: &Buffers) -> bool {
+    let inside = |base: isize, [x, y]: [(usize, isize); 2], buf: usize| {
+        let (lo, hi) = box_span(base as i128, [x, y]);
+        lo >= 0 && hi + len as i128 <= buf as i128
+    };
+    inside(b.s, [(a.n, a.s), (last.n, last.s)], b.src.len())
+        && inside(b.d, [(a.n, a.d), (last.n, last.d)], b.dst.len())
+}
+
 /// Copies the runs of `len` bytes at every position of `a` and `last`
 /// where [`rows_in_lines`] says, with AVX-512, every whole line streamed,
 /// the rows starting on a line or 16, 32 or 48 bytes past one, or each
@@ -356,13 +368,7 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     if !(b.stream && first.is_multiple_of(4) && rows_in_lines(a, last, len)) {
         return false;
     }
-    let inside = |base: isize, [x, y]: [(usize, isize); 2], buf: usize| {
-        let (lo, hi) = box_span(base as i128, [x, y]);
-        lo >= 0 && hi + len as i128 <= buf as i128
-    };
-    if !(inside(b.s, [(a.n, a.s), (last.n, last.s)], b.src.len())
-        && inside(b.d, [(a.n, a.d), (last.n, last.d)], b.dst.len()))
-    {
+    if !runs_inside(a, last, len, &b) {
         return false;
     }
     // The kernel for rows that start `first % 64` bytes past a line, or
@@ -433,13 +439,7 @@ fn runs_in_one_stream(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     {
         return false;
     }
-    let inside = |base: isize, [x, y]: [(usize, isize); 2], buf: usize| {
-        let (lo, hi) = box_span(base as i128, [x, y]);
-        lo >= 0 && hi + len as i128 <= buf as i128
-    };
-    if !(inside(b.s, [(a.n, a.s), (last.n, last.s)], b.src.len())
-        && inside(b.d, [(a.n, a.d), (last.n, last.d)], b.dst.len()))
-    {
+    if !runs_inside(a, last, len, &b) {
         return false;
     }
     type Stream = unsafe fn(*const u8, [(usize, isize); 2], usize, *mut u8);
