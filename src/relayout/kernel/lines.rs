@@ -404,12 +404,16 @@ mod tests {
         }
         // Under Miri (one lane at a time), u8 rows of 1156 bytes: nine
         // whole tiles and a partial one, 4 bytes further past a line
-        // each row.
+        // each row; and of 1040, 16 bytes further (`T(8,128)` untiled a
+        // row at a time where the first starts 16 bytes past a line).
         let (shapes, tilings, offsets): (&[_], &[_], &[_]) = if cfg!(miri) {
             (
-                &[(PrimitiveType::U8, [8, 1156])],
+                &[
+                    (PrimitiveType::U8, [8, 1156]),
+                    (PrimitiveType::U8, [8, 1040]),
+                ],
                 &[[8, 2], [8, 0]],
-                &[(4, true), (4, false)],
+                &[(4, true), (16, true), (4, false)],
             )
         } else {
             (
