@@ -17,7 +17,7 @@
 //! whose squares go four at a time, each register a whole destination
 //! line, the bands of 1-byte transposes, the sub-tiles' groups split
 //! into whole lines of their rows or merged from them, and runs gathered
-//! into whole lines). [`direct`] chooses between
+//! into whole lines or streamed as one). [`direct`] chooses between
 //! them for each transpose, by what the CPU has (`cpu`): blocks laid over
 //! the transpose by the transposer (`transposer`), or, for a transpose
 //! with a short side, the sub-tiles of a whole row of tiles in whole

@@ -6,7 +6,9 @@
 //! through a stage in the caches in two passes ([`bands`]); groups of
 //! two or four elements split into their rows, whole lines
 //! ([`split_lines`], [`gather_lines`], which also gathers runs into one
-//! destination), or merged from them ([`merge_lines`]).
+//! destination), or merged from them ([`merge_lines`]); runs that
+//! continue each other in the destination streamed as one
+//! ([`stream_runs`]).
 
 use std::mem::MaybeUninit;
 
