@@ -306,7 +306,15 @@ fn runs_along(a: Axis, len: usize, b: Buffers) -> bool {
 /// a few open rows, or rarely (long runs).
 #[cfg(target_arch = "x86_64")]
 fn shared_lines_complete(a: Axis, len: usize) -> bool {
-    a.d == len as isize || a.n <= 4 || len >= 512
+    !lines_left_open(a, len) || len >= 512
+}
+
+/// Whether runs of `len` bytes along `a` leave the lines they share
+/// open for a while: the runs are not back to back, and more than four
+/// rows are written at once.
+#[cfg(target_arch = "x86_64")]
+fn lines_left_open(a: Axis, len: usize) -> bool {
+    a.d != len as isize && a.n > 4
 }
 
 /// Whether the runs of `len` bytes at every position of `a` and `last`
@@ -315,8 +323,8 @@ fn shared_lines_complete(a: Axis, len: usize) -> bool {
 /// continuing each other in the destination for at least
 /// [`LINES_MIN`](lines::LINES_MIN) bytes (the tiles of a row of tiles,
 /// untiling) and `last`'s rows a multiple of 4 bytes apart (of 64: all
-/// as far past a line as the first), for more than four such rows whose
-/// runs do not continue each other and are shorter than
+/// as far past a line as the first), where the runs along `last` leave
+/// the lines they share open ([`lines_left_open`]) and are shorter than
 /// [`SOURCE_ORDER_RUN`]. Each of `last`'s rows is then
 /// written in whole lines from one run to the next, up to
 /// [`GROUPS`](avx512::GROUPS) of them at once, while the source is read
@@ -339,7 +347,8 @@ fn rows_in_lines(a: Axis, last: Axis, len: usize) -> bool {
         && a.n.saturating_mul(len) >= lines::LINES_MIN
         && last.d % 4 == 0
         && last.d > 0
-        && !(last.d == len as isize || last.n <= 4 || len >= SOURCE_ORDER_RUN)
+        && lines_left_open(last, len)
+        && len < SOURCE_ORDER_RUN
         && cpu::Kernel::avx512().is_some()
 }
 

@@ -233,8 +233,7 @@ fn disjoint_parts(
 /// not a whole number of tiles) is two boxes, its whole tiles and its
 /// partial tile, cut along the same rows of tiles: each piece of one box
 /// interleaves with the piece of the other from the same rows, and the
-/// two are one task. (Where any pieces overlapped, the whole copy went on
-/// one thread.)
+/// two are one task.
 #[cfg(feature = "rayon")]
 fn tasks(
     boxes: &[BoxCopy],

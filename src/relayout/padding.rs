@@ -111,8 +111,8 @@ impl Padding {
 /// Appends to `runs` the destination byte ranges `b` writes: its axes
 /// ordered by destination stride, those that continue the innermost
 /// run make one run, repeated at every position of the others (in
-/// order of address where their strides nest). `false` when that takes `runs` past
-/// `most`, or a destination stride is not positive.
+/// order of address where their strides nest). `false` when that takes
+/// `runs` past `most`, or a destination stride is not positive.
 fn written_runs(b: &BoxCopy, e: usize, most: usize, runs: &mut Vec<Range<usize>>) -> bool {
     let mut axes: Vec<Axis> = b.outer.clone();
     let mut len = e;
