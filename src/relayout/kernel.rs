@@ -719,7 +719,6 @@ impl BoxCopy {
     /// against 0.48-0.81 (2), u8 0.49-0.77 against 0.62-0.92; f32, whose
     /// pieces of 4 KiB were slower (5 runs below 0.5 against 2), is cut
     /// as before.
-    #[cfg(feature = "rayon")]
     pub(crate) fn split(&self, e: usize, parts: usize, floor: usize) -> Vec<BoxCopy> {
         /// Where the axis to cut is.
         #[derive(Clone, Copy)]

@@ -52,6 +52,7 @@
 //! sharding, each in the device's layout, and assembles it back.
 
 mod kernel;
+mod packed;
 mod padding;
 mod plan;
 mod shards;
@@ -159,8 +160,13 @@ enum Exec {
     Empty,
     /// Whole-byte elements of the same size on both sides.
     Bytes { e: usize, boxes: Vec<BoxCopy> },
-    /// Boxes with strides in bits.
-    Bits { boxes: Vec<BoxAxes> },
+    /// Boxes with strides in bits; for sub-byte elements of a layout,
+    /// also the same copy of one byte per slot ([`packed`]), which runs
+    /// unless its buffers cannot be allocated.
+    Bits {
+        boxes: Vec<BoxAxes>,
+        slots: Option<Box<Relayout>>,
+    },
     /// No common digits: every element's offsets from the layouts.
     PerElement,
 }
@@ -242,6 +248,19 @@ fn tasks(
 ) -> Vec<(std::ops::Range<usize>, Vec<BoxCopy>)> {
     let parts = (4 * threads).div_ceil(boxes.len());
     let floor = threads.div_ceil(boxes.len());
+    cut(boxes, e, parts, floor)
+}
+
+/// `boxes` (`e`-byte elements, their bounds checked) cut into at most
+/// `parts` pieces each, at least `floor` for narrow transposes
+/// ([`BoxCopy::split`]), gathered into tasks that write disjoint ranges
+/// of the destination, in order, as [`tasks`] describes.
+fn cut(
+    boxes: &[BoxCopy],
+    e: usize,
+    parts: usize,
+    floor: usize,
+) -> Vec<(std::ops::Range<usize>, Vec<BoxCopy>)> {
     let mut pieces: Vec<(usize, usize, BoxCopy)> = Vec::new();
     for piece in boxes.iter().flat_map(|b| b.split(e, parts, floor)) {
         let [_, (lo, hi)] = piece.bounds(e);
@@ -393,7 +412,10 @@ impl Relayout {
                 }
             } else {
                 match boxes(1) {
-                    Some(boxes) => Exec::Bits { boxes },
+                    Some(boxes) => Exec::Bits {
+                        boxes,
+                        slots: slot_plan(&src, &dst, src_bits, dst_bits),
+                    },
                     None => Exec::PerElement,
                 }
             }
@@ -558,6 +580,9 @@ impl Relayout {
 
     /// [`run`](Self::run) with both buffers checked.
     fn run_checked(&self, src: &[u8], dst: &mut [u8]) {
+        if self.via_slots(src, dst) {
+            return;
+        }
         self.padding.zero(dst);
         self.copy_elements(src, dst);
     }
@@ -573,7 +598,7 @@ impl Relayout {
                     b.copy(*e, Buffers::new(src, &mut *dst, stream));
                 }
             }
-            Exec::Bits { boxes } => {
+            Exec::Bits { boxes, .. } => {
                 let (sb, db) = (self.src_bits as usize, self.dst_bits as usize);
                 for b in boxes {
                     kernel::for_each_position(&b.axes, b.src, b.dst, |s, d| {
@@ -583,6 +608,59 @@ impl Relayout {
             }
             Exec::PerElement => self.per_element(src, dst),
         }
+    }
+
+    /// Copies sub-byte elements through one byte per slot, a part of
+    /// the destination at a time ([`packed`]), on the calling thread:
+    /// `false` (nothing written) where the copy has no such plan, or its
+    /// parts would read the source more than twice over or one part more
+    /// than [`SPAN_SLOTS`](packed::SPAN_SLOTS) of it (the buffers stay
+    /// small).
+    fn via_slots(&self, src: &[u8], dst: &mut [u8]) -> bool {
+        let Exec::Bits {
+            slots: Some(plan), ..
+        } = &self.exec
+        else {
+            return false;
+        };
+        let Exec::Bytes { boxes, .. } = &plan.exec else {
+            // No element: only padding.
+            dst.fill(0);
+            return true;
+        };
+        let parts = plan.dst_size.div_ceil(packed::PART_SLOTS);
+        let tasks = cut(boxes, 1, parts, 1);
+        let spans: Vec<(usize, usize)> = tasks
+            .iter()
+            .map(|(_, pieces)| {
+                pieces.iter().fold((usize::MAX, 0), |(lo, hi), p| {
+                    // Inside the source: checked for the whole box.
+                    let [(a, b), _] = p.bounds(1);
+                    (lo.min(a as usize), hi.max(b as usize))
+                })
+            })
+            .collect();
+        let read: usize = spans.iter().map(|(lo, hi)| hi - lo).sum();
+        let widest = spans.iter().map(|(lo, hi)| hi - lo).max().unwrap_or(0);
+        if read > 2 * plan.src_size.max(packed::PART_SLOTS) || widest > packed::SPAN_SLOTS {
+            return false;
+        }
+        let (sb, db) = (self.src_bits as usize, self.dst_bits as usize);
+        dst.fill(0);
+        let (mut wide, mut out) = (Vec::new(), Vec::new());
+        for ((range, pieces), (lo, hi)) in tasks.into_iter().zip(spans) {
+            wide.resize(hi - lo, 0);
+            packed::unpack(src, sb, lo, &mut wide);
+            out.clear();
+            out.resize(range.len(), 0);
+            for mut piece in pieces {
+                piece.src -= lo as isize;
+                piece.dst -= range.start as isize;
+                piece.copy(1, Buffers::new(&wide, &mut out, false));
+            }
+            packed::pack(&out, db, range.start, dst);
+        }
+        true
     }
 
     /// Every element, its offsets computed from the layouts one by one.
@@ -615,6 +693,41 @@ impl Relayout {
             }
         }
     }
+}
+
+/// The copy of one byte per slot behind a copy of sub-byte elements
+/// between two layouts ([`packed`]): the same shapes as `u8` without
+/// `E(n)`, which lay out their slots in the same places. `None` for a
+/// strided source, for other element sizes than 1, 2, 4 and 8 bits, or
+/// where that copy's buffers do not hold exactly one byte per slot.
+fn slot_plan(
+    src: &Source,
+    dst: &TiledLayout,
+    src_bits: i64,
+    dst_bits: i64,
+) -> Option<Box<Relayout>> {
+    let Source::Layout(src) = src else {
+        return None;
+    };
+    if ![src_bits, dst_bits]
+        .iter()
+        .all(|b| [1, 2, 4, 8].contains(b))
+    {
+        return None;
+    }
+    let as_bytes = |t: &TiledLayout| {
+        let shape = t.shape();
+        let layout = shape.layout()?.clone().with_element_size_in_bits(0);
+        let bytes = ArrayShape::new(PrimitiveType::U8, shape.dimensions())
+            .ok()?
+            .with_layout(Some(layout))
+            .ok()?;
+        let tiled = TiledLayout::new(&bytes).ok()?;
+        (tiled.slot_count() == t.slot_count()).then_some(tiled)
+    };
+    let (a, b) = (as_bytes(src)?, as_bytes(dst)?);
+    let plan = Relayout::plan(Source::Layout(Box::new(a)), b).ok()?;
+    matches!(plan.exec, Exec::Bytes { .. } | Exec::Empty).then(|| Box::new(plan))
 }
 
 /// The lowest byte a strided view reaches and one past the highest.
@@ -723,6 +836,67 @@ pub fn relayout_strided(
 mod tests {
     use super::{Exec, Relayout, kernel::Buffers, tasks};
     use crate::Shape;
+
+    /// Sub-byte copies through one byte per slot ([`packed`](super::packed))
+    /// against the same plan's bit-by-bit copy of every element: tilings
+    /// and untilings with `(2,1)`, `(4,1)` and `(8,1)` sub-tiles (XLA's
+    /// TPU layouts of `s4` and `s2`), ragged (parts of the destination
+    /// that start and end inside a byte), 1-, 2- and 4-bit slots, the same
+    /// type with and without `E(4)`, and a transpose (its parts are bands
+    /// of destination rows, each reading a band of source columns).
+    #[test]
+    fn sub_byte_copies_through_bytes_match_bit_by_bit() {
+        let cases = [
+            (
+                "s4[600,1000]{1,0:E(4)}",
+                "s4[600,1000]{1,0:T(8,128)(2,1)E(4)}",
+            ),
+            (
+                "s4[600,1000]{1,0:T(8,128)(2,1)E(4)}",
+                "s4[600,1000]{1,0:E(4)}",
+            ),
+            (
+                "s4[131,333]{1,0:E(4)}",
+                "s4[131,333]{1,0:T(64,128)(8,1)E(4)}",
+            ),
+            (
+                "u4[131,333]{1,0:T(64,128)(8,1)E(4)}",
+                "u4[131,333]{1,0:E(4)}",
+            ),
+            (
+                "s2[97,1001]{1,0:E(2)}",
+                "s2[97,1001]{1,0:T(8,128)(4,1)E(2)}",
+            ),
+            (
+                "u2[97,1001]{1,0:T(8,128)(4,1)E(2)}",
+                "u2[97,1001]{1,0:E(2)}",
+            ),
+            (
+                "u1[77,1003]{1,0:E(1)}",
+                "u1[77,1003]{1,0:T(8,128)(8,1)E(1)}",
+            ),
+            ("s4[301,999]{1,0}", "s4[301,999]{1,0:T(8,128)(2,1)E(4)}"),
+            ("s4[301,999]{1,0:T(8,128)(2,1)E(4)}", "s4[301,999]{1,0}"),
+            ("u4[33]{0:E(4)}", "u4[33]{0:T(1024)(128)(2,1)E(4)}"),
+            ("s4[700,900]{1,0:E(4)}", "s4[700,900]{0,1:E(4)}"),
+        ];
+        for (a, b) in cases {
+            let (a, b): (Shape, Shape) = (a.parse().unwrap(), b.parse().unwrap());
+            let plan = Relayout::new(a.as_array().unwrap(), b.as_array().unwrap()).unwrap();
+            let src: Vec<u8> = (0..plan.src_byte_size())
+                .map(|k| (k * 151 % 253) as u8)
+                .collect();
+            let mut through = vec![0xA5; plan.dst_byte_size()];
+            assert!(plan.via_slots(&src, &mut through), "{a} -> {b}");
+            let mut bits = vec![0x5A; plan.dst_byte_size()];
+            plan.padding.zero(&mut bits);
+            plan.copy_elements(&src, &mut bits);
+            assert!(through == bits, "{a} -> {b}: the copies differ");
+            let mut run = vec![0xC3; plan.dst_byte_size()];
+            plan.run(&src, &mut run).unwrap();
+            assert!(run == bits, "{a} -> {b}: run differs");
+        }
+    }
 
     /// Untiling u8 `[37, 300]` from `T(8,128)`: four whole rows of tiles
     /// (2400 bytes of the destination each) and one of five rows, each of
