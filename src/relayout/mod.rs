@@ -162,7 +162,7 @@ enum Exec {
     Bytes { e: usize, boxes: Vec<BoxCopy> },
     /// Boxes with strides in bits; for sub-byte elements of a layout,
     /// also the same copy of one byte per slot ([`packed`]), which runs
-    /// unless its buffers cannot be allocated.
+    /// instead where [`Relayout::via_slots`] can cut it into parts.
     Bits {
         boxes: Vec<BoxAxes>,
         slots: Option<Box<Relayout>>,
@@ -613,9 +613,9 @@ impl Relayout {
     /// Copies sub-byte elements through one byte per slot, a part of
     /// the destination at a time ([`packed`]), on the calling thread:
     /// `false` (nothing written) where the copy has no such plan, or its
-    /// parts would read the source more than twice over or one part more
-    /// than [`SPAN_SLOTS`](packed::SPAN_SLOTS) of it (the buffers stay
-    /// small).
+    /// parts would read the source more than twice over or one part
+    /// would read or write more than [`SPAN_SLOTS`](packed::SPAN_SLOTS)
+    /// slots (the buffers stay small).
     fn via_slots(&self, src: &[u8], dst: &mut [u8]) -> bool {
         let Exec::Bits {
             slots: Some(plan), ..
@@ -641,7 +641,12 @@ impl Relayout {
             })
             .collect();
         let read: usize = spans.iter().map(|(lo, hi)| hi - lo).sum();
-        let widest = spans.iter().map(|(lo, hi)| hi - lo).max().unwrap_or(0);
+        let widest = spans
+            .iter()
+            .map(|(lo, hi)| hi - lo)
+            .chain(tasks.iter().map(|(range, _)| range.len()))
+            .max()
+            .unwrap_or(0);
         if read > 2 * plan.src_size.max(packed::PART_SLOTS) || widest > packed::SPAN_SLOTS {
             return false;
         }

@@ -15,7 +15,8 @@
 /// time: its two buffers of one byte per slot stay in the caches.
 pub(super) const PART_SLOTS: usize = 256 << 10;
 
-/// Most source slots one part may read (its buffer of a byte per slot).
+/// Most slots one part may read or write (each a buffer of a byte per
+/// slot).
 pub(super) const SPAN_SLOTS: usize = 16 << 20;
 
 /// Slots `first .. first + out.len()` of `src` (slot `k`: bits `k * bits
