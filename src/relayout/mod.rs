@@ -162,13 +162,32 @@ enum Exec {
     Bytes { e: usize, boxes: Vec<BoxCopy> },
     /// Boxes with strides in bits; for sub-byte elements of a layout,
     /// also the same copy of one byte per slot ([`packed`]), which runs
-    /// instead where [`Relayout::via_slots`] can cut it into parts.
+    /// instead where [`Relayout::slot_parts`] cuts it into parts.
     Bits {
         boxes: Vec<BoxAxes>,
         slots: Option<Box<Relayout>>,
     },
     /// No common digits: every element's offsets from the layouts.
     PerElement,
+}
+
+/// A part of a copy of sub-byte elements through one byte per slot
+/// ([`Relayout::slot_parts`]): the range of destination slots it writes,
+/// the pieces of the byte copy that write them, and the range of source
+/// slots they read.
+struct SlotPart {
+    range: std::ops::Range<usize>,
+    pieces: Vec<BoxCopy>,
+    reads: std::ops::Range<usize>,
+}
+
+/// A thread's two buffers of one byte per slot for
+/// [`Relayout::write_part`]: the source slots a part reads, its
+/// destination slots.
+#[derive(Default)]
+struct SlotBuffers {
+    wide: Vec<u8>,
+    out: Vec<u8>,
 }
 
 /// A planned copy from one layout (or strided view) to another, for
@@ -513,7 +532,10 @@ impl Relayout {
         self.check_dst(dst)?;
         let threads = rayon::current_num_threads();
         let Exec::Bytes { e, boxes } = &self.exec else {
-            self.run_checked(src, dst);
+            if threads < 2 || self.dst_size < PARALLEL_MIN_BYTES || !self.via_slots(src, dst, true)
+            {
+                self.run_checked(src, dst);
+            }
             return Ok(());
         };
         if threads < 2 || self.dst_size < PARALLEL_MIN_BYTES {
@@ -580,7 +602,7 @@ impl Relayout {
 
     /// [`run`](Self::run) with both buffers checked.
     fn run_checked(&self, src: &[u8], dst: &mut [u8]) {
-        if self.via_slots(src, dst) {
+        if self.via_slots(src, dst, false) {
             return;
         }
         self.padding.zero(dst);
@@ -611,61 +633,126 @@ impl Relayout {
     }
 
     /// Copies sub-byte elements through one byte per slot, a part of
-    /// the destination at a time ([`packed`]), on the calling thread:
-    /// `false` (nothing written) where the copy has no such plan, or its
-    /// parts would read the source more than twice over or one part
-    /// would read or write more than [`SPAN_SLOTS`](packed::SPAN_SLOTS)
-    /// slots (the buffers stay small).
-    fn via_slots(&self, src: &[u8], dst: &mut [u8]) -> bool {
+    /// the destination at a time ([`packed`]), on the calling thread or,
+    /// with `parallel`, on the rayon pool: `false` (nothing written)
+    /// where [`slot_parts`](Self::slot_parts) finds no parts.
+    fn via_slots(&self, src: &[u8], dst: &mut [u8], parallel: bool) -> bool {
+        let Some(parts) = self.slot_parts() else {
+            return false;
+        };
+        let db = self.dst_bits as usize;
+        // The bytes each part writes: those that start in it (a byte that
+        // starts in the part before holds its first slots too, which it
+        // hands back to be or-ed in after).
+        let owned = |p: &SlotPart| (p.range.start * db).div_ceil(8)..(p.range.end * db).div_ceil(8);
+        let ranges: Vec<std::ops::Range<usize>> = parts.iter().map(owned).collect();
+        #[cfg(feature = "rayon")]
+        if parallel {
+            use rayon::prelude::*;
+            self.padding.zero_parallel(dst);
+            let heads: Vec<Option<(usize, u8)>> = parts
+                .into_par_iter()
+                .zip(disjoint_parts(dst, ranges))
+                .map_init(SlotBuffers::default, |buffers, (part, bytes)| {
+                    self.write_part(&part, src, bytes, buffers)
+                })
+                .collect();
+            for (at, bits) in heads.into_iter().flatten() {
+                dst[at] |= bits;
+            }
+            return true;
+        }
+        let _ = parallel;
+        self.padding.zero(dst);
+        let mut buffers = SlotBuffers::default();
+        for (part, bytes) in parts.iter().zip(ranges) {
+            if let Some((at, bits)) = self.write_part(part, src, &mut dst[bytes], &mut buffers) {
+                dst[at] |= bits;
+            }
+        }
+        true
+    }
+
+    /// The parts of a copy of sub-byte elements through one byte per slot
+    /// ([`packed`]): its byte copy's boxes cut into tasks of about
+    /// [`PART_SLOTS`](packed::PART_SLOTS) slots of the destination, each
+    /// with the range of source slots it reads. `None` where the copy has
+    /// no such plan, or its parts would read the source more than twice
+    /// over or one part would read or write more than
+    /// [`SPAN_SLOTS`](packed::SPAN_SLOTS) slots (the buffers stay small).
+    fn slot_parts(&self) -> Option<Vec<SlotPart>> {
         let Exec::Bits {
             slots: Some(plan), ..
         } = &self.exec
         else {
-            return false;
+            return None;
         };
         let Exec::Bytes { boxes, .. } = &plan.exec else {
             // No element: only padding.
-            dst.fill(0);
-            return true;
+            return Some(Vec::new());
         };
         let parts = plan.dst_size.div_ceil(packed::PART_SLOTS);
-        let tasks = cut(boxes, 1, parts, 1);
-        let spans: Vec<(usize, usize)> = tasks
-            .iter()
-            .map(|(_, pieces)| {
-                pieces.iter().fold((usize::MAX, 0), |(lo, hi), p| {
+        let parts: Vec<SlotPart> = cut(boxes, 1, parts, 1)
+            .into_iter()
+            .map(|(range, pieces)| {
+                let (lo, hi) = pieces.iter().fold((usize::MAX, 0), |(lo, hi), p| {
                     // Inside the source: checked for the whole box.
                     let [(a, b), _] = p.bounds(1);
                     (lo.min(a as usize), hi.max(b as usize))
-                })
+                });
+                let reads = lo..hi;
+                SlotPart {
+                    range,
+                    pieces,
+                    reads,
+                }
             })
             .collect();
-        let read: usize = spans.iter().map(|(lo, hi)| hi - lo).sum();
-        let widest = spans
+        let read: usize = parts.iter().map(|p| p.reads.len()).sum();
+        let widest = parts
             .iter()
-            .map(|(lo, hi)| hi - lo)
-            .chain(tasks.iter().map(|(range, _)| range.len()))
+            .map(|p| p.reads.len().max(p.range.len()))
             .max()
             .unwrap_or(0);
-        if read > 2 * plan.src_size.max(packed::PART_SLOTS) || widest > packed::SPAN_SLOTS {
-            return false;
-        }
+        (read <= 2 * plan.src_size.max(packed::PART_SLOTS) && widest <= packed::SPAN_SLOTS)
+            .then_some(parts)
+    }
+
+    /// Copies `part` ([`slot_parts`](Self::slot_parts)) from `src` into
+    /// `bytes`, the bytes of the destination that start in it; returns
+    /// the byte before them (its index in the destination) with the
+    /// part's first slots in their bits, where the part starts inside a
+    /// byte.
+    fn write_part(
+        &self,
+        part: &SlotPart,
+        src: &[u8],
+        bytes: &mut [u8],
+        buffers: &mut SlotBuffers,
+    ) -> Option<(usize, u8)> {
         let (sb, db) = (self.src_bits as usize, self.dst_bits as usize);
-        dst.fill(0);
-        let (mut wide, mut out) = (Vec::new(), Vec::new());
-        for ((range, pieces), (lo, hi)) in tasks.into_iter().zip(spans) {
-            wide.resize(hi - lo, 0);
-            packed::unpack(src, sb, lo, &mut wide);
-            out.clear();
-            out.resize(range.len(), 0);
-            for mut piece in pieces {
-                piece.src -= lo as isize;
-                piece.dst -= range.start as isize;
-                piece.copy(1, Buffers::new(&wide, &mut out, false));
-            }
-            packed::pack(&out, db, range.start, dst);
+        let SlotBuffers { wide, out } = buffers;
+        wide.resize(part.reads.len(), 0);
+        packed::unpack(src, sb, part.reads.start, wide);
+        out.clear();
+        out.resize(part.range.len(), 0);
+        for piece in &part.pieces {
+            let mut piece = piece.clone();
+            piece.src -= part.reads.start as isize;
+            piece.dst -= part.range.start as isize;
+            piece.copy(1, Buffers::new(wide, out, false));
         }
-        true
+        // The slots in the byte that starts before the part.
+        let (per, first) = (8 / db, part.range.start);
+        let head = ((per - first % per) % per).min(out.len());
+        if head < out.len() {
+            packed::pack(&out[head..], db, 0, bytes);
+        }
+        (head > 0).then(|| {
+            let mask = ((1u16 << db) - 1) as u8;
+            let bits = (0..head).fold(0u8, |v, k| v | ((out[k] & mask) << ((first + k) * db % 8)));
+            (first * db / 8, bits)
+        })
     }
 
     /// Every element, its offsets computed from the layouts one by one.
@@ -848,7 +935,8 @@ mod tests {
     /// TPU layouts of `s4` and `s2`), ragged (parts of the destination
     /// that start and end inside a byte), 1-, 2- and 4-bit slots, the same
     /// type with and without `E(4)`, and a transpose (its parts are bands
-    /// of destination rows, each reading a band of source columns).
+    /// of destination rows, each reading a band of source columns); on
+    /// one thread and on three.
     #[test]
     fn sub_byte_copies_through_bytes_match_bit_by_bit() {
         let cases = [
@@ -892,7 +980,7 @@ mod tests {
                 .map(|k| (k * 151 % 253) as u8)
                 .collect();
             let mut through = vec![0xA5; plan.dst_byte_size()];
-            assert!(plan.via_slots(&src, &mut through), "{a} -> {b}");
+            assert!(plan.via_slots(&src, &mut through, false), "{a} -> {b}");
             let mut bits = vec![0x5A; plan.dst_byte_size()];
             plan.padding.zero(&mut bits);
             plan.copy_elements(&src, &mut bits);
@@ -900,6 +988,13 @@ mod tests {
             let mut run = vec![0xC3; plan.dst_byte_size()];
             plan.run(&src, &mut run).unwrap();
             assert!(run == bits, "{a} -> {b}: run differs");
+            let mut parallel = vec![0x3C; plan.dst_byte_size()];
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap();
+            assert!(pool.install(|| plan.via_slots(&src, &mut parallel, true)));
+            assert!(parallel == bits, "{a} -> {b}: the parallel copy differs");
         }
     }
 

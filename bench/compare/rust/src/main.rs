@@ -341,12 +341,15 @@ const TILINGS: [&[[i64; 2]]; 6] = [
     &[[2, 128], [2, 1]],
 ];
 
-/// The element type of each width of the relayout rows.
-const WIDTHS: [(PrimitiveType, &str); 4] = [
-    (PrimitiveType::U8, "u8"),
-    (PrimitiveType::Bf16, "bf16"),
-    (PrimitiveType::F32, "f32"),
-    (PrimitiveType::F64, "f64"),
+/// The element type of each width of the relayout rows, and its bits in
+/// memory: `s4` packed two a byte (`E(4)` on both sides), as TPUs store
+/// `int4`.
+const WIDTHS: [(PrimitiveType, &str, i64); 5] = [
+    (PrimitiveType::U8, "u8", 8),
+    (PrimitiveType::Bf16, "bf16", 16),
+    (PrimitiveType::F32, "f32", 32),
+    (PrimitiveType::F64, "f64", 64),
+    (PrimitiveType::S4, "s4", 4),
 ];
 
 fn tiling_name(tiling: &[[i64; 2]]) -> String {
@@ -415,9 +418,10 @@ fn relayout_rows(plan: &Relayout, src: &[u8], dst: &mut [u8], case: &str, passes
 /// Tiling and untiling `[R, 2048]` arrays (R a multiple of 32, so no
 /// padding: both buffers have the same size) and ragged `[R - 5, 2000]`
 /// ones (padded when tiled; the copy beside them copies the smaller
-/// buffer's bytes) of 1-, 2-, 4- and 8-byte elements in each of XLA's
-/// TPU tilings, and 2-D transposes `{1,0}` -> `{0,1}` of square (or 1:2)
-/// arrays, at 16 and 256 MiB, each beside a memory copy of the same
+/// buffer's bytes) of 1-, 2-, 4- and 8-byte elements and of `s4` packed
+/// two a byte (`E(4)`) in each of XLA's TPU tilings, and 2-D transposes
+/// `{1,0}` -> `{0,1}` of square (or 1:2) arrays of the whole-byte
+/// elements, at 16 and 256 MiB, each beside a memory copy of the same
 /// bytes.
 fn bench_relayout() {
     let most = 256usize << 20;
@@ -462,15 +466,24 @@ fn profile_relayout(case: &str, n: u64) {
 fn for_each_relayout(mib: usize, mut f: impl FnMut(&Relayout, &str)) {
     {
         let bytes = mib << 20;
-        for (t, name) in WIDTHS {
-            let e = t.byte_width().unwrap() as usize;
-            let rows = (bytes / (2048 * e)) as i64;
+        for (t, name, bits) in WIDTHS {
+            let rows = (8 * bytes / (2048 * bits as usize)) as i64;
+            let packed = |layout: Layout| match bits {
+                8.. => layout,
+                _ => layout.with_element_size_in_bits(bits),
+            };
             // `[R, 2048]`, no padding; and ragged, `[R - 5, 2000]`: the
             // last tile of each row of tiles and the last row of tiles
             // partial (padded to `bytes` tiled), rows of 2000 elements
             // (not a whole number of lines for u8 and bf16).
             for (dims, ragged) in [([rows, 2048], ""), ([rows - 5, 2000], "_ragged")] {
                 let plain = row_major(t, &dims);
+                let plain = match plain.layout() {
+                    Some(l) if bits < 8 => {
+                        plain.clone().with_layout(Some(packed(l.clone()))).unwrap()
+                    }
+                    _ => plain,
+                };
                 for tiling in TILINGS {
                     let tiles = tiling
                         .iter()
@@ -478,7 +491,7 @@ fn for_each_relayout(mib: usize, mut f: impl FnMut(&Relayout, &str)) {
                         .collect();
                     let tiled = plain
                         .clone()
-                        .with_layout(Some(Layout::new(vec![1, 0]).with_tiles(tiles)))
+                        .with_layout(Some(packed(Layout::new(vec![1, 0]).with_tiles(tiles))))
                         .unwrap();
                     let tn = tiling_name(tiling);
                     let tile = Relayout::new(&plain, &tiled).unwrap();
@@ -487,7 +500,12 @@ fn for_each_relayout(mib: usize, mut f: impl FnMut(&Relayout, &str)) {
                     f(&untile, &format!("untile_{name}_{tn}{ragged}_{mib}MiB"));
                 }
             }
+            if bits < 8 {
+                // Sub-byte transposes are not among the rows.
+                continue;
+            }
             // A square of `bytes`, or 1:2 where `bytes / e` is not a square.
+            let e = (bits / 8) as usize;
             let count = bytes / e;
             let side = (count as f64).sqrt() as usize;
             let (r, c) = if side * side == count {
