@@ -637,7 +637,7 @@ impl Relayout {
     /// with `parallel`, on the rayon pool: `false` (nothing written)
     /// where [`slot_parts`](Self::slot_parts) finds no parts.
     fn via_slots(&self, src: &[u8], dst: &mut [u8], parallel: bool) -> bool {
-        let Some(parts) = self.slot_parts() else {
+        let Some((parts, padded)) = self.slot_parts() else {
             return false;
         };
         let db = self.dst_bits as usize;
@@ -649,12 +649,14 @@ impl Relayout {
         #[cfg(feature = "rayon")]
         if parallel {
             use rayon::prelude::*;
-            self.padding.zero_parallel(dst);
+            if padded {
+                self.padding.zero_parallel(dst);
+            }
             let heads: Vec<Option<(usize, u8)>> = parts
                 .into_par_iter()
                 .zip(disjoint_parts(dst, ranges))
                 .map_init(SlotBuffers::default, |buffers, (part, bytes)| {
-                    self.write_part(&part, src, bytes, buffers)
+                    self.write_part(&part, src, bytes, padded, buffers)
                 })
                 .collect();
             for (at, bits) in heads.into_iter().flatten() {
@@ -663,10 +665,14 @@ impl Relayout {
             return true;
         }
         let _ = parallel;
-        self.padding.zero(dst);
+        if padded {
+            self.padding.zero(dst);
+        }
         let mut buffers = SlotBuffers::default();
         for (part, bytes) in parts.iter().zip(ranges) {
-            if let Some((at, bits)) = self.write_part(part, src, &mut dst[bytes], &mut buffers) {
+            if let Some((at, bits)) =
+                self.write_part(part, src, &mut dst[bytes], padded, &mut buffers)
+            {
                 dst[at] |= bits;
             }
         }
@@ -676,11 +682,13 @@ impl Relayout {
     /// The parts of a copy of sub-byte elements through one byte per slot
     /// ([`packed`]): its byte copy's boxes cut into tasks of about
     /// [`PART_SLOTS`](packed::PART_SLOTS) slots of the destination, each
-    /// with the range of source slots it reads. `None` where the copy has
+    /// with the range of source slots it reads, and whether the
+    /// destination has padding (else the parts write all of it). `None`
+    /// where the copy has
     /// no such plan, or its parts would read the source more than twice
     /// over or one part would read or write more than
     /// [`SPAN_SLOTS`](packed::SPAN_SLOTS) slots (the buffers stay small).
-    fn slot_parts(&self) -> Option<Vec<SlotPart>> {
+    fn slot_parts(&self) -> Option<(Vec<SlotPart>, bool)> {
         let Exec::Bits {
             slots: Some(plan), ..
         } = &self.exec
@@ -689,7 +697,7 @@ impl Relayout {
         };
         let Exec::Bytes { boxes, .. } = &plan.exec else {
             // No element: only padding.
-            return Some(Vec::new());
+            return Some((Vec::new(), true));
         };
         let parts = plan.dst_size.div_ceil(packed::PART_SLOTS);
         let parts: Vec<SlotPart> = cut(boxes, 1, parts, 1)
@@ -714,27 +722,33 @@ impl Relayout {
             .map(|p| p.reads.len().max(p.range.len()))
             .max()
             .unwrap_or(0);
+        let padded = !matches!(plan.padding, Padding::None);
         (read <= 2 * plan.src_size.max(packed::PART_SLOTS) && widest <= packed::SPAN_SLOTS)
-            .then_some(parts)
+            .then_some((parts, padded))
     }
 
     /// Copies `part` ([`slot_parts`](Self::slot_parts)) from `src` into
-    /// `bytes`, the bytes of the destination that start in it; returns
-    /// the byte before them (its index in the destination) with the
-    /// part's first slots in their bits, where the part starts inside a
-    /// byte.
+    /// `bytes`, the bytes of the destination that start in it, zeroed
+    /// before where the destination is `padded`; returns the byte before
+    /// them (its index in the destination) with the part's first slots in
+    /// their bits, where the part starts inside a byte.
     fn write_part(
         &self,
         part: &SlotPart,
         src: &[u8],
         bytes: &mut [u8],
+        padded: bool,
         buffers: &mut SlotBuffers,
     ) -> Option<(usize, u8)> {
         let (sb, db) = (self.src_bits as usize, self.dst_bits as usize);
         let SlotBuffers { wide, out } = buffers;
+        // Every byte of `wide` is written; so is every byte of `out`
+        // unless the destination has padding, whose slots must be zero.
         wide.resize(part.reads.len(), 0);
         packed::unpack(src, sb, part.reads.start, wide);
-        out.clear();
+        if padded {
+            out.clear();
+        }
         out.resize(part.range.len(), 0);
         for piece in &part.pieces {
             let mut piece = piece.clone();
