@@ -15,7 +15,8 @@
 # (`Relayout::run_parallel`), each beside a memory copy of the same bytes
 # (one core and all), and NumPy's reshape-transpose-copy of the same bytes
 # (not for the `_ragged` rows, `[R - 5, 2000]`, whose tiled side is
-# padded: NumPy's reshape needs whole tiles).
+# padded: NumPy's reshape needs whole tiles, nor for the `s4` rows, packed
+# two a byte with `E(4)`, which are not transposed).
 # RUST_BEFORE=BINARY runs another build of the crate's harness (an earlier
 # commit's `target/release/xla-shape-compare`, copied aside) in every round
 # too, for a column of its relayout figures beside this build's.
