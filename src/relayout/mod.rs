@@ -41,7 +41,9 @@
 //! tiles of a row-major array) 64 bytes at a time, untiled in source
 //! order, and a destination of 8 MiB or more is written a
 //! whole cache line at a time with non-temporal stores where its lines
-//! can be, so that it is not left in the caches afterwards.
+//! can be, so that it is not left in the caches afterwards. Sub-byte
+//! elements go through one byte per slot, a part of the destination at
+//! a time.
 //! Such a transpose of 1-byte elements, on a CPU with AVX-512, goes
 //! through a buffer of up to 4 MiB, which the thread keeps for its next
 //! copy.
@@ -684,10 +686,10 @@ impl Relayout {
     /// [`PART_SLOTS`](packed::PART_SLOTS) slots of the destination, each
     /// with the range of source slots it reads, and whether the
     /// destination has padding (else the parts write all of it). `None`
-    /// where the copy has
-    /// no such plan, or its parts would read the source more than twice
-    /// over or one part would read or write more than
-    /// [`SPAN_SLOTS`](packed::SPAN_SLOTS) slots (the buffers stay small).
+    /// where the copy has no such plan, or its parts would read the
+    /// source more than twice over or one part would read or write more
+    /// than [`SPAN_SLOTS`](packed::SPAN_SLOTS) slots (the buffers stay
+    /// small).
     fn slot_parts(&self) -> Option<(Vec<SlotPart>, bool)> {
         let Exec::Bits {
             slots: Some(plan), ..
@@ -728,10 +730,10 @@ impl Relayout {
     }
 
     /// Copies `part` ([`slot_parts`](Self::slot_parts)) from `src` into
-    /// `bytes`, the bytes of the destination that start in it, zeroed
-    /// before where the destination is `padded`; returns the byte before
-    /// them (its index in the destination) with the part's first slots in
-    /// their bits, where the part starts inside a byte.
+    /// `bytes`, the bytes of the destination that start in it (zeroed by
+    /// the caller where the destination is `padded`); returns the byte
+    /// before them (its index in the destination) with the part's first
+    /// slots in their bits, where the part starts inside a byte.
     fn write_part(
         &self,
         part: &SlotPart,

@@ -90,14 +90,9 @@ fn unpack_with<const B: usize>(src: &[u8], first: usize, out: &mut [u8]) {
     for (k, o) in lead.iter_mut().enumerate() {
         *o = slot::<B>(src, first + k);
     }
-    let mut packed = &src[start..start + B * groups];
-    let mut body = body;
-    #[cfg(target_arch = "x86_64")]
-    if B == 4 {
-        let used = unpack_nibbles(packed, body);
-        packed = &packed[used..];
-        body = &mut body[2 * used..];
-    }
+    let packed = &src[start..start + B * groups];
+    let used = unpack_wide::<B>(packed, body);
+    let (packed, body) = (&packed[used..], &mut body[8 * used / B..]);
     let (packed, _) = packed.as_chunks::<B>();
     let (spread, _) = body.as_chunks_mut::<8>();
     for (o, p) in spread.iter_mut().zip(packed) {
@@ -137,14 +132,9 @@ fn pack_with<const B: usize>(slots: &[u8], first: usize, dst: &mut [u8]) {
     for (k, &v) in lead.iter().enumerate() {
         put(dst, first + k, v);
     }
-    let mut body = body;
-    let mut packed = &mut dst[start..start + B * groups];
-    #[cfg(target_arch = "x86_64")]
-    if B == 4 {
-        let used = pack_nibbles(body, packed);
-        body = &body[2 * used..];
-        packed = &mut packed[used..];
-    }
+    let packed = &mut dst[start..start + B * groups];
+    let used = pack_wide::<B>(body, packed);
+    let (body, packed) = (&body[8 * used / B..], &mut packed[used..]);
     let (spread, _) = body.as_chunks::<8>();
     let (packed, _) = packed.as_chunks_mut::<B>();
     for (p, o) in packed.iter_mut().zip(spread) {
@@ -159,6 +149,29 @@ fn pack_with<const B: usize>(slots: &[u8], first: usize, dst: &mut [u8]) {
         .fold(0u64, |w, (k, &v)| w | u64::from(v & mask) << (k * B));
     let n = (rest.len() * B).div_ceil(8);
     dst[tail..tail + n].copy_from_slice(&word.to_le_bytes()[..n]);
+}
+
+/// The first bytes of `src`, whole `B`-bit slots, spread into `out` with
+/// SIMD where there is a loop for them (`s4`'s nibbles on x86_64); the
+/// bytes of `src` used (none elsewhere).
+fn unpack_wide<const B: usize>(src: &[u8], out: &mut [u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if B == 4 {
+        return unpack_nibbles(src, out);
+    }
+    let _ = (src, out);
+    0
+}
+
+/// [`unpack_wide`] undone: the first slots of `slots` packed into `dst`
+/// with SIMD where there is a loop for them; the bytes of `dst` written.
+fn pack_wide<const B: usize>(slots: &[u8], dst: &mut [u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if B == 4 {
+        return pack_nibbles(slots, dst);
+    }
+    let _ = (slots, dst);
+    0
 }
 
 /// The nibbles of the first 16-byte blocks of `src` into two bytes each
@@ -228,7 +241,33 @@ fn pack_nibbles(slots: &[u8], dst: &mut [u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{pack, unpack};
+    use super::{pack, pack8, unpack, unpack8};
+
+    /// The eight-slot words of every width, which other targets than
+    /// x86_64 use for `s4` too: each byte of [`unpack8`]'s word is the
+    /// slot read bit by bit, and [`pack8`] puts them back.
+    #[test]
+    fn words_of_eight_slots_spread_and_pack_back() {
+        fn check<const B: usize>() {
+            for seed in 0..200u64 {
+                let packed =
+                    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) & ((1u128 << (8 * B)) - 1) as u64;
+                let bytes = packed.to_le_bytes();
+                let spread = unpack8::<B>(packed).to_le_bytes();
+                for (k, &v) in spread.iter().enumerate() {
+                    assert_eq!(
+                        v,
+                        slot(&bytes, B, k),
+                        "{B} bits, word {packed:#x}, slot {k}"
+                    );
+                }
+                assert_eq!(pack8::<B>(u64::from_le_bytes(spread)), packed, "{B} bits");
+            }
+        }
+        check::<1>();
+        check::<2>();
+        check::<4>();
+    }
 
     /// Slot `k` of `bits` bits, read one bit at a time (bit `i` of a
     /// buffer is bit `i % 8` of byte `i / 8`).
