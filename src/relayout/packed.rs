@@ -7,9 +7,12 @@
 //! into the destination's slots ([`pack`]), a part of the destination at
 //! a time, so that the bytes stay in the caches. Untiling `s4[4096,
 //! 8192]` from XLA's TPU layout `T(8,128)(2,1)E(4)` (16 MiB) took 148 ms
-//! a pass element by element, bit by bit, and 7.3 ms so (best of five
+//! a pass element by element, bit by bit, and 7.3 ms so on one thread
+//! with the slots spread and packed eight a 64-bit word (best of five
 //! passes, two interleaved runs; a memory copy of the same 16 MiB 0.76
-//! ms); `T(64,128)(8,1)E(4)` 150 against 26 ms.
+//! ms); `T(64,128)(8,1)E(4)` 150 against 26 ms. `s4`'s nibbles now go 16
+//! bytes at a time with SSE2 (BENCHMARKS.md, "Sub-byte elements through
+//! one byte per slot").
 
 /// Slots of the destination each part of a copy goes through at a
 /// time: its two buffers of one byte per slot stay in the caches. (Fewer
