@@ -396,33 +396,35 @@ fn runs_in_lines(a: Axis, last: Axis, len: usize, b: Buffers) -> bool {
     // The kernel for rows that start `first % 64` bytes past a line, or
     // each at its own distance (`PER_ROW`).
     type Gather = unsafe fn(*const u8, (usize, isize), (usize, isize, isize), usize, [*mut u8; 4]);
+    // The kernel of `G` groups for rows that start `at % 64` bytes past
+    // a line (a multiple of 16).
+    fn gather_at<const G: usize>(at: usize) -> Gather {
+        match at % 64 {
+            0 => avx512::gather_lines::<1, 1, 0, G, true>,
+            16 => avx512::gather_lines::<1, 1, 16, G, true>,
+            32 => avx512::gather_lines::<1, 1, 32, G, true>,
+            _ => avx512::gather_lines::<1, 1, 48, G, true>,
+        }
+    }
     let even = first.is_multiple_of(16) && last.d % 64 == 0;
-    let gather: Gather = match first % 64 {
-        _ if !even => avx512::gather_lines::<1, 1, { avx512::PER_ROW }, { avx512::GROUPS }, true>,
-        0 => avx512::gather_lines::<1, 1, 0, { avx512::GROUPS }, true>,
-        16 => avx512::gather_lines::<1, 1, 16, { avx512::GROUPS }, true>,
-        32 => avx512::gather_lines::<1, 1, 32, { avx512::GROUPS }, true>,
-        _ => avx512::gather_lines::<1, 1, 48, { avx512::GROUPS }, true>,
+    let gather: Gather = if even {
+        gather_at::<{ avx512::GROUPS }>(first)
+    } else {
+        avx512::gather_lines::<1, 1, { avx512::PER_ROW }, { avx512::GROUPS }, true>
     };
     let (ps, pd) = (b.src.as_ptr(), b.dst.as_mut_ptr());
     if !even && len == ROW_BY_ROW_RUN && first.is_multiple_of(16) && last.d % 16 == 0 {
         // Each row on its own, at its own distance past a line as a
         // constant.
         for r in 0..last.n as isize {
-            let at = first.wrapping_add((r * last.d) as usize);
-            let row: Gather = match at % 64 {
-                0 => avx512::gather_lines::<1, 1, 0, 1, true>,
-                16 => avx512::gather_lines::<1, 1, 16, 1, true>,
-                32 => avx512::gather_lines::<1, 1, 32, 1, true>,
-                _ => avx512::gather_lines::<1, 1, 48, 1, true>,
-            };
+            let row = gather_at::<1>(first.wrapping_add((r * last.d) as usize));
             let (s, d) = (b.s + r * last.s, b.d + r * last.d);
             // SAFETY: the runs of row `r` (`len` bytes, `len / 64`
             // chunks, at `s + o * a.s`) lie in `src`, and at `d + o *
             // a.d` in `dst` (checked above), which do not overlap (one
             // is shared, the other borrowed mutably); the row starts
-            // `at % 64` bytes past a line, a multiple of 16 (`first`
-            // and `last.d` are), as `row` takes it, and takes the runs
+            // as many bytes past a line as `row` takes, a multiple of
+            // 16 (`first` and `last.d` are), and takes the runs
             // back to back (`a.d == len`); one group a call; the CPU has
             // AVX-512 F and BW (`Kernel::avx512`).
             unsafe {

@@ -758,16 +758,17 @@ impl Relayout {
             piece.dst -= part.range.start as isize;
             piece.copy(1, Buffers::new(wide, out, false));
         }
-        // The slots in the byte that starts before the part.
-        let (per, first) = (8 / db, part.range.start);
-        let head = ((per - first % per) % per).min(out.len());
+        // The slots in the byte that starts before the part, packed on
+        // their own into that byte's bits.
+        let first = part.range.start;
+        let head = packed::lead(db, first, out.len());
         if head < out.len() {
             packed::pack(&out[head..], db, 0, bytes);
         }
         (head > 0).then(|| {
-            let mask = ((1u16 << db) - 1) as u8;
-            let bits = (0..head).fold(0u8, |v, k| v | ((out[k] & mask) << ((first + k) * db % 8)));
-            (first * db / 8, bits)
+            let mut byte = [0u8];
+            packed::pack(&out[..head], db, first % (8 / db), &mut byte);
+            (first * db / 8, byte[0])
         })
     }
 

@@ -73,12 +73,19 @@ fn unpack8<const B: usize>(x: u64) -> u64 {
     (x | x << s) & lanes(8, b)
 }
 
+/// How many of the `n` slots from slot `first` of `bits`-bit slots lie
+/// in the byte that holds slots before `first` (none where `first`
+/// starts a byte).
+pub(super) fn lead(bits: usize, first: usize, n: usize) -> usize {
+    let per = 8 / bits;
+    ((per - first % per) % per).min(n)
+}
+
 /// Where the whole bytes of slots `first .. first + n` of `B`-bit slots
-/// begin (`head` slots after `first`) and how many groups of eight slots
-/// (`B` bytes) follow from there.
+/// begin (`head` slots after `first`, [`lead`]) and how many groups of
+/// eight slots (`B` bytes) follow from there.
 fn whole<const B: usize>(first: usize, n: usize) -> (usize, usize) {
-    let per = 8 / B;
-    let head = ((per - first % per) % per).min(n);
+    let head = lead(B, first, n);
     (head, (n - head) / 8)
 }
 
